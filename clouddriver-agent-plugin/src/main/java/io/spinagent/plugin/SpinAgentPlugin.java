@@ -1,0 +1,60 @@
+package io.spinagent.plugin;
+
+import com.netflix.spinnaker.kork.plugins.api.spring.SpringLoaderPlugin;
+import io.spinagent.plugin.config.SpinAgentPluginConfig;
+import java.util.List;
+import org.pf4j.PluginWrapper;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+
+/**
+ * Entry point Clouddriver's plugin framework instantiates. It hands the plugin's own Spring context
+ * the configuration from {@code spinnaker.extensibility.plugins.SpinAgent.Kubernetes.config} and
+ * ties that context's life to the plugin's and to Clouddriver's.
+ */
+public class SpinAgentPlugin extends SpringLoaderPlugin {
+
+  public static final String PLUGIN_ID = "SpinAgent.Kubernetes";
+
+  private static final Logger log = LoggerFactory.getLogger(SpinAgentPlugin.class);
+
+  private final SpinAgentPluginConfig pluginConfig;
+
+  public SpinAgentPlugin(PluginWrapper wrapper, SpinAgentPluginConfig pluginConfig) {
+    super(wrapper);
+    this.pluginConfig = pluginConfig;
+  }
+
+  @Override
+  public void registerBeanDefinitions(BeanDefinitionRegistry registry) {
+    pluginContext.getEnvironment().getPropertySources().addFirst(pluginConfig.asPropertySource());
+    pluginContext.getBeanFactory().registerSingleton("spinAgentPluginDescriptor", getWrapper().getDescriptor());
+    super.registerBeanDefinitions(registry);
+
+    // Clouddriver does not stop plugins when it shuts down, and a child context is not closed with
+    // its parent: without this the gRPC port would outlive the application context.
+    registry.registerBeanDefinition(
+        PLUGIN_ID + ".contextCloser",
+        BeanDefinitionBuilder.genericBeanDefinition(
+                PluginContextCloser.class, () -> new PluginContextCloser(pluginContext))
+            .getBeanDefinition());
+  }
+
+  @Override
+  public List<String> getPackagesToScan() {
+    return List.of(getClass().getPackageName());
+  }
+
+  @Override
+  public void start() {
+    log.info("Starting plugin {} {}", PLUGIN_ID, getWrapper().getDescriptor().getVersion());
+  }
+
+  @Override
+  public void stop() {
+    log.info("Stopping plugin {}", PLUGIN_ID);
+    pluginContext.close();
+  }
+}
