@@ -1,0 +1,87 @@
+package io.spinagent.agent;
+
+import io.spinagent.agent.config.ConfigLoadResult;
+import io.spinagent.agent.config.ConfigLoader;
+import io.spinagent.agent.config.ConfigSummary;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code spinagent-agent} command line: loads the configuration and either validates it
+ * ({@code --check}) or runs the agent. This build has no agent runtime yet, so the second case
+ * says so and exits with {@link ExitCodes#RUNTIME_UNAVAILABLE}.
+ */
+@Command(
+    name = "spinagent-agent",
+    mixinStandardHelpOptions = true,
+    versionProvider = VersionProvider.class,
+    sortOptions = false,
+    description = "Watches Kubernetes clusters and streams them to Spinnaker's Clouddriver over one"
+        + " outbound gRPC connection.",
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {
+        ExitCodes.OK + ":--check: the configuration is valid",
+        ExitCodes.SOFTWARE + ":unexpected internal error",
+        ExitCodes.USAGE + ":invalid command line",
+        ExitCodes.INVALID_CONFIG + ":invalid configuration",
+        ExitCodes.RUNTIME_UNAVAILABLE + ":valid configuration, but this build has no agent runtime yet"})
+public final class AgentCommand implements Callable<Integer> {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
+
+  @Option(names = {"-c", "--config"}, required = true, paramLabel = "<file>",
+      description = "The agent configuration (YAML). A sibling <name>-local.<ext>, if present,"
+          + " is merged over it.")
+  private Path configFile;
+
+  @Option(names = "--check",
+      description = "Validate the configuration, log a summary of it and exit.")
+  private boolean check;
+
+  @Spec
+  private CommandSpec spec;
+
+  private final ConfigLoader loader;
+
+  public AgentCommand() {
+    this(new ConfigLoader());
+  }
+
+  AgentCommand(ConfigLoader loader) {
+    this.loader = loader;
+  }
+
+  /** The command line as {@link Main} runs it; tests use it too, with their own writers. */
+  public static CommandLine commandLine(AgentCommand command) {
+    return new CommandLine(command);
+  }
+
+  @Override
+  public Integer call() {
+    ConfigLoadResult result = loader.load(configFile);
+    if (result instanceof ConfigLoadResult.Invalid invalid) {
+      spec.commandLine().getErr().println("error: " + invalid.report());
+      return ExitCodes.INVALID_CONFIG;
+    }
+    ConfigLoadResult.Loaded loaded = (ConfigLoadResult.Loaded) result;
+    LoggingSetup.apply(loaded.config().logging());
+    log.info("spinagent-agent {}, configuration {}", VersionProvider.version(), loaded.files());
+    ConfigSummary.lines(loaded.config()).forEach(line -> log.info("{}", line));
+
+    if (check) {
+      spec.commandLine().getOut().println("configuration is valid: " + loaded.files());
+      return ExitCodes.OK;
+    }
+    spec.commandLine().getErr().println("error: agent runtime not yet available in this build: the"
+        + " configuration is valid, but this build cannot connect to Clouddriver or watch clusters."
+        + " Use --check to validate a configuration.");
+    return ExitCodes.RUNTIME_UNAVAILABLE;
+  }
+}

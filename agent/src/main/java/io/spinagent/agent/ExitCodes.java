@@ -1,0 +1,22 @@
+package io.spinagent.agent;
+
+/**
+ * The agent's exit codes. Distinct codes let an init container, a CI step or a supervisor tell a
+ * bad command line from a bad configuration without parsing messages.
+ */
+final class ExitCodes {
+
+  /** {@code --check}: the configuration is valid. */
+  static final int OK = 0;
+  /** An unexpected internal error (picocli's code for an exception escaping the command). */
+  static final int SOFTWARE = 1;
+  /** The command line is wrong: unknown option, missing {@code --config} (picocli's usage code). */
+  static final int USAGE = 2;
+  /** The configuration file is missing, unreadable, not YAML, or breaks a rule. */
+  static final int INVALID_CONFIG = 3;
+  /** The configuration is valid, but this build cannot run the agent yet (no Clouddriver stream). */
+  static final int RUNTIME_UNAVAILABLE = 4;
+
+  private ExitCodes() {
+  }
+}

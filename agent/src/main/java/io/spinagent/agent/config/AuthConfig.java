@@ -1,0 +1,32 @@
+package io.spinagent.agent.config;
+
+import java.nio.file.Path;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The bearer token presented to the Clouddriver plugin ({@code clouddriver.auth.*}). At most one
+ * of the two is set.
+ *
+ * @param token     the token itself, written in the configuration
+ * @param tokenFile a file holding the token, read when connecting (e.g. a mounted Secret), so that
+ *                  a rotated token is picked up without editing the configuration
+ */
+public record AuthConfig(Optional<String> token, Optional<Path> tokenFile) {
+
+  public AuthConfig {
+    Objects.requireNonNull(token, "token");
+    Objects.requireNonNull(tokenFile, "tokenFile");
+  }
+
+  public boolean isConfigured() {
+    return token.isPresent() || tokenFile.isPresent();
+  }
+
+  /** Never prints the token: records print all their fields, and configs end up in logs. */
+  @Override
+  public String toString() {
+    return "AuthConfig[token=" + (token.isPresent() ? "<redacted>" : "<none>")
+        + ", tokenFile=" + tokenFile.map(Path::toString).orElse("<none>") + "]";
+  }
+}

@@ -1,0 +1,47 @@
+package io.spinagent.agent.config;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+
+/** What {@link ConfigLoader#load} found: a usable configuration, or everything wrong with it. */
+public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, ConfigLoadResult.Invalid {
+
+  /** The files read, main file first, then the overlay if there was one. */
+  List<Path> files();
+
+  /** The configuration is valid. */
+  record Loaded(AgentConfig config, List<Path> files) implements ConfigLoadResult {
+
+    public Loaded {
+      Objects.requireNonNull(config, "config");
+      files = List.copyOf(files);
+    }
+  }
+
+  /** The configuration cannot be used; {@code problems} lists every problem found, in file order. */
+  record Invalid(List<ConfigProblem> problems, List<Path> files) implements ConfigLoadResult {
+
+    public Invalid {
+      problems = List.copyOf(problems);
+      files = List.copyOf(files);
+      if (problems.isEmpty()) {
+        throw new IllegalArgumentException("an invalid configuration has at least one problem");
+      }
+    }
+
+    /**
+     * One message for the operator: which files were read, then one line per problem, each
+     * naming the file and line of the offending value and its key path.
+     */
+    public String report() {
+      String sources = files.get(0) + (files.size() > 1 ? " (with overlay " + files.get(1) + ")" : "");
+      String count = problems.size() == 1 ? "1 problem" : problems.size() + " problems";
+      return "invalid configuration " + sources + ", " + count + ":" + System.lineSeparator()
+          + problems.stream()
+              .map(p -> "  " + p.describe())
+              .collect(Collectors.joining(System.lineSeparator()));
+    }
+  }
+}

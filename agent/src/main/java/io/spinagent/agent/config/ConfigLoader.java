@@ -1,0 +1,78 @@
+package io.spinagent.agent.config;
+
+import io.spinagent.agent.config.ConfigNode.MapNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Loads the agent configuration: reads the file given with {@code --config}, deep-merges its
+ * {@code -local} overlay over it when that exists (see {@link #overlayFor}), applies defaults and
+ * checks every rule. Never throws for a bad configuration: it returns all problems at once.
+ */
+public final class ConfigLoader {
+
+  private final Supplier<String> hostname;
+  private final YamlFileReader reader = new YamlFileReader();
+
+  /** Uses the local host name as the default {@code agent.id}. */
+  public ConfigLoader() {
+    this(LocalHostname::get);
+  }
+
+  /** @param hostname the default {@code agent.id}, replaceable so tests do not depend on the host */
+  public ConfigLoader(Supplier<String> hostname) {
+    this.hostname = Objects.requireNonNull(hostname, "hostname");
+  }
+
+  public ConfigLoadResult load(Path configFile) {
+    Problems problems = new Problems();
+    MapNode root = reader.read(configFile, problems);
+    if (root == null) {
+      return new ConfigLoadResult.Invalid(problems.asList(), List.of(configFile));
+    }
+
+    List<Path> files = List.of(configFile);
+    Path overlayFile = overlayFor(configFile);
+    // Files.exists follows symbolic links, so a ConfigMap key mounted through ..data links counts.
+    if (Files.exists(overlayFile)) {
+      files = List.of(configFile, overlayFile);
+      MapNode overlay = reader.read(overlayFile, problems);
+      if (overlay == null) {
+        return new ConfigLoadResult.Invalid(problems.asList(), files);
+      }
+      root = ConfigOverlay.merge(root, overlay);
+    }
+
+    AgentConfig config = new ConfigBinder(hostname).bind(root, problems);
+    return problems.isEmpty()
+        ? new ConfigLoadResult.Loaded(config, files)
+        : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files);
+  }
+
+  /** Main file before overlay, then by line: the order in which an operator reads and fixes them. */
+  private static List<ConfigProblem> inFileOrder(List<ConfigProblem> problems, List<Path> files) {
+    return problems.stream()
+        .sorted(Comparator.<ConfigProblem>comparingInt(p -> files.indexOf(p.origin().file()))
+            .thenComparingInt(p -> p.origin().line()))
+        .toList();
+  }
+
+  /**
+   * The overlay of a configuration file: the sibling with {@code -local} before the extension,
+   * e.g. {@code spinagent-local.yaml} for {@code spinagent.yaml}. A base configuration can then be
+   * shipped in one ConfigMap and amended per cluster by another, as Armory Scale Agent users do
+   * with {@code armory-agent-local.yaml}.
+   */
+  public static Path overlayFor(Path configFile) {
+    String name = configFile.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    String overlayName = dot > 0
+        ? name.substring(0, dot) + "-local" + name.substring(dot)
+        : name + "-local";
+    return configFile.resolveSibling(overlayName);
+  }
+}

@@ -1,0 +1,375 @@
+package io.spinagent.agent.config;
+
+import io.spinagent.agent.config.ConfigNode.Entry;
+import io.spinagent.agent.config.ConfigNode.ListNode;
+import io.spinagent.agent.config.ConfigNode.MapNode;
+import io.spinagent.agent.config.ConfigNode.ScalarKind;
+import io.spinagent.agent.config.ConfigNode.ScalarNode;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Reads typed values out of one YAML map, reporting every value of the wrong type or out of range
+ * to {@link Problems} under its full key path and falling back to the default, so that binding
+ * always completes and all problems are found in one pass.
+ *
+ * <p>It also remembers which keys it was asked for: those are the known keys, and {@link #finish()}
+ * reports every other key as unknown. The schema is thereby defined once, by the binding code,
+ * and a typo can never be silently ignored.
+ */
+final class MapReader {
+
+  private final MapNode map;
+  private final String path;
+  private final Problems problems;
+  private final Set<String> known = new LinkedHashSet<>();
+  private final Map<String, String> unsupported = new LinkedHashMap<>();
+
+  MapReader(MapNode map, String path, Problems problems) {
+    this.map = map;
+    this.path = path;
+    this.problems = problems;
+  }
+
+  String pathOf(String key) {
+    return path.isEmpty() ? key : path + "." + key;
+  }
+
+  /** Where the key's value was written or, for a key not set, where this map is. */
+  Origin originOf(String key) {
+    Entry entry = map.entries().get(key);
+    return entry != null ? entry.value().origin() : map.origin();
+  }
+
+  /** Reports a problem with the value of {@code key} (or with its absence). */
+  void problem(String key, String message) {
+    problems.add(originOf(key), pathOf(key), message);
+  }
+
+  /** True if {@code key} has a non-null value. Marks the key as known. */
+  boolean isSet(String key) {
+    return node(key) != null;
+  }
+
+  /** The key's value, or null when it is absent or explicitly null. Marks the key as known. */
+  ConfigNode node(String key) {
+    known.add(key);
+    Entry entry = map.entries().get(key);
+    if (entry == null || entry.value() instanceof ScalarNode s && s.kind() == ScalarKind.NULL) {
+      return null;
+    }
+    return entry.value();
+  }
+
+  /** A non-empty string, or empty. Numbers and booleans are taken as written: {@code name: 123}. */
+  Optional<String> string(String key) {
+    ScalarNode scalar = scalar(key, "a string");
+    if (scalar == null) {
+      return Optional.empty();
+    }
+    if (scalar.text().isBlank()) {
+      problem(key, "must not be empty; remove the key to use the default");
+      return Optional.empty();
+    }
+    return Optional.of(scalar.text());
+  }
+
+  /** A file path; relative paths are resolved against the directory of the file that set them. */
+  Optional<Path> path(String key) {
+    Optional<String> text = string(key);
+    if (text.isEmpty()) {
+      return Optional.empty();
+    }
+    try {
+      Path written = Path.of(text.get());
+      if (written.isAbsolute()) {
+        return Optional.of(written);
+      }
+      return Optional.of(originOf(key).file().toAbsolutePath().resolveSibling(written).normalize());
+    } catch (InvalidPathException e) {
+      problem(key, "is not a valid file path: " + e.getReason());
+      return Optional.empty();
+    }
+  }
+
+  /**
+   * {@code true} or {@code false}; YAML's {@code yes}/{@code no}/{@code on}/{@code off} too, and
+   * the quoted strings {@code "true"} and {@code "false"}, which templating tools often produce.
+   */
+  boolean bool(String key, boolean defaultValue) {
+    ScalarNode scalar = scalar(key, "true or false");
+    if (scalar == null) {
+      return defaultValue;
+    }
+    String text = scalar.text().toLowerCase(Locale.ROOT);
+    if (scalar.kind() == ScalarKind.BOOLEAN) {
+      return text.equals("true") || text.equals("yes") || text.equals("on");
+    }
+    if (text.equals("true") || text.equals("false")) {
+      return text.equals("true");
+    }
+    problem(key, "expected true or false, got " + scalar.description());
+    return defaultValue;
+  }
+
+  int integer(String key, int defaultValue, int min, int max) {
+    return (int) longInteger(key, defaultValue, min, max);
+  }
+
+  long longInteger(String key, long defaultValue, long min, long max) {
+    ScalarNode scalar = scalar(key, "a whole number");
+    if (scalar == null) {
+      return defaultValue;
+    }
+    long value;
+    try {
+      if (scalar.kind() != ScalarKind.INTEGER && scalar.kind() != ScalarKind.STRING) {
+        throw new NumberFormatException();
+      }
+      // YAML allows 1_000 for readability; Java's parser does not.
+      value = Long.parseLong(scalar.text().trim().replace("_", ""));
+    } catch (NumberFormatException e) {
+      problem(key, "expected a whole number, got " + scalar.description());
+      return defaultValue;
+    }
+    if (value < min || value > max) {
+      boolean unbounded = max == Long.MAX_VALUE || max == Integer.MAX_VALUE;
+      problem(key, rangeMessage(Long.toString(value), Long.toString(min), Long.toString(max), unbounded));
+      return defaultValue;
+    }
+    return value;
+  }
+
+  double decimal(String key, double defaultValue, double min, double max) {
+    ScalarNode scalar = scalar(key, "a number");
+    if (scalar == null) {
+      return defaultValue;
+    }
+    double value;
+    try {
+      if (scalar.kind() == ScalarKind.BOOLEAN || scalar.kind() == ScalarKind.NULL) {
+        throw new NumberFormatException();
+      }
+      value = Double.parseDouble(scalar.text().trim().replace("_", ""));
+      if (!Double.isFinite(value)) {
+        throw new NumberFormatException();
+      }
+    } catch (NumberFormatException e) {
+      problem(key, "expected a number, got " + scalar.description());
+      return defaultValue;
+    }
+    if (value < min || value > max) {
+      problem(key, rangeMessage(scalar.text(), plain(min), plain(max), false));
+      return defaultValue;
+    }
+    return value;
+  }
+
+  /** A positive duration such as {@code 500ms} or {@code 2m}; see {@link Durations}. */
+  Duration duration(String key, Duration defaultValue) {
+    ScalarNode scalar = scalar(key, Durations.SYNTAX);
+    if (scalar == null) {
+      return defaultValue;
+    }
+    try {
+      Duration value = Durations.parse(scalar.text());
+      if (value.isZero()) {
+        problem(key, "must be longer than 0");
+        return defaultValue;
+      }
+      return value;
+    } catch (IllegalArgumentException e) {
+      problem(key, e.getMessage());
+      return defaultValue;
+    }
+  }
+
+  /** A size in bytes such as {@code 64Mi}; see {@link ByteSizes}. */
+  long byteSize(String key, long defaultValue, long min) {
+    ScalarNode scalar = scalar(key, ByteSizes.SYNTAX);
+    if (scalar == null) {
+      return defaultValue;
+    }
+    try {
+      long value = ByteSizes.parse(scalar.text());
+      if (value < min) {
+        problem(key, "must be at least " + ByteSizes.format(min) + ", got '" + scalar.text() + "'");
+        return defaultValue;
+      }
+      return value;
+    } catch (IllegalArgumentException e) {
+      problem(key, e.getMessage());
+      return defaultValue;
+    }
+  }
+
+  /** One of the enum's constants, written in any case; messages list them in lower case. */
+  <E extends Enum<E>> E choice(String key, Class<E> type, E defaultValue) {
+    List<String> names = Arrays.stream(type.getEnumConstants())
+        .map(c -> c.name().toLowerCase(Locale.ROOT))
+        .collect(Collectors.toList());
+    ScalarNode scalar = scalar(key, "one of " + String.join(", ", names));
+    if (scalar == null) {
+      return defaultValue;
+    }
+    for (E constant : type.getEnumConstants()) {
+      if (constant.name().equalsIgnoreCase(scalar.text().trim())) {
+        return constant;
+      }
+    }
+    problem(key, "expected one of " + String.join(", ", names) + ", got " + scalar.description());
+    return defaultValue;
+  }
+
+  /**
+   * A list of non-empty strings; empty when the key is not set. {@code checkItem} returns what is
+   * wrong with an item, or null when it is fine; each bad item is reported under its own index.
+   */
+  List<String> stringList(String key, Function<String, String> checkItem) {
+    ConfigNode node = node(key);
+    if (node == null) {
+      return List.of();
+    }
+    if (!(node instanceof ListNode list)) {
+      String example = node instanceof ScalarNode s ? ", e.g. [" + s.text() + "]" : "";
+      problem(key, "expected a list" + example + ", got " + node.description());
+      return List.of();
+    }
+    List<String> values = new ArrayList<>();
+    for (int i = 0; i < list.items().size(); i++) {
+      ConfigNode item = list.items().get(i);
+      String itemPath = pathOf(key) + "[" + i + "]";
+      if (!(item instanceof ScalarNode scalar)
+          || scalar.kind() == ScalarKind.NULL
+          || scalar.text().isBlank()) {
+        problems.add(item.origin(), itemPath, "expected a non-empty string, got " + item.description());
+        continue;
+      }
+      String problem = checkItem.apply(scalar.text());
+      if (problem != null) {
+        problems.add(item.origin(), itemPath, problem);
+        continue;
+      }
+      values.add(scalar.text());
+    }
+    return values;
+  }
+
+  /**
+   * Binds the map under {@code key} with {@code binder}, then reports its unknown keys. A key that
+   * is not set binds as an empty map, which gives every nested key its default.
+   */
+  <T> T section(String key, Function<MapReader, T> binder) {
+    ConfigNode node = node(key);
+    MapNode child;
+    if (node instanceof MapNode m) {
+      child = m;
+    } else {
+      if (node != null) {
+        // A single value where a map belongs is not echoed: under "auth" it may well be the token.
+        String got = node instanceof ScalarNode ? "a single value" : node.description();
+        problem(key, "expected a map of keys, got " + got);
+      }
+      child = MapNode.empty(originOf(key));
+    }
+    MapReader reader = new MapReader(child, pathOf(key), problems);
+    T result = binder.apply(reader);
+    reader.finish();
+    return result;
+  }
+
+  /**
+   * Binds each map in the list under {@code key} with {@code binder}, which also receives the
+   * item's index. Items that are not maps are reported and skipped. {@code itemName} names one
+   * item in messages, e.g. "account".
+   */
+  <T> List<T> mapList(String key, String itemName, BiFunction<MapReader, Integer, T> binder) {
+    ConfigNode node = node(key);
+    if (node == null) {
+      return List.of();
+    }
+    if (!(node instanceof ListNode list)) {
+      problem(key, "expected a list of " + itemName + "s, got " + node.description());
+      return List.of();
+    }
+    List<T> results = new ArrayList<>();
+    for (int i = 0; i < list.items().size(); i++) {
+      ConfigNode item = list.items().get(i);
+      String itemPath = pathOf(key) + "[" + i + "]";
+      if (!(item instanceof MapNode itemMap)) {
+        problems.add(item.origin(), itemPath,
+            "expected " + itemName + " settings (a map of keys), got " + item.description());
+        continue;
+      }
+      MapReader reader = new MapReader(itemMap, itemPath, problems);
+      T result = binder.apply(reader, i);
+      reader.finish();
+      if (result != null) {
+        results.add(result);
+      }
+    }
+    return results;
+  }
+
+  /**
+   * Declares a key that users of Armory Scale Agent may carry over but that SpinAgent does not
+   * support: it is reported with {@code reason} instead of as an unknown key.
+   */
+  void unsupported(String key, String reason) {
+    unsupported.put(key, reason);
+    if (map.entries().containsKey(key)) {
+      problem(key, "not supported by SpinAgent: " + reason + "; remove it");
+    }
+  }
+
+  /** Reports every key of this map that no binding code asked for. */
+  void finish() {
+    map.entries().forEach((key, entry) -> {
+      if (known.contains(key) || unsupported.containsKey(key)) {
+        return;
+      }
+      String hint = ClosestKey.among(key, known)
+          .map(match -> "did you mean '" + match + "'?")
+          .orElseGet(() -> known.isEmpty()
+              ? "this map takes no keys"
+              : "known keys here: " + String.join(", ", known));
+      problems.add(entry.keyOrigin(), pathOf(key), "unknown key; " + hint);
+    });
+  }
+
+  /** The key's value if it is a scalar; otherwise reports that {@code expected} was expected. */
+  private ScalarNode scalar(String key, String expected) {
+    ConfigNode node = node(key);
+    if (node == null) {
+      return null;
+    }
+    if (node instanceof ScalarNode scalar) {
+      return scalar;
+    }
+    problem(key, "expected " + expected + ", got " + node.description());
+    return null;
+  }
+
+  private static String rangeMessage(String value, String min, String max, boolean unbounded) {
+    return unbounded
+        ? "must be at least " + min + ", got " + value
+        : "must be between " + min + " and " + max + ", got " + value;
+  }
+
+  private static String plain(double d) {
+    return d == Math.rint(d) ? Long.toString((long) d) : Double.toString(d);
+  }
+}

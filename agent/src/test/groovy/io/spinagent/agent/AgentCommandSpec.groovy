@@ -1,0 +1,151 @@
+package io.spinagent.agent
+
+import io.spinagent.agent.config.ConfigLoader
+import java.nio.file.Files
+import java.nio.file.Path
+import spock.lang.Specification
+import spock.lang.TempDir
+
+/** The command line, run in-process with captured output, exactly as Main runs it. */
+class AgentCommandSpec extends Specification {
+
+  @TempDir
+  Path dir
+
+  StringWriter out = new StringWriter()
+  StringWriter err = new StringWriter()
+
+  int run(String... args) {
+    def commandLine = AgentCommand.commandLine(new AgentCommand(new ConfigLoader({ 'test-host' })))
+    commandLine.out = new PrintWriter(out, true)
+    commandLine.err = new PrintWriter(err, true)
+    commandLine.execute(args)
+  }
+
+  Path config(String yaml) {
+    def file = dir.resolve('spinagent.yaml')
+    Files.writeString(file, yaml.stripIndent())
+    file
+  }
+
+  def "without --config it prints usage and exits 2"() {
+    when:
+    def code = run()
+
+    then:
+    code == 2
+    err.toString().contains("Missing required option: '--config=<file>'")
+    err.toString().contains('Usage: spinagent-agent')
+    out.toString().isEmpty()
+  }
+
+  def "an unknown option is a usage error too"() {
+    when:
+    def code = run('--config', 'x.yaml', '--chek')
+
+    then:
+    code == 2
+    err.toString().contains("Unknown option: '--chek'")
+  }
+
+  def "--help prints usage with the exit codes and exits 0"() {
+    when:
+    def code = run('--help')
+
+    then:
+    code == 0
+    out.toString().contains('Usage: spinagent-agent')
+    out.toString().contains('--check')
+    out.toString().contains('3   invalid configuration')
+  }
+
+  def "--version prints the version from the build"() {
+    when:
+    def code = run('--version')
+
+    then:
+    code == 0
+    out.toString().trim() ==~ /spinagent-agent \d+\.\d+\.\d+(-SNAPSHOT)?/
+  }
+
+  def "a missing configuration file exits 3 and names the file"() {
+    given:
+    def missing = dir.resolve('absent.yaml')
+
+    when:
+    def code = run('--config', missing.toString(), '--check')
+
+    then:
+    code == 3
+    err.toString().trim() == "error: invalid configuration ${missing}, 1 problem:${System.lineSeparator()}" +
+        "  ${missing}: cannot read configuration file: it does not exist"
+    out.toString().isEmpty()
+  }
+
+  def "invalid YAML exits 3 naming the file and the line"() {
+    given:
+    def file = config('''\
+      clouddriver:
+        grpc: "unterminated
+      ''')
+
+    when:
+    def code = run('--config', file.toString(), '--check')
+
+    then:
+    code == 3
+    err.toString().contains("${file}:3: invalid YAML: ")
+  }
+
+  def "a rule broken exits 3 naming the file, line and key path"() {
+    given:
+    def file = config('''\
+      kubernetes:
+        accounts:
+          - name: a
+            serviceAccount: true
+          - name: Bad Name
+            serviceAccount: true
+      ''')
+
+    when:
+    def code = run('-c', file.toString(), '--check')
+
+    then:
+    code == 3
+    err.toString().contains("${file}:5: kubernetes.accounts[1].name: 'Bad Name' is not a valid account name")
+  }
+
+  def "--check with a valid configuration exits 0"() {
+    given:
+    def file = config('''\
+      clouddriver:
+        auth: {token: hidden}
+      kubernetes:
+        accounts:
+          - name: prod
+            serviceAccount: true
+      ''')
+
+    when:
+    def code = run('--config', file.toString(), '--check')
+
+    then:
+    code == 0
+    out.toString().trim() == "configuration is valid: [${file}]"
+    err.toString().isEmpty()
+  }
+
+  def "without --check a valid configuration exits 4: this build cannot run the agent"() {
+    given:
+    def file = config('kubernetes: {accounts: [{name: prod, serviceAccount: true}]}')
+
+    when:
+    def code = run('--config', file.toString())
+
+    then:
+    code == 4
+    err.toString().startsWith('error: agent runtime not yet available in this build')
+    out.toString().isEmpty()
+  }
+}
