@@ -1,13 +1,17 @@
 package io.spinagent.plugin.config;
 
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 /**
  * The plugin's settings: {@code spinagent.*} in Clouddriver's configuration, or the same keys under
- * the plugin's config block (see {@link SpinAgentPluginConfig}). Every default is documented in
- * docs/configuration.md.
+ * the plugin's config block (see {@link SpinAgentPluginConfig}). Every key and default is
+ * documented in docs/configuration.md; a spec checks the two agree.
  */
 @ConfigurationProperties(SpinAgentProperties.PREFIX)
 public class SpinAgentProperties {
@@ -15,21 +19,31 @@ public class SpinAgentProperties {
   public static final String PREFIX = "spinagent";
 
   @NestedConfigurationProperty private final Grpc grpc = new Grpc();
+  @NestedConfigurationProperty private final Accounts accounts = new Accounts();
+  @NestedConfigurationProperty private final Sessions sessions = new Sessions();
 
   public Grpc getGrpc() {
     return grpc;
   }
 
+  public Accounts getAccounts() {
+    return accounts;
+  }
+
+  public Sessions getSessions() {
+    return sessions;
+  }
+
   /** The server agents connect to. */
   public static class Grpc {
-    /** Address to bind; all interfaces by default. */
     private String address = "0.0.0.0";
-
-    /** Port agents connect to; 0 picks a free one (tests). */
     private int port = 9091;
-
-    /** Largest frame an agent may send; larger ones end that agent's stream with RESOURCE_EXHAUSTED. */
     private DataSize maxInboundMessageSize = DataSize.ofMegabytes(4);
+    private Duration keepAliveTime = Duration.ofSeconds(30);
+    private Duration keepAliveTimeout = Duration.ofSeconds(10);
+    private Duration permitKeepAliveTime = Duration.ofSeconds(5);
+    @NestedConfigurationProperty private final Security security = new Security();
+    @NestedConfigurationProperty private final Auth auth = new Auth();
 
     public String getAddress() {
       return address;
@@ -53,6 +67,204 @@ public class SpinAgentProperties {
 
     public void setMaxInboundMessageSize(DataSize maxInboundMessageSize) {
       this.maxInboundMessageSize = maxInboundMessageSize;
+    }
+
+    public Duration getKeepAliveTime() {
+      return keepAliveTime;
+    }
+
+    public void setKeepAliveTime(Duration keepAliveTime) {
+      this.keepAliveTime = keepAliveTime;
+    }
+
+    public Duration getKeepAliveTimeout() {
+      return keepAliveTimeout;
+    }
+
+    public void setKeepAliveTimeout(Duration keepAliveTimeout) {
+      this.keepAliveTimeout = keepAliveTimeout;
+    }
+
+    public Duration getPermitKeepAliveTime() {
+      return permitKeepAliveTime;
+    }
+
+    public void setPermitKeepAliveTime(Duration permitKeepAliveTime) {
+      this.permitKeepAliveTime = permitKeepAliveTime;
+    }
+
+    public Security getSecurity() {
+      return security;
+    }
+
+    public Auth getAuth() {
+      return auth;
+    }
+  }
+
+  /** TLS on the agent port. Files are re-read when they change. */
+  public static class Security {
+    private boolean enabled = false;
+    private Path certificateChain;
+    private Path privateKey;
+    private Path trustCertCollection;
+    private ClientAuth clientAuth = ClientAuth.NONE;
+    private Duration reloadInterval = Duration.ofSeconds(30);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Path getCertificateChain() {
+      return certificateChain;
+    }
+
+    public void setCertificateChain(Path certificateChain) {
+      this.certificateChain = certificateChain;
+    }
+
+    public Path getPrivateKey() {
+      return privateKey;
+    }
+
+    public void setPrivateKey(Path privateKey) {
+      this.privateKey = privateKey;
+    }
+
+    public Path getTrustCertCollection() {
+      return trustCertCollection;
+    }
+
+    public void setTrustCertCollection(Path trustCertCollection) {
+      this.trustCertCollection = trustCertCollection;
+    }
+
+    public ClientAuth getClientAuth() {
+      return clientAuth;
+    }
+
+    public void setClientAuth(ClientAuth clientAuth) {
+      this.clientAuth = clientAuth;
+    }
+
+    public Duration getReloadInterval() {
+      return reloadInterval;
+    }
+
+    public void setReloadInterval(Duration reloadInterval) {
+      this.reloadInterval = reloadInterval;
+    }
+  }
+
+  public enum ClientAuth {
+    NONE,
+    OPTIONAL,
+    REQUIRE
+  }
+
+  /** Who may connect, on top of TLS. */
+  public static class Auth {
+    @NestedConfigurationProperty private final X509 x509 = new X509();
+    @NestedConfigurationProperty private final Tokens tokens = new Tokens();
+
+    public X509 getX509() {
+      return x509;
+    }
+
+    public Tokens getTokens() {
+      return tokens;
+    }
+  }
+
+  /** Client certificate subjects allowed to connect (needs client auth). */
+  public static class X509 {
+    private boolean enabled = false;
+    private List<String> filters = new ArrayList<>();
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public List<String> getFilters() {
+      return filters;
+    }
+
+    public void setFilters(List<String> filters) {
+      this.filters = filters;
+    }
+  }
+
+  /** Bearer tokens agents must present; required as soon as one is configured. */
+  public static class Tokens {
+    private List<String> values = new ArrayList<>();
+    private Path file;
+
+    public List<String> getValues() {
+      return values;
+    }
+
+    public void setValues(List<String> values) {
+      this.values = values;
+    }
+
+    public Path getFile() {
+      return file;
+    }
+
+    public void setFile(Path file) {
+      this.file = file;
+    }
+  }
+
+  /** How accounts outlive their agents. */
+  public static class Accounts {
+    private Duration gracePeriod = Duration.ofMinutes(5);
+
+    public Duration getGracePeriod() {
+      return gracePeriod;
+    }
+
+    public void setGracePeriod(Duration gracePeriod) {
+      this.gracePeriod = gracePeriod;
+    }
+  }
+
+  /** Per-connection limits that keep one agent from costing the others. */
+  public static class Sessions {
+    private Duration heartbeatInterval = Duration.ofSeconds(10);
+    private int maxPendingBatches = 16;
+    private int maxOutboundFrames = 1024;
+
+    public Duration getHeartbeatInterval() {
+      return heartbeatInterval;
+    }
+
+    public void setHeartbeatInterval(Duration heartbeatInterval) {
+      this.heartbeatInterval = heartbeatInterval;
+    }
+
+    public int getMaxPendingBatches() {
+      return maxPendingBatches;
+    }
+
+    public void setMaxPendingBatches(int maxPendingBatches) {
+      this.maxPendingBatches = maxPendingBatches;
+    }
+
+    public int getMaxOutboundFrames() {
+      return maxOutboundFrames;
+    }
+
+    public void setMaxOutboundFrames(int maxOutboundFrames) {
+      this.maxOutboundFrames = maxOutboundFrames;
     }
   }
 }

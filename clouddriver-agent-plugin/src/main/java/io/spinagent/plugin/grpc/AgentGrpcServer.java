@@ -1,87 +1,67 @@
 package io.spinagent.plugin.grpc;
 
-import io.grpc.Server;
-import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.protobuf.services.HealthStatusManager;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.spinagent.plugin.grpc.session.SessionRegistry;
+import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
 /**
- * The port agents connect to. It starts with the plugin's context and stops with it, so stopping
- * the plugin or Clouddriver frees the port.
+ * Runs the {@link AgentChannel} with the plugin's Spring context, so stopping the plugin or
+ * Clouddriver frees the agent port.
  */
 @Component
 public class AgentGrpcServer implements SmartLifecycle {
 
-  private static final Logger log = LoggerFactory.getLogger(AgentGrpcServer.class);
+  private final SpinAgentProperties properties;
+  private final ReplicaIdentity replica;
+  private final AccountRegistry accounts;
+  private final SessionRegistry sessions;
+  private final ChangeSink sink;
+  private final MeterRegistry meters;
+  private volatile AgentChannel channel;
 
-  private final SpinAgentProperties.Grpc config;
-  private final HealthStatusManager health = new HealthStatusManager();
-  private volatile Server server;
-
-  public AgentGrpcServer(SpinAgentProperties properties) {
-    this.config = properties.getGrpc();
+  public AgentGrpcServer(
+      SpinAgentProperties properties,
+      ReplicaIdentity replica,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      ChangeSink sink,
+      ObjectProvider<MeterRegistry> meters) {
+    this.properties = properties;
+    this.replica = replica;
+    this.accounts = accounts;
+    this.sessions = sessions;
+    this.sink = sink;
+    this.meters = meters.getIfAvailable(SimpleMeterRegistry::new);
   }
 
   @Override
   public synchronized void start() {
-    InetSocketAddress bindAddress = new InetSocketAddress(config.getAddress(), config.getPort());
-    Server candidate =
-        NettyServerBuilder.forAddress(bindAddress)
-            .maxInboundMessageSize((int) config.getMaxInboundMessageSize().toBytes())
-            .addService(health.getHealthService())
-            .build();
-    try {
-      candidate.start();
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "SpinAgent cannot listen for agents on "
-              + bindAddress
-              + " (spinagent.grpc.address / spinagent.grpc.port): "
-              + e.getMessage(),
-          e);
-    }
-    server = candidate;
-    health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
-    log.info("Listening for SpinAgent agents on {}:{}", config.getAddress(), server.getPort());
+    channel = AgentChannel.start(properties, replica.id(), accounts, sessions, sink, meters, Clock.systemUTC());
   }
 
   @Override
   public synchronized void stop() {
-    Server running = server;
-    if (running == null) {
-      return;
+    if (channel != null) {
+      channel.close();
+      channel = null;
     }
-    server = null;
-    health.enterTerminalState();
-    running.shutdown();
-    try {
-      if (!running.awaitTermination(10, TimeUnit.SECONDS)) {
-        running.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
-      }
-    } catch (InterruptedException e) {
-      running.shutdownNow();
-      Thread.currentThread().interrupt();
-    }
-    log.info("Stopped listening for SpinAgent agents");
   }
 
   @Override
   public boolean isRunning() {
-    return server != null;
+    return channel != null;
   }
 
-  /** The port actually bound, which differs from the configured one when that is 0; -1 when stopped. */
+  /** The port actually bound; -1 when stopped. */
   public int boundPort() {
-    Server running = server;
-    return running == null ? -1 : running.getPort();
+    AgentChannel running = channel;
+    return running == null ? -1 : running.port();
   }
 }

@@ -1,0 +1,467 @@
+package io.spinagent.agent.stream;
+
+import io.grpc.Status;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.agent.config.ClouddriverConfig;
+import io.spinagent.protocol.v1.AccountDecision;
+import io.spinagent.protocol.v1.AccountHealth;
+import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.AccountStatus;
+import io.spinagent.protocol.v1.AccountsChanged;
+import io.spinagent.protocol.v1.AgentChannelGrpc;
+import io.spinagent.protocol.v1.AgentChannelGrpc.AgentChannelStub;
+import io.spinagent.protocol.v1.AgentMessage;
+import io.spinagent.protocol.v1.Hello;
+import io.spinagent.protocol.v1.ProtocolVersion;
+import io.spinagent.protocol.v1.Role;
+import io.spinagent.protocol.v1.Welcome;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent's side of the channel: keeps one session with Clouddriver open, reopening it with
+ * {@code clouddriver.backoff} whenever it ends, and streams the {@link Outbox} of the accounts
+ * Clouddriver lets this agent cache.
+ *
+ * <p>Producers (informers) put changes into the outbox; this client sends them, applies
+ * acknowledgements, and resends whatever was not acknowledged after a reconnect. Accounts refused
+ * by Clouddriver, or served by this agent as standby, are {@linkplain Outbox#suspend suspended} in
+ * the outbox; when an account starts streaming, {@link StreamListener#resyncRequired} asks for a
+ * complete listing.
+ *
+ * <p>All protocol work happens on one thread, {@code spinagent-stream}; the public methods may be
+ * called from any thread.
+ */
+public final class AgentStreamClient implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentStreamClient.class);
+  /** A session that lasted this long after Welcome counts as working: the backoff starts over. */
+  static final Duration STABLE_SESSION = Duration.ofSeconds(10);
+
+  private final ClouddriverConnection connection;
+  private final AgentChannelStub stub;
+  private final AgentIdentity identity;
+  private final Outbox outbox;
+  private final StreamListener listener;
+  private final StreamMetrics metrics;
+  private final ReconnectBackoff backoff;
+  private final ScheduledThreadPoolExecutor streamThread;
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final Thread streamThreadItself;
+
+  // Touched only on the stream thread.
+  private final Map<String, AccountInfo> accounts = new LinkedHashMap<>();
+  private final Map<String, AccountDecision> decisions = new LinkedHashMap<>();
+  /** Accounts this agent streams, in the order they started; survives reconnects. */
+  private final Set<String> streaming = new LinkedHashSet<>();
+  private List<String> streamingView = List.of();
+  private ChannelSession session;
+  private ScheduledFuture<?> pendingAttempt;
+  private boolean started;
+  private volatile boolean closed;
+  private volatile boolean connected;
+
+  private AgentStreamClient(
+      ClouddriverConnection connection,
+      AgentIdentity identity,
+      Outbox outbox,
+      StreamListener listener,
+      StreamMetrics metrics,
+      ReconnectBackoff backoff,
+      ScheduledThreadPoolExecutor streamThread,
+      Thread streamThreadItself) {
+    this.streamThreadItself = streamThreadItself;
+    this.connection = connection;
+    AgentChannelStub plain = AgentChannelGrpc.newStub(connection.channel());
+    this.stub = connection.callCredentials().map(plain::withCallCredentials).orElse(plain);
+    this.identity = identity;
+    this.outbox = outbox;
+    this.listener = listener;
+    this.metrics = metrics;
+    this.backoff = backoff;
+    this.streamThread = streamThread;
+  }
+
+  /**
+   * Builds the client and its channel; nothing is sent until {@link #start}.
+   *
+   * @param outbox   where producers put changes; owned by the caller, who closes it
+   * @param listener told about sessions and account decisions, on the stream thread
+   * @param meters   where the stream's meters go (see {@link StreamMetrics})
+   * @throws ChannelSetupException naming the configuration key when TLS or token files are unusable
+   */
+  public static AgentStreamClient create(
+      ClouddriverConfig config,
+      AgentIdentity identity,
+      Outbox outbox,
+      StreamListener listener,
+      MeterRegistry meters) {
+    Objects.requireNonNull(identity, "identity");
+    Objects.requireNonNull(outbox, "outbox");
+    Objects.requireNonNull(listener, "listener");
+    java.util.concurrent.atomic.AtomicReference<Thread> created = new java.util.concurrent.atomic.AtomicReference<>();
+    ScheduledThreadPoolExecutor streamThread = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "spinagent-stream");
+      thread.setDaemon(true);
+      created.set(thread);
+      return thread;
+    });
+    streamThread.setRemoveOnCancelPolicy(true);
+    streamThread.prestartAllCoreThreads();
+    try {
+      ClouddriverConnection connection = ClouddriverConnection.open(config, streamThread, streamThread);
+      AgentStreamClient client = new AgentStreamClient(
+          connection, identity, outbox, listener, new StreamMetrics(meters, outbox),
+          new ReconnectBackoff(config.backoff(), () -> ThreadLocalRandom.current().nextDouble()), streamThread,
+          created.get());
+      outbox.onEntriesAdded(client::scheduleDrain);
+      return client;
+    } catch (RuntimeException e) {
+      streamThread.shutdownNow();
+      throw e;
+    }
+  }
+
+  /** Starts connecting, announcing {@code initialAccounts} in Hello. Call once. */
+  public void start(List<AccountInfo> initialAccounts) {
+    List<AccountInfo> copy = List.copyOf(initialAccounts);
+    onStreamThread(() -> {
+      if (started) {
+        throw new IllegalStateException("the client was already started");
+      }
+      started = true;
+      copy.forEach(account -> accounts.put(account.getName(), account));
+      attempt();
+    });
+  }
+
+  /**
+   * The agent's accounts are now {@code current}: added, removed and changed ones are announced
+   * with AccountsChanged while connected (a changed account is withdrawn and announced again), or
+   * in the next Hello otherwise. A removed account's outbox entries are dropped.
+   */
+  public void updateAccounts(List<AccountInfo> current) {
+    List<AccountInfo> copy = List.copyOf(current);
+    onStreamThread(() -> {
+      Map<String, AccountInfo> next = new LinkedHashMap<>();
+      copy.forEach(account -> next.put(account.getName(), account));
+      List<String> removed = new ArrayList<>();
+      List<AccountInfo> added = new ArrayList<>();
+      for (var existing : accounts.entrySet()) {
+        AccountInfo replacement = next.get(existing.getKey());
+        if (replacement == null || !replacement.equals(existing.getValue())) {
+          removed.add(existing.getKey());
+        }
+      }
+      for (AccountInfo account : next.values()) {
+        if (!account.equals(accounts.get(account.getName()))) {
+          added.add(account);
+        }
+      }
+      for (String name : removed) {
+        accounts.remove(name);
+        decisions.remove(name);
+        stopStreaming(name);
+        outbox.suspend(name);
+      }
+      for (AccountInfo account : added) {
+        accounts.put(account.getName(), account);
+        // Undecided: keep what producers put until Clouddriver decides.
+        outbox.resume(account.getName());
+      }
+      if (session != null) {
+        // Removals first: the plugin handles additions before removals within one frame.
+        if (!removed.isEmpty()) {
+          session.sendControl(AgentMessage.newBuilder()
+              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
+        }
+        if (!added.isEmpty()) {
+          session.sendControl(AgentMessage.newBuilder()
+              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
+        }
+      }
+      if (!removed.isEmpty() || !added.isEmpty()) {
+        log.info("Agent '{}': accounts changed: added or updated {}, removed or updated {}",
+            identity.agentId(), added.stream().map(AccountInfo::getName).toList(), removed);
+      }
+    });
+  }
+
+  /** Reports an account's health to Clouddriver (e.g. FAILED with the error), if connected. */
+  public void reportAccountStatus(String account, AccountHealth health, String error) {
+    AgentMessage message = AgentMessage.newBuilder()
+        .setAccountStatus(AccountStatus.newBuilder().setAccount(account).setHealth(health)
+            .setError(error == null ? "" : error))
+        .build();
+    onStreamThread(() -> {
+      if (session != null) {
+        session.sendControl(message);
+      }
+    });
+  }
+
+  /** Whether a session is established (Welcome received and the stream not ended). */
+  public boolean isConnected() {
+    return connected;
+  }
+
+  /** The latest decision for each account, as far as this client knows. */
+  public Map<String, AccountDecision> decisions() {
+    return callOnStreamThread(() -> Map.copyOf(decisions));
+  }
+
+  /** The role Clouddriver gave {@code account}, if it accepted it. */
+  public Optional<Role> role(String account) {
+    return Optional.ofNullable(decisions().get(account))
+        .filter(AccountDecision::getAccepted)
+        .map(AccountDecision::getRole);
+  }
+
+  public Outbox outbox() {
+    return outbox;
+  }
+
+  /** Ends the session and the channel. The outbox stays open; its owner closes it. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    try {
+      streamThread.submit(() -> {
+        if (pendingAttempt != null) {
+          pendingAttempt.cancel(false);
+        }
+        if (session != null) {
+          session.cancel("the agent is stopping");
+        }
+      }).get(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+      log.debug("Cancelling the session while stopping failed", e);
+    }
+    connection.close();
+    streamThread.shutdownNow();
+    try {
+      streamThread.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void attempt() {
+    pendingAttempt = null;
+    if (closed) {
+      return;
+    }
+    connection.prepareAttempt();
+    Hello hello = Hello.newBuilder()
+        .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
+        .setAgentId(identity.agentId())
+        .setAgentVersion(identity.agentVersion())
+        .setZoneId(identity.zoneId())
+        .addAllAccounts(accounts.values())
+        .build();
+    session = new ChannelSession(hello, outbox, () -> streamingView, new SessionEvents(), metrics, streamThread);
+    try {
+      session.open(stub);
+    } catch (RuntimeException e) {
+      // E.g. the channel was shut down underneath; treat like a failed attempt.
+      log.warn("Agent '{}': cannot open a stream to Clouddriver at {}: {}", identity.agentId(), connection.target(),
+          e.toString());
+    }
+  }
+
+  /** Runs on the stream thread. */
+  private final class SessionEvents implements ChannelSession.Events {
+
+    @Override
+    public void welcomed(ChannelSession s, Welcome welcome) {
+      if (s != session) {
+        return;
+      }
+      connected = true;
+      metrics.connected(true);
+      log.info("Agent '{}' connected to Clouddriver at {} (replica {}, session {}, protocol v{}, heartbeat {}s)",
+          identity.agentId(), connection.target(), welcome.getReplicaId(), welcome.getSessionId(),
+          welcome.getProtocolVersion(), welcome.getHeartbeatIntervalSeconds());
+      listener.connected(welcome.getReplicaId(), welcome.getSessionId());
+      welcome.getAccountsList().forEach(this::apply);
+    }
+
+    @Override
+    public void decided(ChannelSession s, AccountDecision decision) {
+      if (s == session) {
+        apply(decision);
+      }
+    }
+
+    private void apply(AccountDecision decision) {
+      String account = decision.getAccount();
+      if (!accounts.containsKey(account)) {
+        log.debug("Agent '{}': ignoring a decision about account '{}', which this agent no longer serves",
+            identity.agentId(), account);
+        return;
+      }
+      decisions.put(account, decision);
+      if (!decision.getAccepted()) {
+        log.error("Agent '{}': Clouddriver refused account '{}': {}. Its changes are not sent;"
+            + " fix the account's configuration or the conflicting agent.", identity.agentId(), account,
+            decision.getReason());
+        stopStreaming(account);
+        outbox.suspend(account);
+      } else if (decision.getRole() == Role.ROLE_CACHING) {
+        outbox.resume(account);
+        outbox.applyCommitted(account, decision.getCommittedSequence());
+        if (streaming.add(account)) {
+          streamingView = List.copyOf(streaming);
+          log.info("Agent '{}' streams account '{}'", identity.agentId(), account);
+          safely(() -> listener.resyncRequired(account), "resyncRequired");
+        }
+      } else {
+        log.info("Agent '{}' serves account '{}' as standby: another agent streams it", identity.agentId(), account);
+        stopStreaming(account);
+        outbox.suspend(account);
+      }
+      safely(() -> listener.accountDecided(decision), "accountDecided");
+    }
+
+    @Override
+    public void ended(ChannelSession s, Status status, boolean wasWelcomed, Duration reconnectAfter) {
+      if (s != session) {
+        return;
+      }
+      session = null;
+      connected = false;
+      metrics.connected(false);
+      metrics.sessionEnded(status);
+      safely(() -> listener.disconnected(status), "disconnected");
+      if (closed) {
+        log.info("Agent '{}': session with Clouddriver closed", identity.agentId());
+        return;
+      }
+      logEnd(status, wasWelcomed);
+      if (wasWelcomed && s.age().compareTo(STABLE_SESSION) >= 0) {
+        backoff.reset();
+      }
+      Duration delay = backoff.nextDelay();
+      if (reconnectAfter.compareTo(delay) > 0) {
+        delay = reconnectAfter;
+      }
+      metrics.reconnecting();
+      log.info("Agent '{}': reconnecting to Clouddriver at {} in {} ms (attempt {})", identity.agentId(),
+          connection.target(), delay.toMillis(), backoff.failures());
+      pendingAttempt = streamThread.schedule(AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /** The operator's view of why a session ended, at a level that says whether to act. */
+  private void logEnd(Status status, boolean wasWelcomed) {
+    String agent = identity.agentId();
+    String target = connection.target();
+    String description = status.getDescription() == null ? "" : status.getDescription();
+    Throwable cause = status.getCause();
+    String causeText = cause == null ? "" : " (" + cause + ")";
+    switch (status.getCode()) {
+      case UNAUTHENTICATED, PERMISSION_DENIED -> log.error(
+          "Agent '{}': Clouddriver at {} refused this agent's credentials: {}. Check clouddriver.auth.token /"
+              + " tokenFile and clouddriver.tls.clientCertFile against the plugin's spinagent.grpc.auth settings.",
+          agent, target, description);
+      case FAILED_PRECONDITION -> log.error(
+          "Agent '{}': Clouddriver at {} ended the session: {}. This usually means the agent and plugin versions"
+              + " do not speak a common protocol version.", agent, target, description);
+      case ALREADY_EXISTS -> log.error(
+          "Agent '{}': Clouddriver at {} refused the session: {}. Another process uses the same agent.id;"
+              + " give each agent its own.", agent, target, description);
+      case INVALID_ARGUMENT -> log.error(
+          "Agent '{}': Clouddriver at {} rejected a frame from this agent: {}. This is a bug in the agent or the"
+              + " plugin; please report it with this message.", agent, target, description);
+      case RESOURCE_EXHAUSTED -> log.warn(
+          "Agent '{}': Clouddriver at {} ended the session for exceeding a limit: {}{}", agent, target, description,
+          causeText);
+      case UNAVAILABLE -> log.warn("Agent '{}': {} Clouddriver at {}: {}{}", agent,
+          wasWelcomed ? "lost the session with" : "cannot reach", target, description, causeText);
+      default -> log.warn("Agent '{}': session with Clouddriver at {} ended: {} {}{}", agent, target,
+          status.getCode(), description, causeText);
+    }
+  }
+
+  private void stopStreaming(String account) {
+    if (streaming.remove(account)) {
+      streamingView = List.copyOf(streaming);
+    }
+  }
+
+  /** Coalesces the outbox's notifications into one drain on the stream thread. */
+  private void scheduleDrain() {
+    if (closed || !drainScheduled.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      streamThread.execute(() -> {
+        drainScheduled.set(false);
+        if (session != null) {
+          session.drain();
+        }
+      });
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      drainScheduled.set(false);
+    }
+  }
+
+  private void safely(Runnable callback, String name) {
+    try {
+      callback.run();
+    } catch (RuntimeException e) {
+      log.error("Agent '{}': stream listener {} failed", identity.agentId(), name, e);
+    }
+  }
+
+  private void onStreamThread(Runnable task) {
+    if (closed) {
+      throw new IllegalStateException("the client is closed");
+    }
+    streamThread.execute(() -> {
+      try {
+        task.run();
+      } catch (RuntimeException e) {
+        log.error("Agent '{}': stream task failed", identity.agentId(), e);
+      }
+    });
+  }
+
+  private <T> T callOnStreamThread(Supplier<T> query) {
+    if (Thread.currentThread() == streamThreadItself) {
+      return query.get();
+    }
+    CompletableFuture<T> result = CompletableFuture.supplyAsync(query, streamThread);
+    try {
+      return result.get(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new IllegalStateException("the stream thread did not answer", e);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.spinagent.agent.stream;
+
+import io.grpc.Status;
+import io.spinagent.protocol.v1.AccountDecision;
+
+/**
+ * What the rest of the agent learns from the stream. Called on the stream's own thread: an
+ * implementation must return quickly and must not put into the {@link Outbox} from the callback
+ * (a put may block until the stream, which is that thread, frees space). Hand work to another
+ * thread.
+ */
+public interface StreamListener {
+
+  /** A session with Clouddriver was established (Welcome received). */
+  default void connected(String replicaId, String sessionId) {}
+
+  /** The session ended or could not be established; the client reconnects by itself. */
+  default void disconnected(Status status) {}
+
+  /** Clouddriver decided about an account: accepted or refused, caching or standby. */
+  default void accountDecided(AccountDecision decision) {}
+
+  /**
+   * This agent now streams {@code account} (first accepted as caching, or promoted from standby):
+   * send a complete listing of it, i.e. for each kind BEGIN marker, every object, END marker.
+   * Not called when an account that was already streamed is confirmed after a reconnect: the outbox
+   * resends what Clouddriver had not acknowledged.
+   */
+  default void resyncRequired(String account) {}
+}

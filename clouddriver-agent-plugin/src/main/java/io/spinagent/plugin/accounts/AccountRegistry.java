@@ -1,0 +1,298 @@
+package io.spinagent.plugin.accounts;
+
+import io.spinagent.protocol.v1.AccountDecision;
+import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.Kind;
+import io.spinagent.protocol.v1.Role;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which agents serve which accounts, and in what state each account is.
+ *
+ * <p>An account name belongs to one cluster: the first agent to claim it fixes its cluster identity,
+ * and a claim from another cluster is refused while the account exists. Several agents of the same
+ * cluster may serve an account; exactly one streams its objects (the caching member), the others
+ * stand by and the oldest of them takes over when the caching member leaves. An account nobody
+ * serves is orphaned, and removed once the grace period passes without an agent returning.
+ *
+ * <p>Notifications to members and listeners are made after the registry's lock is released, so a
+ * listener or member may call back into the registry.
+ */
+public final class AccountRegistry {
+
+  private static final Logger log = LoggerFactory.getLogger(AccountRegistry.class);
+
+  private final Clock clock;
+  private final Duration gracePeriod;
+  private final List<AccountLifecycleListener> listeners;
+  private final Map<String, Entry> accounts = new LinkedHashMap<>();
+  /** Highest committed sequence per agent and account, for {@link AccountDecision#getCommittedSequence()}. */
+  private final Map<String, Long> committed = new HashMap<>();
+
+  public AccountRegistry(Clock clock, Duration gracePeriod, List<AccountLifecycleListener> listeners) {
+    this.clock = clock;
+    this.gracePeriod = gracePeriod;
+    this.listeners = List.copyOf(listeners);
+  }
+
+  /** Decides one account of a connecting agent. */
+  public AccountDecision claim(AccountMember member, AccountInfo info) {
+    List<Runnable> notifications = new ArrayList<>();
+    AccountDecision decision;
+    synchronized (this) {
+      decision = claimLocked(member, info, notifications);
+    }
+    notifications.forEach(Runnable::run);
+    return decision;
+  }
+
+  /** The member no longer serves {@code account} (its agent withdrew it). */
+  public void withdraw(AccountMember member, String account) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      Entry entry = accounts.get(account);
+      if (entry != null) {
+        leave(entry, member, notifications);
+      }
+    }
+    notifications.forEach(Runnable::run);
+  }
+
+  /** The member's connection ended: every account it served loses it. */
+  public void release(AccountMember member) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      for (Entry entry : accounts.values()) {
+        leave(entry, member, notifications);
+      }
+    }
+    notifications.forEach(Runnable::run);
+  }
+
+  /** A complete listing of one kind arrived; the account is ACTIVE once every kind has one. */
+  public void resyncCompleted(AccountMember member, String account, Kind kind) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      Entry entry = accounts.get(account);
+      if (entry == null || entry.caching != member) {
+        return;
+      }
+      entry.kindsAwaitingResync.remove(kindKey(kind));
+      if (entry.state == AccountState.ACTIVATING && entry.kindsAwaitingResync.isEmpty()) {
+        transition(entry, AccountState.ACTIVE, notifications);
+      }
+    }
+    notifications.forEach(Runnable::run);
+  }
+
+  public synchronized void recordCommitted(AccountMember member, String account, long sequence) {
+    committed.merge(committedKey(member.agentId(), account), sequence, Math::max);
+  }
+
+  public synchronized void recordError(String account, String error) {
+    Entry entry = accounts.get(account);
+    if (entry != null) {
+      entry.lastError = error;
+    }
+  }
+
+  /** Removes the accounts orphaned for longer than the grace period; returns their names. */
+  public List<String> expireOrphans() {
+    List<Runnable> notifications = new ArrayList<>();
+    List<String> expired = new ArrayList<>();
+    synchronized (this) {
+      Instant deadline = clock.instant().minus(gracePeriod);
+      for (var it = accounts.values().iterator(); it.hasNext(); ) {
+        Entry entry = it.next();
+        if (entry.state == AccountState.ORPHANED && !entry.stateSince.isAfter(deadline)) {
+          transition(entry, AccountState.REMOVED, notifications);
+          it.remove();
+          committed.keySet().removeIf(key -> key.endsWith("\u0000" + entry.name));
+          expired.add(entry.name);
+        }
+      }
+    }
+    notifications.forEach(Runnable::run);
+    return expired;
+  }
+
+  public synchronized Optional<AgentAccount> find(String name) {
+    return Optional.ofNullable(accounts.get(name)).map(Entry::snapshot);
+  }
+
+  public synchronized List<AgentAccount> all() {
+    return accounts.values().stream().map(Entry::snapshot).toList();
+  }
+
+  /** Whether {@code member} streams {@code account}: only then may it send its objects. */
+  public synchronized boolean isCaching(AccountMember member, String account) {
+    Entry entry = accounts.get(account);
+    return entry != null && entry.caching == member;
+  }
+
+  private AccountDecision claimLocked(AccountMember member, AccountInfo info, List<Runnable> notifications) {
+    String name = info.getName();
+    ClusterIdentity identity =
+        new ClusterIdentity(
+            info.getCluster().getApiServerHost(),
+            info.getCluster().getCaFingerprintSha256(),
+            info.getCluster().getKubernetesVersion());
+    AccountDecision.Builder decision = AccountDecision.newBuilder().setAccount(name);
+    Entry entry = accounts.get(name);
+    if (entry != null && !entry.cluster.sameClusterAs(identity)) {
+      String reason =
+          "account name '"
+              + name
+              + "' belongs to another cluster ("
+              + entry.cluster
+              + "); this agent reports "
+              + identity
+              + ". Account names must be unique across clusters.";
+      log.warn("Refused account '{}' from agent '{}': {}", name, member.agentId(), reason);
+      return decision.setAccepted(false).setReason(reason).build();
+    }
+    if (entry == null) {
+      entry = new Entry(name, identity, clock.instant());
+      accounts.put(name, entry);
+    }
+    entry.cluster = identity;
+    Set<String> kinds = new HashSet<>();
+    info.getKindsList().forEach(kind -> kinds.add(kindKey(kind)));
+    entry.members.remove(member);
+    entry.members.put(member, Set.copyOf(kinds));
+    if (entry.caching == null) {
+      entry.caching = member;
+      entry.kindsAwaitingResync = kinds;
+      transition(
+          entry,
+          entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
+          notifications);
+      decision.setRole(Role.ROLE_CACHING);
+    } else {
+      decision.setRole(Role.ROLE_STANDBY);
+    }
+    Long done = committed.get(committedKey(member.agentId(), name));
+    if (done != null) {
+      decision.setCommittedSequence(done);
+    }
+    log.info(
+        "Account '{}' served by agent '{}' as {} ({})",
+        name,
+        member.agentId(),
+        decision.getRole() == Role.ROLE_CACHING ? "caching member" : "standby",
+        identity);
+    return decision.setAccepted(true).build();
+  }
+
+  private void leave(Entry entry, AccountMember member, List<Runnable> notifications) {
+    if (entry.members.remove(member) == null) {
+      return;
+    }
+    if (entry.caching != member) {
+      return;
+    }
+    entry.caching = null;
+    if (!entry.members.isEmpty()) {
+      // The longest-serving standby takes over; its listing replaces the leaver's picture.
+      AccountMember successor = entry.members.keySet().iterator().next();
+      entry.caching = successor;
+      entry.kindsAwaitingResync = new HashSet<>(entry.members.get(successor));
+      transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING, notifications);
+      AccountDecision promoted =
+          AccountDecision.newBuilder()
+              .setAccount(entry.name)
+              .setAccepted(true)
+              .setRole(Role.ROLE_CACHING)
+              .setCommittedSequence(committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
+              .build();
+      log.info(
+          "Account '{}': agent '{}' left, standby agent '{}' takes over streaming",
+          entry.name,
+          member.agentId(),
+          successor.agentId());
+      notifications.add(() -> successor.decisionChanged(promoted));
+    } else {
+      log.warn(
+          "Account '{}' is orphaned: its last agent '{}' is gone; it is removed in {} unless an agent returns",
+          entry.name,
+          member.agentId(),
+          gracePeriod);
+      transition(entry, AccountState.ORPHANED, notifications);
+    }
+  }
+
+  private void transition(Entry entry, AccountState next, List<Runnable> notifications) {
+    AccountState previous = entry.state;
+    if (previous == next) {
+      return;
+    }
+    entry.state = next;
+    entry.stateSince = clock.instant();
+    if (next == AccountState.ACTIVE) {
+      entry.lastError = null;
+    }
+    AgentAccount snapshot = entry.snapshot();
+    for (AccountLifecycleListener listener : listeners) {
+      notifications.add(() -> notify(listener, snapshot, previous));
+    }
+  }
+
+  private static void notify(AccountLifecycleListener listener, AgentAccount account, AccountState previous) {
+    try {
+      listener.onStateChange(account, previous);
+    } catch (RuntimeException e) {
+      log.error("Account listener {} failed for account '{}' ({} -> {})",
+          listener.getClass().getSimpleName(), account.name(), previous, account.state(), e);
+    }
+  }
+
+  private static String kindKey(Kind kind) {
+    return kind.getGroup() + "/" + kind.getKind();
+  }
+
+  private static String committedKey(String agentId, String account) {
+    return agentId + "\u0000" + account;
+  }
+
+  private static final class Entry {
+    final String name;
+    ClusterIdentity cluster;
+    AccountState state;
+    Instant stateSince;
+    /** Serving members, oldest first, with the kinds each reported. */
+    final Map<AccountMember, Set<String>> members = new LinkedHashMap<>();
+    AccountMember caching;
+    Set<String> kindsAwaitingResync = new HashSet<>();
+    String lastError;
+
+    Entry(String name, ClusterIdentity cluster, Instant now) {
+      this.name = name;
+      this.cluster = cluster;
+      this.stateSince = now;
+    }
+
+    AgentAccount snapshot() {
+      return new AgentAccount(
+          name,
+          cluster,
+          state,
+          stateSince,
+          caching == null ? null : caching.agentId(),
+          members.keySet().stream().filter(m -> m != caching).map(AccountMember::agentId).toList(),
+          lastError);
+    }
+  }
+}

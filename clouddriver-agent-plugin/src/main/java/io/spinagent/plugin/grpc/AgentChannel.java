@@ -1,0 +1,178 @@
+package io.spinagent.plugin.grpc;
+
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
+import io.spinagent.plugin.grpc.auth.BearerTokens;
+import io.spinagent.plugin.grpc.session.AgentChannelService;
+import io.spinagent.plugin.grpc.session.SessionContext;
+import io.spinagent.plugin.grpc.session.SessionRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running agent channel of this replica: the gRPC server agents connect to, with its health
+ * service, authentication, sessions, and the sweep that removes accounts orphaned past the grace
+ * period. Closing it ends every session and frees the port.
+ */
+public final class AgentChannel implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentChannel.class);
+  private static final int SINK_THREADS = 4;
+
+  private final Server server;
+  private final ServerTls tls;
+  private final HealthStatusManager health;
+  private final SessionRegistry sessions;
+  private final ScheduledExecutorService scheduler;
+  private final ExecutorService sinkExecutor;
+
+  private AgentChannel(
+      Server server,
+      ServerTls tls,
+      HealthStatusManager health,
+      SessionRegistry sessions,
+      ScheduledExecutorService scheduler,
+      ExecutorService sinkExecutor) {
+    this.server = server;
+    this.tls = tls;
+    this.health = health;
+    this.sessions = sessions;
+    this.scheduler = scheduler;
+    this.sinkExecutor = sinkExecutor;
+  }
+
+  public static AgentChannel start(
+      SpinAgentProperties properties,
+      String replicaId,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      ChangeSink sink,
+      MeterRegistry meters,
+      Clock clock) {
+    SpinAgentProperties.Grpc grpc = properties.getGrpc();
+    ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
+    ExecutorService sinkExecutor = Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
+    ServerTls tls = null;
+    try {
+      tls = ServerTls.from(grpc.getSecurity(), scheduler);
+      AgentAuthenticator authenticator =
+          new AgentAuthenticator(
+              grpc.getAuth().getX509().isEnabled(),
+              grpc.getAuth().getX509().getFilters(),
+              new BearerTokens(grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile()));
+      SessionContext context =
+          new SessionContext(
+              replicaId, properties.getSessions(), sessions, accounts, sink, sinkExecutor, scheduler,
+              new ChannelMetrics(meters, sessions, accounts), clock);
+      HealthStatusManager health = new HealthStatusManager();
+      InetSocketAddress bindAddress = new InetSocketAddress(grpc.getAddress(), grpc.getPort());
+      int maxFrameBytes = (int) grpc.getMaxInboundMessageSize().toBytes();
+      NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress);
+      if (tls.sslContext() != null) {
+        builder.sslContext(tls.sslContext());
+      }
+      Server server =
+          builder
+              // Frames over the limit but under twice it are refused by the session with a clear
+              // status; beyond that the transport resets the stream before anything is read.
+              .maxInboundMessageSize(Math.max(maxFrameBytes * 2, maxFrameBytes + 1024 * 1024))
+              .keepAliveTime(grpc.getKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
+              .keepAliveTimeout(grpc.getKeepAliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
+              .permitKeepAliveTime(grpc.getPermitKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
+              .permitKeepAliveWithoutCalls(true)
+              .addService(health.getHealthService())
+              .addService(ServerInterceptors.intercept(AgentChannelService.definition(context, maxFrameBytes), authenticator))
+              .build();
+      try {
+        server.start();
+      } catch (IOException e) {
+        throw new UncheckedIOException(
+            "SpinAgent cannot listen for agents on " + bindAddress
+                + " (spinagent.grpc.address / spinagent.grpc.port): " + e.getMessage(), e);
+      }
+      health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
+      Duration sweep = sweepInterval(properties.getAccounts().getGracePeriod());
+      scheduler.scheduleWithFixedDelay(
+          () -> expireOrphans(accounts), sweep.toMillis(), sweep.toMillis(), TimeUnit.MILLISECONDS);
+      log.info("Listening for SpinAgent agents on {}:{} ({})", grpc.getAddress(), server.getPort(),
+          grpc.getSecurity().isEnabled() ? "TLS, client auth " + grpc.getSecurity().getClientAuth() : "plaintext");
+      return new AgentChannel(server, tls, health, sessions, scheduler, sinkExecutor);
+    } catch (RuntimeException e) {
+      if (tls != null) {
+        tls.close();
+      }
+      scheduler.shutdownNow();
+      sinkExecutor.shutdownNow();
+      throw e;
+    }
+  }
+
+  /** The port actually bound, which differs from the configured one when that is 0. */
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public void close() {
+    health.enterTerminalState();
+    sessions.closeAll(Status.UNAVAILABLE.withDescription("Clouddriver is stopping the SpinAgent plugin"));
+    server.shutdown();
+    try {
+      if (!server.awaitTermination(10, TimeUnit.SECONDS)) {
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      server.shutdownNow();
+      Thread.currentThread().interrupt();
+    }
+    scheduler.shutdownNow();
+    sinkExecutor.shutdown();
+    tls.close();
+    log.info("Stopped listening for SpinAgent agents");
+  }
+
+  private static void expireOrphans(AccountRegistry accounts) {
+    try {
+      accounts.expireOrphans()
+          .forEach(name -> log.warn("Account '{}' removed: no agent returned within the grace period", name));
+    } catch (RuntimeException e) {
+      log.error("Sweeping orphaned accounts failed; will retry", e);
+    }
+  }
+
+  /** Often enough that an orphan outlives its grace period by at most a tenth of it (at most 5s). */
+  private static Duration sweepInterval(Duration gracePeriod) {
+    Duration tenth = gracePeriod.dividedBy(10);
+    Duration max = Duration.ofSeconds(5);
+    Duration min = Duration.ofMillis(50);
+    return tenth.compareTo(max) > 0 ? max : tenth.compareTo(min) < 0 ? min : tenth;
+  }
+
+  private static java.util.concurrent.ThreadFactory threads(String prefix) {
+    AtomicInteger counter = new AtomicInteger();
+    return runnable -> {
+      Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    };
+  }
+}

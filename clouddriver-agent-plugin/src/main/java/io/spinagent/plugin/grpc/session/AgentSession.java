@@ -1,0 +1,468 @@
+package io.spinagent.plugin.grpc.session;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.spinagent.plugin.accounts.AccountMember;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.SinkBatch;
+import io.spinagent.plugin.cache.SinkEntry;
+import io.spinagent.plugin.grpc.ChannelMetrics;
+import io.spinagent.protocol.v1.AccountDecision;
+import io.spinagent.protocol.v1.AccountDecisions;
+import io.spinagent.protocol.v1.AccountHealth;
+import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.AccountsChanged;
+import io.spinagent.protocol.v1.AgentMessage;
+import io.spinagent.protocol.v1.ChangeBatch;
+import io.spinagent.protocol.v1.ChangeType;
+import io.spinagent.protocol.v1.Heartbeat;
+import io.spinagent.protocol.v1.Hello;
+import io.spinagent.protocol.v1.Kind;
+import io.spinagent.protocol.v1.ObjectChange;
+import io.spinagent.protocol.v1.PluginMessage;
+import io.spinagent.protocol.v1.ResyncMarker;
+import io.spinagent.protocol.v1.ResyncPhase;
+import io.spinagent.protocol.v1.Role;
+import io.spinagent.protocol.v1.Welcome;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One agent connection: the handshake, then the agent's frames in order. Inbound flow control is
+ * manual: the next frame is requested only while fewer than {@code maxPendingBatches} batches wait
+ * for the sink, so a slow database slows this agent (through HTTP/2 flow control, all the way back
+ * to its outbox) and nobody else.
+ */
+public final class AgentSession implements StreamObserver<InboundFrame>, AccountMember {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentSession.class);
+
+  private final String sessionId = UUID.randomUUID().toString();
+  private final String peer;
+  private final ServerCallStreamObserver<PluginMessage> call;
+  private final SessionContext context;
+  private final OutboundFrames outbound;
+  private final Instant connectedAt;
+  private final ScheduledFuture<?> heartbeatCheck;
+
+  private volatile Instant lastFrameAt;
+  private volatile String agentId;
+  private volatile String agentVersion = "";
+
+  // Guarded by this.
+  private final Map<String, AccountPipeline> pipelines = new HashMap<>();
+  private final Map<String, Long> lastReceivedSequence = new HashMap<>();
+  private final Set<String> accounts = new LinkedHashSet<>();
+  private int pendingBatches;
+  private boolean requestDeferred;
+  private boolean closed;
+
+  AgentSession(String peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
+    this.peer = peer;
+    this.call = call;
+    this.context = context;
+    this.outbound = new OutboundFrames(call, context.settings().getMaxOutboundFrames(), context.metrics()::sent);
+    Clock clock = context.clock();
+    this.connectedAt = clock.instant();
+    this.lastFrameAt = connectedAt;
+    Duration interval = context.settings().getHeartbeatInterval();
+    this.heartbeatCheck =
+        context.scheduler()
+            .scheduleAtFixedRate(this::checkHeartbeat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    call.setOnCancelHandler(() -> close(Status.CANCELLED.withDescription("the agent's connection ended")));
+    context.metrics().sessionOpened();
+    call.request(1);
+  }
+
+  @Override
+  public String agentId() {
+    return agentId == null ? "(before hello from " + peer + ")" : agentId;
+  }
+
+  @Override
+  public String sessionId() {
+    return sessionId;
+  }
+
+  public String peer() {
+    return peer;
+  }
+
+  public String agentVersion() {
+    return agentVersion;
+  }
+
+  public Instant connectedAt() {
+    return connectedAt;
+  }
+
+  public synchronized List<String> accounts() {
+    return List.copyOf(accounts);
+  }
+
+  @Override
+  public void decisionChanged(AccountDecision decision) {
+    send(PluginMessage.newBuilder().setDecisions(AccountDecisions.newBuilder().addAccounts(decision)).build());
+  }
+
+  @Override
+  public void onNext(InboundFrame frame) {
+    lastFrameAt = context.clock().instant();
+    context.metrics().received(frame.message(), frame.size());
+    try {
+      if (frame.problem() != null) {
+        throw new ProtocolViolation(frame.problem());
+      }
+      dispatch(frame.message());
+    } catch (ProtocolViolation violation) {
+      log.warn("Closing session of agent '{}' ({}): {}", agentId(), peer, violation.getMessage());
+      close(violation.status());
+      return;
+    }
+    requestNext();
+  }
+
+  @Override
+  public void onError(Throwable error) {
+    close(Status.fromThrowable(error));
+  }
+
+  @Override
+  public void onCompleted() {
+    close(Status.OK);
+  }
+
+  /** Ends the session: the agent's accounts lose it, and its stream ends with {@code status}. */
+  public void close(Status status) {
+    List<AccountPipeline> stopped;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      stopped = List.copyOf(pipelines.values());
+    }
+    heartbeatCheck.cancel(false);
+    stopped.forEach(AccountPipeline::close);
+    outbound.close(status);
+    if (agentId != null) {
+      context.accounts().release(this);
+      context.sessions().unregister(this);
+    }
+    context.metrics().sessionClosed(status);
+    if (status.isOk() || status.getCode() == Status.Code.CANCELLED) {
+      log.info("Agent '{}' ({}) disconnected: {}", agentId(), peer, describe(status));
+    } else {
+      log.warn("Agent '{}' ({}) disconnected: {}", agentId(), peer, describe(status));
+    }
+  }
+
+  private void dispatch(AgentMessage message) {
+    if (agentId == null && message.getBodyCase() != AgentMessage.BodyCase.HELLO) {
+      throw ProtocolViolation.precondition(
+          "the first frame must be hello, got " + message.getBodyCase().name().toLowerCase());
+    }
+    switch (message.getBodyCase()) {
+      case HELLO -> handshake(message.getHello());
+      case CHANGES -> changes(message.getChanges());
+      case RESYNC -> resync(message.getResync());
+      case ACCOUNTS_CHANGED -> accountsChanged(message.getAccountsChanged());
+      case ACCOUNT_STATUS -> {
+        var status = message.getAccountStatus();
+        if (status.getHealth() == AccountHealth.ACCOUNT_HEALTH_FAILED && owns(status.getAccount())) {
+          context.accounts().recordError(status.getAccount(), status.getError());
+        }
+      }
+      case HEARTBEAT ->
+          send(PluginMessage.newBuilder()
+              .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
+              .build());
+      case TUNNEL, COMMAND_RESULT ->
+          // Not used by this plugin version; newer agents may send them before negotiation says so.
+          log.debug("Agent '{}' sent {}, which this plugin version ignores", agentId, message.getBodyCase());
+      case BODY_NOT_SET -> throw ProtocolViolation.invalid("empty frame: no body set");
+    }
+  }
+
+  private void handshake(Hello hello) {
+    if (agentId != null) {
+      throw ProtocolViolation.precondition("hello sent twice");
+    }
+    if (hello.getAgentId().isBlank()) {
+      throw ProtocolViolation.invalid("hello.agent_id is required");
+    }
+    int version = ProtocolVersions.negotiate(hello.getProtocolVersionsList());
+    if (version == 0) {
+      throw ProtocolViolation.precondition(
+          "agent '" + hello.getAgentId() + "' speaks protocol versions " + hello.getProtocolVersionsList()
+              + ", this plugin supports " + ProtocolVersions.SUPPORTED + ": upgrade the agent or the plugin");
+    }
+    Set<String> names = new LinkedHashSet<>();
+    for (AccountInfo account : hello.getAccountsList()) {
+      validate(account);
+      if (!names.add(account.getName())) {
+        throw ProtocolViolation.invalid("hello lists account '" + account.getName() + "' twice");
+      }
+    }
+    agentId = hello.getAgentId();
+    agentVersion = hello.getAgentVersion();
+    Optional<AgentSession> existing = context.sessions().register(this);
+    if (existing.isPresent()) {
+      String other = existing.get().peer();
+      agentId = null; // never registered: close() must not release the other session's claims
+      throw new ProtocolViolation(
+          Status.ALREADY_EXISTS.withDescription(
+              "agent id '" + hello.getAgentId() + "' is already connected from " + other
+                  + "; give each agent its own agent.id"));
+    }
+    Welcome.Builder welcome =
+        Welcome.newBuilder()
+            .setProtocolVersion(version)
+            .setSessionId(sessionId)
+            .setReplicaId(context.replicaId())
+            .setHeartbeatIntervalSeconds(heartbeatIntervalSeconds());
+    for (AccountInfo account : hello.getAccountsList()) {
+      welcome.addAccounts(claim(account));
+    }
+    log.info(
+        "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
+        agentId, agentVersion, peer, version, names);
+    send(PluginMessage.newBuilder().setWelcome(welcome).build());
+  }
+
+  private AccountDecision claim(AccountInfo account) {
+    AccountDecision decision = context.accounts().claim(this, account);
+    if (decision.getAccepted()) {
+      synchronized (this) {
+        accounts.add(account.getName());
+      }
+    }
+    return decision;
+  }
+
+  private void accountsChanged(AccountsChanged changed) {
+    // Removals first, so a name both removed and added in one frame (a changed account) ends up served.
+    for (String name : changed.getRemovedList()) {
+      AccountPipeline pipeline;
+      synchronized (this) {
+        accounts.remove(name);
+        lastReceivedSequence.remove(name);
+        pipeline = pipelines.remove(name);
+      }
+      if (pipeline != null) {
+        pipeline.close();
+      }
+      context.accounts().withdraw(this, name);
+    }
+    AccountDecisions.Builder decisions = AccountDecisions.newBuilder();
+    for (AccountInfo account : changed.getAddedList()) {
+      validate(account);
+      decisions.addAccounts(claim(account));
+    }
+    if (decisions.getAccountsCount() > 0) {
+      send(PluginMessage.newBuilder().setDecisions(decisions).build());
+    }
+  }
+
+  private void changes(ChangeBatch batch) {
+    String account = batch.getAccount();
+    requireStreaming(account, "changes");
+    List<SinkEntry> entries = new ArrayList<>(batch.getChangesCount());
+    for (int i = 0; i < batch.getChangesCount(); i++) {
+      ObjectChange change = batch.getChanges(i);
+      validate(change, account, i);
+      if (isNew(account, change.getSequence())) {
+        entries.add(new SinkEntry.Change(change));
+      }
+    }
+    submit(account, entries);
+  }
+
+  private void resync(ResyncMarker marker) {
+    String account = marker.getAccount();
+    requireStreaming(account, "resync");
+    if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_UNSPECIFIED) {
+      throw ProtocolViolation.invalid("resync for account '" + account + "': phase is required");
+    }
+    validate(marker.getKind(), "resync for account '" + account + "'");
+    if (marker.getSequence() <= 0) {
+      throw ProtocolViolation.invalid("resync for account '" + account + "': sequence must be positive");
+    }
+    if (isNew(account, marker.getSequence())) {
+      submit(account, List.of(new SinkEntry.Resync(marker)));
+    }
+  }
+
+  private void submit(String account, List<SinkEntry> entries) {
+    if (entries.isEmpty()) {
+      return; // a replay of what this session already took
+    }
+    AccountPipeline pipeline;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      pendingBatches++;
+      pipeline =
+          pipelines.computeIfAbsent(
+              account,
+              a -> new AccountPipeline(
+                  a, agentId, context.sink(), context.sinkExecutor(), context.scheduler(),
+                  committed -> committed(a, committed)));
+    }
+    pipeline.submit(new SinkBatch(account, entries));
+  }
+
+  private void committed(String account, SinkBatch batch) {
+    context.accounts().recordCommitted(this, account, batch.lastSequence());
+    int changes = 0;
+    for (SinkEntry entry : batch.entries()) {
+      if (entry instanceof SinkEntry.Resync resync && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END) {
+        context.accounts().resyncCompleted(this, account, resync.marker().getKind());
+      } else if (entry instanceof SinkEntry.Change) {
+        changes++;
+      }
+    }
+    context.metrics().committed(changes);
+    outbound.acknowledge(account, batch.lastSequence());
+    boolean resume;
+    synchronized (this) {
+      pendingBatches--;
+      resume = requestDeferred && !closed && pendingBatches < context.settings().getMaxPendingBatches();
+      if (resume) {
+        requestDeferred = false;
+      }
+    }
+    if (resume) {
+      call.request(1);
+    }
+  }
+
+  private void requestNext() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      if (pendingBatches >= context.settings().getMaxPendingBatches()) {
+        requestDeferred = true;
+        return;
+      }
+    }
+    call.request(1);
+  }
+
+  /** Sequences only grow within a session; anything at or below the last one is a replay. */
+  private synchronized boolean isNew(String account, long sequence) {
+    long last = lastReceivedSequence.getOrDefault(account, 0L);
+    if (sequence <= last) {
+      return false;
+    }
+    lastReceivedSequence.put(account, sequence);
+    return true;
+  }
+
+  private void requireStreaming(String account, String frame) {
+    if (account.isEmpty()) {
+      throw ProtocolViolation.invalid(frame + ": account is required");
+    }
+    if (!owns(account)) {
+      throw ProtocolViolation.precondition(
+          frame + " for account '" + account + "', which this agent did not register or was refused"
+              + " (registered: " + accounts() + ")");
+    }
+    if (!context.accounts().isCaching(this, account)) {
+      throw ProtocolViolation.precondition(
+          frame + " for account '" + account + "', which this agent serves as " + Role.ROLE_STANDBY
+              + ": only the caching agent streams objects");
+    }
+  }
+
+  private synchronized boolean owns(String account) {
+    return accounts.contains(account);
+  }
+
+  private static void validate(AccountInfo account) {
+    if (account.getName().isBlank()) {
+      throw ProtocolViolation.invalid("account name is required");
+    }
+    if (account.getCluster().getApiServerHost().isBlank()) {
+      throw ProtocolViolation.invalid(
+          "account '" + account.getName() + "': cluster.api_server_host is required");
+    }
+    for (Kind kind : account.getKindsList()) {
+      validate(kind, "account '" + account.getName() + "'");
+    }
+  }
+
+  private static void validate(ObjectChange change, String account, int index) {
+    String where = "changes for account '" + account + "', change " + index;
+    if (change.getSequence() <= 0) {
+      throw ProtocolViolation.invalid(where + ": sequence must be positive");
+    }
+    validate(change.getKind(), where);
+    if (change.getName().isEmpty()) {
+      throw ProtocolViolation.invalid(where + ": name is required");
+    }
+    if (change.getType() == ChangeType.CHANGE_TYPE_UNSPECIFIED) {
+      throw ProtocolViolation.invalid(where + " (" + change.getName() + "): type is required");
+    }
+    if (change.getType() == ChangeType.CHANGE_TYPE_UPSERT && change.getObjectJson().isEmpty()) {
+      throw ProtocolViolation.invalid(where + " (" + change.getName() + "): an upsert needs object_json");
+    }
+  }
+
+  private static void validate(Kind kind, String where) {
+    if (kind.getKind().isEmpty() || kind.getVersion().isEmpty() || kind.getPlural().isEmpty()) {
+      throw ProtocolViolation.invalid(where + ": kind needs kind, version and plural, got " + kind.toString().trim());
+    }
+  }
+
+  private void send(PluginMessage message) {
+    if (!outbound.send(message)) {
+      close(Status.RESOURCE_EXHAUSTED.withDescription(
+          "agent is not reading its stream: more than " + context.settings().getMaxOutboundFrames()
+              + " frames waiting"));
+    }
+  }
+
+  /** Whole seconds, rounded up: an agent told 0 would fall back to its own default. */
+  private int heartbeatIntervalSeconds() {
+    long millis = context.settings().getHeartbeatInterval().toMillis();
+    return (int) Math.max(1, (millis + 999) / 1000);
+  }
+
+  private void checkHeartbeat() {
+    synchronized (this) {
+      if (requestDeferred) {
+        // We stopped reading (the sink is behind): the agent's heartbeats wait unread in the
+        // transport, so silence says nothing about the agent.
+        lastFrameAt = context.clock().instant();
+        return;
+      }
+    }
+    Duration silence = Duration.between(lastFrameAt, context.clock().instant());
+    Duration limit = context.settings().getHeartbeatInterval().multipliedBy(3);
+    if (silence.compareTo(limit) > 0) {
+      close(Status.UNAVAILABLE.withDescription(
+          "no frame from the agent for " + silence.toSeconds() + "s (heartbeat limit " + limit.toSeconds() + "s)"));
+    }
+  }
+
+  private static String describe(Status status) {
+    return status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+  }
+}

@@ -1,0 +1,177 @@
+package io.spinagent.plugin.grpc
+
+import io.grpc.ChannelCredentials
+import io.grpc.InsecureChannelCredentials
+import io.grpc.Status
+import io.grpc.TlsChannelCredentials
+import io.spinagent.plugin.config.SpinAgentProperties
+import io.spinagent.testkit.tls.TestPki
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.lang.TempDir
+import spock.lang.Unroll
+
+import java.nio.file.Files
+import java.nio.file.Path
+import java.nio.file.attribute.FileTime
+import java.time.Instant
+
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
+class ChannelSecuritySpec extends Specification {
+
+  @TempDir
+  Path dir
+
+  @AutoCleanup
+  ChannelFixture fixture = new ChannelFixture()
+
+  static TestPki pki = TestPki.create('SpinAgent Test CA')
+  static TestPki otherPki = TestPki.create('Some Other CA')
+
+  def "over TLS an agent that trusts the plugin's CA connects; a plaintext agent does not"() {
+    given:
+    tls(SpinAgentProperties.ClientAuth.NONE)
+    fixture.start()
+
+    expect:
+    connects(trusting())
+    refusedBy(InsecureChannelCredentials.create()).code == Status.Code.UNAVAILABLE
+  }
+
+  def "with client auth REQUIRE only agents with a certificate from the trusted CA get in"() {
+    given:
+    tls(SpinAgentProperties.ClientAuth.REQUIRE)
+    fixture.start()
+
+    expect:
+    connects(trusting(pki.issueClient('CN=agent-1,O=SpinAgent')))
+    refusedBy(trusting()).code == Status.Code.UNAVAILABLE
+    refusedBy(trusting(otherPki.issueClient('CN=agent-1,O=SpinAgent'))).code == Status.Code.UNAVAILABLE
+  }
+
+  @Unroll
+  def "subject filters admit '#subject': #admitted"() {
+    given:
+    tls(SpinAgentProperties.ClientAuth.REQUIRE)
+    fixture.properties.grpc.auth.x509.enabled = true
+    fixture.properties.grpc.auth.x509.filters = ['CN=agent-[a-z0-9-]+,O=SpinAgent']
+    fixture.start()
+    def credentials = trusting(pki.issueClient(subject))
+
+    expect:
+    if (admitted) {
+      assert connects(credentials)
+    } else {
+      def status = refusedBy(credentials)
+      assert status.code == Status.Code.UNAUTHENTICATED
+      assert status.description == "client certificate subject '$subject' matches none of spinagent.grpc.auth.x509.filters"
+    }
+
+    where:
+    subject                         || admitted
+    'CN=agent-eu-1,O=SpinAgent'     || true
+    'CN=agent-eu-1,O=Intruders'     || false
+    'CN=clouddriver,O=SpinAgent'    || false
+  }
+
+  def "with tokens configured an agent needs a valid bearer token"() {
+    given:
+    fixture.properties.grpc.auth.tokens.values = ['s3cret-token']
+    fixture.start()
+
+    expect:
+    connects(InsecureChannelCredentials.create(), 's3cret-token')
+    refusedBy(InsecureChannelCredentials.create(), null).description == 'no bearer token (spinagent.grpc.auth.tokens is configured)'
+    refusedBy(InsecureChannelCredentials.create(), 'guess').description == 'bearer token not accepted'
+    refusedBy(InsecureChannelCredentials.create(), 'guess').code == Status.Code.UNAUTHENTICATED
+  }
+
+  def "a token file is re-read when it changes, without a restart"() {
+    given:
+    def tokens = dir.resolve('tokens')
+    Files.writeString(tokens, '# agents of team a\nfirst-token\n')
+    fixture.properties.grpc.auth.tokens.file = tokens
+    fixture.start()
+
+    expect:
+    connects(InsecureChannelCredentials.create(), 'first-token')
+
+    when:
+    Files.writeString(tokens, 'second-token\n')
+    Files.setLastModifiedTime(tokens, FileTime.from(Instant.now().plusSeconds(5)))
+
+    then:
+    connects(InsecureChannelCredentials.create(), 'second-token')
+    refusedBy(InsecureChannelCredentials.create(), 'first-token').description == 'bearer token not accepted'
+  }
+
+  def "rotated server certificate files are picked up without a restart"() {
+    given:
+    def rotatedPki = TestPki.create('Rotated CA')
+    tls(SpinAgentProperties.ClientAuth.NONE)
+    fixture.properties.grpc.security.reloadInterval = java.time.Duration.ofMillis(200)
+    fixture.start()
+
+    expect:
+    connects(trusting())
+    refusedBy(trusting(null, rotatedPki)).code == Status.Code.UNAVAILABLE
+
+    when:
+    rotatedPki.issueServer('clouddriver').written(dir, 'server')
+
+    then:
+    new spock.util.concurrent.PollingConditions(timeout: 10).eventually {
+      assert connects(trusting(null, rotatedPki))
+    }
+  }
+
+  def "TLS settings that cannot work stop the plugin from starting, naming the key"() {
+    given:
+    fixture.properties.grpc.security.enabled = true
+    fixture.properties.grpc.security.privateKey = dir.resolve('missing.key')
+
+    when:
+    fixture.start()
+
+    then:
+    def e = thrown(IllegalStateException)
+    e.message == 'spinagent.grpc.security.certificate-chain is required when spinagent.grpc.security is enabled'
+  }
+
+  private void tls(SpinAgentProperties.ClientAuth clientAuth) {
+    def server = pki.issueServer('clouddriver').written(dir, 'server')
+    def security = fixture.properties.grpc.security
+    security.enabled = true
+    security.certificateChain = server.certificateChain()
+    security.privateKey = server.privateKey()
+    security.trustCertCollection = pki.writeCaCertificate(dir.resolve('ca.crt'))
+    security.clientAuth = clientAuth
+  }
+
+  private ChannelCredentials trusting(TestPki.Issued client = null, TestPki ca = pki) {
+    def builder = TlsChannelCredentials.newBuilder().trustManager(ca.writeCaCertificate(dir.resolve("trust-${UUID.randomUUID()}.crt")).toFile())
+    if (client != null) {
+      def files = client.written(dir, "client-${UUID.randomUUID()}")
+      builder.keyManager(files.certificateChain().toFile(), files.privateKey().toFile())
+    }
+    builder.build()
+  }
+
+  private boolean connects(ChannelCredentials credentials, String token = null) {
+    def agent = fixture.agent(credentials, token)
+    try {
+      agent.hello("agent-${UUID.randomUUID()}", [account("acct-${UUID.randomUUID().toString().take(8)}")])
+      agent.next(WELCOME).welcome.protocolVersion == 1
+    } finally {
+      agent.close()
+    }
+  }
+
+  private Status refusedBy(ChannelCredentials credentials, String token = null) {
+    def agent = fixture.agent(credentials, token)
+    agent.hello("agent-${UUID.randomUUID()}", [account('refused')])
+    agent.awaitClosed()
+  }
+}
