@@ -44,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * <p>Producers (informers) put changes into the outbox; this client sends them, applies
  * acknowledgements, and resends whatever was not acknowledged after a reconnect. Accounts refused
  * by Clouddriver, or served by this agent as standby, are {@linkplain Outbox#suspend suspended} in
- * the outbox; when an account starts streaming, {@link StreamListener#resyncRequired} asks for a
- * complete listing.
+ * the outbox; whenever Clouddriver asks for it (an account starts streaming, or Clouddriver lost
+ * track of it), {@link StreamListener#resyncRequired} asks for a complete listing.
  *
  * <p>All protocol work happens on one thread, {@code spinagent-stream}; the public methods may be
  * called from any thread.
@@ -336,6 +336,8 @@ public final class AgentStreamClient implements AutoCloseable {
         if (streaming.add(account)) {
           streamingView = List.copyOf(streaming);
           log.info("Agent '{}' streams account '{}'", identity.agentId(), account);
+        }
+        if (decision.getResyncRequired()) {
           safely(() -> listener.resyncRequired(account), "resyncRequired");
         }
       } else {

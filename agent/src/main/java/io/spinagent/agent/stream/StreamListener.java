@@ -21,10 +21,9 @@ public interface StreamListener {
   default void accountDecided(AccountDecision decision) {}
 
   /**
-   * This agent now streams {@code account} (first accepted as caching, or promoted from standby):
-   * send a complete listing of it, i.e. for each kind BEGIN marker, every object, END marker.
-   * Not called when an account that was already streamed is confirmed after a reconnect: the outbox
-   * resends what Clouddriver had not acknowledged.
+   * Clouddriver needs a complete listing of {@code account} (this agent started streaming it, took
+   * over from another replica, or reconnected): for each kind send a BEGIN marker, every object,
+   * and an END marker. The informers' stores are enough; the API server need not be listed again.
    */
   default void resyncRequired(String account) {}
 }

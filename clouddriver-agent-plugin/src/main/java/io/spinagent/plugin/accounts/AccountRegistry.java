@@ -180,7 +180,8 @@ public final class AccountRegistry {
           entry,
           entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
           notifications);
-      decision.setRole(Role.ROLE_CACHING);
+      // Whatever the plugin holds may be stale: reconcile with a complete listing.
+      decision.setRole(Role.ROLE_CACHING).setResyncRequired(true);
     } else {
       decision.setRole(Role.ROLE_STANDBY);
     }
@@ -216,6 +217,7 @@ public final class AccountRegistry {
               .setAccount(entry.name)
               .setAccepted(true)
               .setRole(Role.ROLE_CACHING)
+              .setResyncRequired(true)
               .setCommittedSequence(committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
               .build();
       log.info(

@@ -47,15 +47,18 @@ class ChannelFailuresSpec extends Specification {
     awaitStreaming()
     Map<String, String> expected = [:]
     def producing = new AtomicBoolean(true)
+    def failuresDone = new AtomicBoolean(false)
     Throwable producerFailure = null
 
-    when: 'a producer changes 300 objects ten times each, deleting some, while the network fails'
+    when: 'a producer changes 300 objects in rounds (at least ten, and until the failures are over), deleting some in the last'
     def producer = Thread.start('producer') {
       try {
-        for (int round = 1; round <= 10; round++) {
+        boolean last = false
+        for (int round = 1; !last; round++) {
+          last = round >= 10 && failuresDone.get()
           for (int i = 0; i < 300; i++) {
             String name = "deploy-$i"
-            if (round == 10 && i % 7 == 0) {
+            if (last && i % 7 == 0) {
               fixture.outbox.put('prod', fixture.delete(name))
               expected.remove(name)
             } else {
@@ -96,6 +99,7 @@ class ChannelFailuresSpec extends Specification {
     within(30).eventually { assert reconnects() >= beforeRefusal + 2 }
     proxy.refuse(false)
     boolean producingAfterFailures = producing.get()
+    failuresDone.set(true)
     producer.join(120_000)
 
     then: 'the producer finished without error'
@@ -190,7 +194,7 @@ class ChannelFailuresSpec extends Specification {
       assert fixture.stored() == [during: '{"v":"during"}']
     }
 
-    and: 'an account it already streamed is not relisted: resending the unacknowledged outbox is enough'
-    fixture.resyncsRequested == ['prod']
+    and: 'the restarted plugin trusts nothing it held: it asked for a complete listing again'
+    fixture.resyncsRequested == ['agent-1:prod', 'agent-1:prod']
   }
 }

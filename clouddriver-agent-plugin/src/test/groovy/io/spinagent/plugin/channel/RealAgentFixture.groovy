@@ -46,7 +46,11 @@ class RealAgentFixture implements Closeable {
   final InMemoryObjectStore store = new InMemoryObjectStore()
   final SimpleMeterRegistry pluginMeters = new SimpleMeterRegistry()
   final SimpleMeterRegistry agentMeters = new SimpleMeterRegistry()
+  /** "agentId:account" for every full listing an agent was asked for. */
   final List<String> resyncsRequested = new CopyOnWriteArrayList<>()
+  final List<io.grpc.Status> disconnects = new CopyOnWriteArrayList<>()
+  private final List<AgentStreamClient> clients = new CopyOnWriteArrayList<>()
+  private final List<Outbox> outboxes = new CopyOnWriteArrayList<>()
   final AtomicLong resourceVersion = new AtomicLong(1000)
   long commitDelayMillis = 0
   AccountRegistry accounts
@@ -103,23 +107,42 @@ class RealAgentFixture implements Closeable {
   }
 
   RealAgentFixture startAgent(int port, long outboxBytes, String agentId = 'agent-1') {
-    def config = new ClouddriverConfig(new GrpcTarget('127.0.0.1', port), true,
-        new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
-        new AuthConfig(Optional.empty(), Optional.empty()),
+    startAgent(agentConfig(port, true, new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
+        new AuthConfig(Optional.empty(), Optional.empty()), outboxBytes), agentId)
+  }
+
+  RealAgentFixture startAgent(ClouddriverConfig config, String agentId = 'agent-1') {
+    outbox = new Outbox(config.outbox().maxBytes())
+    client = newClient(config, agentId, outbox)
+    this
+  }
+
+  /** Another agent process: its own outbox and client, closed with the fixture. */
+  AgentStreamClient newClient(ClouddriverConfig config, String agentId, Outbox agentOutbox) {
+    def listener = new StreamListener() {
+      @Override
+      void resyncRequired(String account) {
+        resyncsRequested << "$agentId:$account".toString()
+      }
+
+      @Override
+      void disconnected(io.grpc.Status status) {
+        disconnects << status
+      }
+    }
+    def agent = AgentStreamClient.create(config, new AgentIdentity(agentId, 'test', ''), agentOutbox, listener, agentMeters)
+    clients << agent
+    outboxes << agentOutbox
+    agent.start([account('prod')])
+    agent
+  }
+
+  static ClouddriverConfig agentConfig(int port, boolean insecure, TlsConfig tls, AuthConfig auth, long outboxBytes = 1 << 20) {
+    new ClouddriverConfig(new GrpcTarget('127.0.0.1', port), insecure, tls, auth,
         // gRPC raises client keepalive below 10s to 10s; the heartbeat check catches stalls sooner.
         10, 2,
         new BackoffConfig(Duration.ofMillis(50), 1.6, 0.2, Duration.ofSeconds(1)),
         new OutboxConfig(outboxBytes))
-    outbox = new Outbox(outboxBytes)
-    def listener = new StreamListener() {
-      @Override
-      void resyncRequired(String account) {
-        resyncsRequested << account
-      }
-    }
-    client = AgentStreamClient.create(config, new AgentIdentity(agentId, 'test', ''), outbox, listener, agentMeters)
-    client.start([account('prod')])
-    this
   }
 
   static AccountInfo account(String name) {
@@ -148,8 +171,8 @@ class RealAgentFixture implements Closeable {
 
   @Override
   void close() {
-    client?.close()
-    outbox?.close()
+    clients*.close()
+    outboxes*.close()
     channel?.close()
   }
 }

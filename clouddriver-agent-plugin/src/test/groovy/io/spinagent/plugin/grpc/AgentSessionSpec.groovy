@@ -55,6 +55,7 @@ class AgentSessionSpec extends Specification {
     welcome.accountsList*.account == ['prod']
     welcome.accountsList*.accepted == [true]
     welcome.accountsList*.role == [Role.ROLE_CACHING]
+    welcome.accountsList*.resyncRequired == [true]
     fixture.accounts.find('prod').get().state() == AccountState.ACTIVATING
 
     when:
@@ -323,6 +324,7 @@ class AgentSessionSpec extends Specification {
     then:
     decision.accepted
     decision.role == Role.ROLE_STANDBY
+    !decision.resyncRequired
 
     when: 'a standby streams'
     standby.upsert('prod', 1, 'web')
@@ -338,6 +340,7 @@ class AgentSessionSpec extends Specification {
 
     then:
     promoted.role == Role.ROLE_CACHING
+    promoted.resyncRequired
     eventually.eventually {
       assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-c'
       assert fixture.accounts.find('prod').get().state() == AccountState.ACTIVATING

@@ -64,6 +64,7 @@ class GracePeriodSpec extends Specification {
     then: 'it learns what was already committed, and the account waits for its listing'
     decision.accepted
     decision.committedSequence == 3
+    decision.resyncRequired
     fixture.accounts.find('prod').get().state() == AccountState.ACTIVATING
     fixture.store.objects('prod').size() == 1
 

@@ -1,0 +1,380 @@
+package io.spinagent.testkit.kubernetes;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An in-process Kubernetes API server for tests: fabric8's CRUD store behind our own HTTP front end
+ * (the JDK's {@code com.sun.net.httpserver}), speaking what the official Java client and kubectl rely on:
+ * CRUD with conflicts, a global resourceVersion, selectors, consistent pagination, watches with history
+ * and 410 Expired, bookmarks, discovery including CRDs, OpenAPI v3 for kubectl, metadata-only and table
+ * responses, SelfSubjectAccessReview, bearer tokens with 401/403, and HTTPS with a generated CA.
+ *
+ * <p>The JDK server was chosen over Netty or okhttp's MockWebServer because it adds no dependency that
+ * could clash with the agent's own (client-java brings okhttp 4, fabric8's mock server okhttp 3), it does
+ * chunked streaming and TLS, and it can be stopped and started again on the same port while the store,
+ * the event history and the certificates stay, which is how tests exercise "API server restarted".
+ *
+ * <pre>{@code
+ * try (KubernetesApiServer server = KubernetesApiServer.builder().start()) {
+ *   Path kubeconfig = server.kubeconfig().writeTempFile();
+ *   ApiClient client = Config.fromConfig(kubeconfig.toString());
+ *   ...
+ * }
+ * }</pre>
+ */
+public final class KubernetesApiServer implements AutoCloseable {
+
+  private final Builder options;
+  private final ResourceTypeRegistry registry = new ResourceTypeRegistry();
+  private final WatchHub hub;
+  private final ResourceStore store;
+  private final AccessControl accessControl = new AccessControl();
+  private final FaultInjector faults = new FaultInjector();
+  private final RequestLog requestLog = new RequestLog();
+  private final SelfSignedCertificates certificates;
+  private final ApiRequestRouter router;
+  private HttpServer httpServer;
+  private ExecutorService executor;
+  private volatile int boundPort;
+
+  private KubernetesApiServer(Builder options) {
+    this.options = options;
+    this.hub = new WatchHub(options.eventHistoryLimit);
+    this.store = new ResourceStore(registry, hub, options.requireNamespaces);
+    this.certificates = options.https ? SelfSignedCertificates.generate(options.host) : null;
+    ResourceRequestHandler resources = new ResourceRequestHandler(store, accessControl, options.defaultWatchTimeout,
+        options.bookmarkInterval);
+    this.router = new ApiRequestRouter(registry, resources, accessControl, faults, requestLog, options.gitVersion,
+        () -> options.host + ":" + boundPort);
+    this.boundPort = options.port;
+    for (String namespace : options.initialNamespaces) {
+      createObject("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + namespace + "\"}}");
+    }
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** Starts listening; on the configured port, or on a random free one the first time if that was 0. */
+  public synchronized KubernetesApiServer start() {
+    if (httpServer != null) {
+      return this;
+    }
+    ThreadFactory threads = new ThreadFactory() {
+      private final AtomicInteger count = new AtomicInteger();
+
+      @Override
+      public Thread newThread(Runnable runnable) {
+        Thread thread = new Thread(runnable, "kube-api-test-server-" + count.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+      }
+    };
+    executor = Executors.newCachedThreadPool(threads);
+    httpServer = bind();
+    httpServer.createContext("/", router);
+    httpServer.setExecutor(executor);
+    httpServer.start();
+    boundPort = httpServer.getAddress().getPort();
+    return this;
+  }
+
+  private HttpServer bind() {
+    InetSocketAddress address = new InetSocketAddress(options.host, boundPort);
+    long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      try {
+        if (certificates == null) {
+          return HttpServer.create(address, 128);
+        }
+        HttpsServer https = HttpsServer.create(address, 128);
+        https.setHttpsConfigurator(new HttpsConfigurator(certificates.serverContext()));
+        return https;
+      } catch (BindException e) {
+        // On restart the old socket may linger for a moment; the port is ours, so wait for it.
+        if (boundPort == 0 || System.nanoTime() > giveUpAt) {
+          throw new UncheckedIOException("could not bind " + address, e);
+        }
+        sleep(50);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  }
+
+  /** Stops listening and ends all watches; the store and its history are kept for {@link #start()}. */
+  public synchronized void stop() {
+    if (httpServer == null) {
+      return;
+    }
+    httpServer.stop(0);
+    hub.closeAll();
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    httpServer = null;
+    executor = null;
+  }
+
+  /** Stop, then start again on the same port, keeping objects, history and certificates. */
+  public synchronized KubernetesApiServer restart() {
+    stop();
+    return start();
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+
+  public synchronized boolean isRunning() {
+    return httpServer != null;
+  }
+
+  public String host() {
+    return options.host;
+  }
+
+  public synchronized int port() {
+    return boundPort;
+  }
+
+  public boolean isHttps() {
+    return certificates != null;
+  }
+
+  /** Base URL, e.g. {@code https://127.0.0.1:41234}. */
+  public String url() {
+    return (isHttps() ? "https://" : "http://") + options.host + ":" + port();
+  }
+
+  /** PEM of the CA that signed the serving certificate; null for plain HTTP. */
+  public String caCertificatePem() {
+    return certificates == null ? null : certificates.caCertificatePem();
+  }
+
+  /** The generated certificates; null for plain HTTP. */
+  public SelfSignedCertificates certificates() {
+    return certificates;
+  }
+
+  public String gitVersion() {
+    return options.gitVersion;
+  }
+
+  public ResourceStore store() {
+    return store;
+  }
+
+  public ResourceTypeRegistry registry() {
+    return registry;
+  }
+
+  public AccessControl accessControl() {
+    return accessControl;
+  }
+
+  public FaultInjector faults() {
+    return faults;
+  }
+
+  /** The requests answered so far (the last few thousand). */
+  public RequestLog requestLog() {
+    return requestLog;
+  }
+
+  /** The store's current (global) resourceVersion. */
+  public long resourceVersion() {
+    return store.currentResourceVersion();
+  }
+
+  /** Forgets the event history up to now: watches and continue tokens from before now get 410. */
+  public void compact() {
+    store.compact();
+  }
+
+  /**
+   * Watch streams currently open. A client that simply went away is noticed at the next event or
+   * bookmark written to it, so this may briefly count watches whose client is already gone.
+   */
+  public int activeWatches() {
+    return hub.activeWatches();
+  }
+
+  /**
+   * Ends every open watch stream cleanly, as a real server does when a watch's timeout expires; clients
+   * then watch again from the last resourceVersion they saw (after {@link #compact()}: and get 410).
+   */
+  public void closeAllWatches() {
+    hub.closeAll();
+  }
+
+  /** A kubeconfig writer preset with this server's URL and CA. */
+  public KubeconfigWriter kubeconfig() {
+    return KubeconfigWriter.forServer(this);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Direct access for test setup: same store, same events, no HTTP.
+
+  /** Creates an object from a JSON or YAML manifest; namespaced objects default to "default". */
+  public String createObject(String manifest) {
+    ObjectNode object = Json.parseYamlObject(manifest.getBytes(StandardCharsets.UTF_8));
+    ResourceType type = typeOf(object);
+    String namespace = type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
+    return Json.write(ResponseShape.full(store.create(type, namespace, object, false), type));
+  }
+
+  /** Replaces an object with the given manifest (a resourceVersion in it is a precondition). */
+  public String replaceObject(String manifest) {
+    ObjectNode object = Json.parseYamlObject(manifest.getBytes(StandardCharsets.UTF_8));
+    ResourceType type = typeOf(object);
+    String namespace = type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
+    String name = Json.text(object, "metadata.name");
+    return Json.write(ResponseShape.full(store.replace(type, namespace, name, null, object, false), type));
+  }
+
+  /** Applies a JSON merge patch (RFC 7386) to an object. */
+  public String mergePatchObject(String apiVersion, String kind, String namespace, String name, String patch) {
+    ResourceType type = type(apiVersion, kind);
+    byte[] body = patch.getBytes(StandardCharsets.UTF_8);
+    return Json.write(ResponseShape.full(store.modify(type, namespace, name, null,
+        current -> Patches.apply(Patches.Kind.MERGE, current, body), false), type));
+  }
+
+  public Optional<String> getObject(String apiVersion, String kind, String namespace, String name) {
+    ResourceType type = type(apiVersion, kind);
+    try {
+      return Optional.of(Json.write(ResponseShape.full(store.get(type, namespace, name), type)));
+    } catch (ApiError e) {
+      if (e.code() == 404) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  public void deleteObject(String apiVersion, String kind, String namespace, String name) {
+    store.delete(type(apiVersion, kind), namespace, name, null, false);
+  }
+
+  private ResourceType typeOf(ObjectNode object) {
+    return type(object.path("apiVersion").asText(""), object.path("kind").asText(""));
+  }
+
+  private ResourceType type(String apiVersion, String kind) {
+    return registry.findByKind(apiVersion, kind).orElseThrow(() -> new ApiError(404, "NotFound",
+        "no resource of kind " + kind + " is served at " + apiVersion));
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Options; every one has a default that suits most tests. */
+  public static final class Builder {
+    private boolean https = true;
+    private String host = "127.0.0.1";
+    private int port;
+    private String gitVersion = "v1.29.4";
+    private int eventHistoryLimit = 10_000;
+    private Duration bookmarkInterval = Duration.ofSeconds(60);
+    private Duration defaultWatchTimeout = Duration.ofMinutes(30);
+    private boolean requireNamespaces = true;
+    private List<String> initialNamespaces = List.of("default", "kube-system", "kube-public", "kube-node-lease");
+
+    private Builder() {}
+
+    /** HTTPS with a generated CA (the default) or plain HTTP. */
+    public Builder https(boolean https) {
+      this.https = https;
+      return this;
+    }
+
+    public Builder http() {
+      return https(false);
+    }
+
+    /** Address to listen on; 127.0.0.1 by default. */
+    public Builder host(String host) {
+      this.host = host;
+      return this;
+    }
+
+    /** Port to listen on; 0 (the default) picks a free one. */
+    public Builder port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    /** What /version reports, e.g. v1.29.4. */
+    public Builder gitVersion(String gitVersion) {
+      this.gitVersion = gitVersion;
+      return this;
+    }
+
+    /** How many changes the watch history keeps; older resourceVersions get 410 Expired. */
+    public Builder eventHistoryLimit(int events) {
+      this.eventHistoryLimit = events;
+      return this;
+    }
+
+    /** How often watches that allow bookmarks get one (a real server: about a minute). */
+    public Builder bookmarkInterval(Duration interval) {
+      this.bookmarkInterval = interval;
+      return this;
+    }
+
+    /** How long a watch without timeoutSeconds stays open. */
+    public Builder defaultWatchTimeout(Duration timeout) {
+      this.defaultWatchTimeout = timeout;
+      return this;
+    }
+
+    /** Whether namespaced objects need their namespace to exist first (true, as on a real server). */
+    public Builder requireNamespaces(boolean require) {
+      this.requireNamespaces = require;
+      return this;
+    }
+
+    /** Namespaces that exist from the start (default, kube-system, kube-public, kube-node-lease). */
+    public Builder initialNamespaces(List<String> namespaces) {
+      this.initialNamespaces = List.copyOf(namespaces);
+      return this;
+    }
+
+    public KubernetesApiServer build() {
+      return new KubernetesApiServer(this);
+    }
+
+    public KubernetesApiServer start() {
+      return build().start();
+    }
+  }
+}
