@@ -1,5 +1,7 @@
 package io.spinagent.testkit.kubernetes;
 
+import io.spinagent.testkit.tls.TestPki;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
@@ -48,7 +50,8 @@ public final class KubernetesApiServer implements AutoCloseable {
   private final AccessControl accessControl = new AccessControl();
   private final FaultInjector faults = new FaultInjector();
   private final RequestLog requestLog = new RequestLog();
-  private final SelfSignedCertificates certificates;
+  private final TestPki certificates;
+  private final TestPki.Issued servingCertificate;
   private final ApiRequestRouter router;
   private HttpServer httpServer;
   private ExecutorService executor;
@@ -58,7 +61,8 @@ public final class KubernetesApiServer implements AutoCloseable {
     this.options = options;
     this.hub = new WatchHub(options.eventHistoryLimit);
     this.store = new ResourceStore(registry, hub, options.requireNamespaces);
-    this.certificates = options.https ? SelfSignedCertificates.generate(options.host) : null;
+    this.certificates = options.https ? TestPki.create("spinagent-testkit Kubernetes CA") : null;
+    this.servingCertificate = options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
     ResourceRequestHandler resources = new ResourceRequestHandler(store, accessControl, options.defaultWatchTimeout,
         options.bookmarkInterval);
     this.router = new ApiRequestRouter(registry, resources, accessControl, faults, requestLog, options.gitVersion,
@@ -106,7 +110,7 @@ public final class KubernetesApiServer implements AutoCloseable {
           return HttpServer.create(address, 128);
         }
         HttpsServer https = HttpsServer.create(address, 128);
-        https.setHttpsConfigurator(new HttpsConfigurator(certificates.serverContext()));
+        https.setHttpsConfigurator(new HttpsConfigurator(servingCertificate.serverContext()));
         return https;
       } catch (BindException e) {
         // On restart the old socket may linger for a moment; the port is ours, so wait for it.
@@ -175,7 +179,7 @@ public final class KubernetesApiServer implements AutoCloseable {
   }
 
   /** The generated certificates; null for plain HTTP. */
-  public SelfSignedCertificates certificates() {
+  public TestPki certificates() {
     return certificates;
   }
 

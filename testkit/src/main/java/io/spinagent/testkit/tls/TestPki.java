@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
@@ -16,6 +18,9 @@ import java.util.ArrayList;
 import java.util.Date;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import javax.security.auth.x500.X500Principal;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -70,6 +75,26 @@ public final class TestPki {
     return caCertificate;
   }
 
+  public String caCertificatePem() {
+    return pem(caCertificate);
+  }
+
+  /** A client-side SSLContext that trusts only this CA, for plain JDK clients in tests. */
+  public SSLContext clientContext() {
+    try {
+      KeyStore trustStore = KeyStore.getInstance("PKCS12");
+      trustStore.load(null, null);
+      trustStore.setCertificateEntry("ca", caCertificate);
+      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      trust.init(trustStore);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, trust.getTrustManagers(), null);
+      return context;
+    } catch (GeneralSecurityException | IOException e) {
+      throw new IllegalStateException("Cannot build a client TLS context trusting test CA " + name, e);
+    }
+  }
+
   /** Writes the CA certificate as PEM to {@code file}. */
   public Path writeCaCertificate(Path file) {
     return write(file, pem(caCertificate));
@@ -82,6 +107,9 @@ public final class TestPki {
     names.add(new GeneralName(GeneralName.iPAddress, "127.0.0.1"));
     names.add(new GeneralName(GeneralName.iPAddress, "::1"));
     for (String host : extraHosts) {
+      if (host.equals("localhost") || host.equals("127.0.0.1") || host.equals("::1")) {
+        continue;
+      }
       names.add(new GeneralName(isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host));
     }
     return issue("CN=" + commonName, KeyPurposeId.id_kp_serverAuth, new GeneralNames(names.toArray(GeneralName[]::new)));
@@ -127,6 +155,23 @@ public final class TestPki {
     }
 
     public record PemFiles(Path certificateChain, Path privateKey) {}
+
+    /** A server-side SSLContext presenting this certificate and its issuer. */
+    public SSLContext serverContext() {
+      char[] password = "testkit".toCharArray();
+      try {
+        KeyStore keyStore = KeyStore.getInstance("PKCS12");
+        keyStore.load(null, null);
+        keyStore.setKeyEntry("server", keys.getPrivate(), password, new Certificate[] {certificate, issuer});
+        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyManagers.init(keyStore, password);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyManagers.getKeyManagers(), null, null);
+        return context;
+      } catch (GeneralSecurityException | IOException e) {
+        throw new IllegalStateException("Cannot build a server TLS context for " + certificate.getSubjectX500Principal(), e);
+      }
+    }
   }
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
