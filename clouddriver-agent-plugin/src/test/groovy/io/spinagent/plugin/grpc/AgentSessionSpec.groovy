@@ -76,6 +76,25 @@ class AgentSessionSpec extends Specification {
     fixture.meters.get('spinagent.agents.connected').gauge().value() == 1
   }
 
+  def "one stream carries many accounts, each with its own sequence and acknowledgements"() {
+    given:
+    fixture.start()
+    def agent = fixture.agent()
+
+    when:
+    def welcome = agent.hello('infra-agent', [account('eu-1', 'https://10.1.0.1:6443'), account('us-1', 'https://10.2.0.1:6443')])
+      .next(WELCOME).welcome
+    agent.upsert('eu-1', 7, 'web').upsert('us-1', 3, 'api').upsert('eu-1', 8, 'api')
+
+    then:
+    welcome.accountsList*.accepted == [true, true]
+    agent.awaitAck('eu-1', 8) == 8
+    agent.awaitAck('us-1', 3) == 3
+    fixture.store.objects('eu-1').keySet()*.name() as Set == ['web', 'api'] as Set
+    fixture.store.objects('us-1').keySet()*.name() == ['api']
+    fixture.accounts.all()*.cachingAgentId() == ['infra-agent', 'infra-agent']
+  }
+
   def "a change is acknowledged only once the sink has committed it"() {
     given:
     def commits = new CopyOnWriteArrayList<CompletableFuture<Void>>()

@@ -99,11 +99,22 @@ class RawAgent implements Closeable {
     builder.build()
   }
 
+  /** The highest acknowledgement seen so far per account, including ones skipped by {@link #next}. */
+  final Map<String, Long> acknowledged = [:]
+
+  private PluginMessage poll() {
+    def message = received.poll(100, TimeUnit.MILLISECONDS)
+    if (message?.hasAck()) {
+      acknowledged.merge(message.ack.account, message.ack.sequence, Math::max)
+    }
+    message
+  }
+
   /** The next frame of the given kind, skipping others (e.g. heartbeats); fails after 10 s. */
   PluginMessage next(PluginMessage.BodyCase kind) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (System.nanoTime() < deadline) {
-      def message = received.poll(100, TimeUnit.MILLISECONDS)
+      def message = poll()
       if (message?.bodyCase == kind) {
         return message
       }
@@ -114,14 +125,14 @@ class RawAgent implements Closeable {
     throw new AssertionError("no $kind frame within 10 s")
   }
 
-  /** Waits for the next acknowledgement of {@code account} reaching {@code sequence}. */
+  /** Waits until {@code account} is acknowledged up to at least {@code sequence}; returns the ack. */
   long awaitAck(String account, long sequence) {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (System.nanoTime() < deadline) {
-      def message = received.poll(100, TimeUnit.MILLISECONDS)
-      if (message?.hasAck() && message.ack.account == account && message.ack.sequence >= sequence) {
-        return message.ack.sequence
+      if (acknowledged.getOrDefault(account, 0L) >= sequence) {
+        return acknowledged[account]
       }
+      poll()
     }
     throw new AssertionError("no ack of $account up to $sequence within 10 s")
   }
