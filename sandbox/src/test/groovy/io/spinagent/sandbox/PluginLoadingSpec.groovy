@@ -136,7 +136,7 @@ class PluginLoadingSpec extends Specification {
   }
 
   private ConfigurableApplicationContext startHost(Map<String, Object> properties) {
-    ClouddriverHost.start(pluginsRoot.directory(), [ 'server.port': 0 ] + properties)
+    ClouddriverHost.start(pluginsRoot.directory(), [ 'server.port': 0, 'spinagent.tunnel.port': 0 ] + properties)
   }
 
   private PluginState pluginState() {

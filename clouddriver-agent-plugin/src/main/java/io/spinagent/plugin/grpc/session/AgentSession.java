@@ -8,6 +8,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
 import io.spinagent.plugin.grpc.ChannelMetrics;
+import io.spinagent.plugin.tunnel.AgentTunnels;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountDecisions;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -58,6 +59,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private final OutboundFrames outbound;
   private final Instant connectedAt;
   private final ScheduledFuture<?> heartbeatCheck;
+  private final AgentTunnels tunnels = new AgentTunnels(this::send);
 
   private volatile Instant lastFrameAt;
   private volatile String agentId;
@@ -110,6 +112,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     return connectedAt;
   }
 
+  /** The Kubernetes API requests relayed over this session. */
+  public AgentTunnels tunnels() {
+    return tunnels;
+  }
+
   public synchronized List<String> accounts() {
     return List.copyOf(accounts);
   }
@@ -157,6 +164,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       stopped = List.copyOf(pipelines.values());
     }
     heartbeatCheck.cancel(false);
+    tunnels.closeAll("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     stopped.forEach(AccountPipeline::close);
     outbound.close(status);
     if (agentId != null) {
@@ -191,7 +199,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
           send(PluginMessage.newBuilder()
               .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
               .build());
-      case TUNNEL, COMMAND_RESULT ->
+      case TUNNEL -> tunnels.receive(message.getTunnel());
+      case COMMAND_RESULT ->
           // Not used by this plugin version; newer agents may send them before negotiation says so.
           log.debug("Agent '{}' sent {}, which this plugin version ignores", agentId, message.getBodyCase());
       case BODY_NOT_SET -> throw ProtocolViolation.invalid("empty frame: no body set");

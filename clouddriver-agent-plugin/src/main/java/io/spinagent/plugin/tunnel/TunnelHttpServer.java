@@ -1,0 +1,269 @@
+package io.spinagent.plugin.tunnel;
+
+import com.google.protobuf.ByteString;
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.grpc.session.AgentSession;
+import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.protocol.v1.Header;
+import io.spinagent.protocol.v1.TunnelRequestHead;
+import io.spinagent.protocol.v1.TunnelResponseHead;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Kubernetes API that Clouddriver's kubectl talks to: {@code /clusters/<account>/...} on a
+ * loopback port, relayed over the account's agent session. Each request is one tunnel stream;
+ * request and response bodies flow in chunks under credit, so neither a large apply nor a long
+ * watch is buffered whole. Errors of the tunnel itself are Kubernetes {@code Status} objects, so
+ * kubectl prints their message.
+ */
+public final class TunnelHttpServer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(TunnelHttpServer.class);
+  private static final String PREFIX = "/clusters/";
+  private static final int CHUNK = 64 * 1024;
+  /** Hop-by-hop and framing headers: each side of the tunnel sets its own. */
+  private static final Set<String> NOT_RELAYED =
+      Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
+          "transfer-encoding", "upgrade", "content-length");
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final TunnelTokens tokens;
+  private final AccountRegistry accounts;
+  private final SessionRegistry sessions;
+  private final int window;
+  private final Duration timeout;
+
+  private TunnelHttpServer(
+      HttpServer server, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
+      SessionRegistry sessions, int window, Duration timeout) {
+    this.server = server;
+    this.executor = executor;
+    this.tokens = tokens;
+    this.accounts = accounts;
+    this.sessions = sessions;
+    this.window = window;
+    this.timeout = timeout;
+  }
+
+  public static TunnelHttpServer start(
+      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
+      AccountRegistry accounts, SessionRegistry sessions) {
+    InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
+    HttpServer server;
+    try {
+      server = HttpServer.create(address, 0);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "SpinAgent cannot open the Kubernetes API tunnel on " + address
+              + " (spinagent.tunnel.address / spinagent.tunnel.port): " + e.getMessage(), e);
+    }
+    AtomicInteger threads = new AtomicInteger();
+    // One thread per request in flight: watches hold theirs for as long as they stream.
+    ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
+      thread.setDaemon(true);
+      return thread;
+    });
+    TunnelHttpServer tunnelServer = new TunnelHttpServer(
+        server, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
+    server.createContext(PREFIX, tunnelServer::handle);
+    server.setExecutor(executor);
+    server.start();
+    log.info("Kubernetes API tunnel listening on {}:{}", tunnel.getAddress(), server.getAddress().getPort());
+    return tunnelServer;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** The server URL of an account's kubeconfig. */
+  public String clusterUrl(String account) {
+    return "http://" + server.getAddress().getHostString() + ":" + port() + PREFIX + account;
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    boolean cutShort = false;
+    try {
+      String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
+      int slash = rest.indexOf('/');
+      String account = slash < 0 ? rest : rest.substring(0, slash);
+      String path = slash < 0 ? "/" : rest.substring(slash);
+      Optional<AgentAccount> known = accounts.find(account);
+      if (known.isEmpty()) {
+        status(exchange, 404, "NotFound", "no SpinAgent account named '" + account + "'");
+        return;
+      }
+      String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+      String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
+      if (!tokens.accepts(account, token)) {
+        status(exchange, 401, "Unauthorized", "the tunnel token for account '" + account + "' is missing or wrong");
+        return;
+      }
+      Optional<AgentSession> session = servingSession(known.get());
+      if (session.isEmpty()) {
+        status(exchange, 503, "ServiceUnavailable",
+            "account '" + account + "' has no connected agent (state " + known.get().state() + ")");
+        return;
+      }
+      relay(exchange, account, path, session.get());
+    } catch (ResponseCutShort e) {
+      // Not closing the exchange: closing would finish the chunked body and the client would take
+      // a truncated answer for a whole one. Throwing makes the server drop the connection instead.
+      cutShort = true;
+      throw new IOException(e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      if (!cutShort) {
+        exchange.close();
+      }
+    }
+  }
+
+  /** The response had begun when the stream failed. */
+  private static final class ResponseCutShort extends RuntimeException {
+    ResponseCutShort(String message) {
+      super(message);
+    }
+  }
+
+  private void relay(HttpExchange exchange, String account, String path, AgentSession session)
+      throws IOException, InterruptedException {
+    AgentTunnels tunnels = session.tunnels();
+    TunnelRequestHead.Builder head = TunnelRequestHead.newBuilder()
+        .setAccount(account)
+        .setMethod(exchange.getRequestMethod())
+        .setPath(path)
+        .setQuery(Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""));
+    relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
+    TunnelStream stream = tunnels.open(head.build(), window);
+    String agent = session.agentId();
+    try {
+      if (!sendRequestBody(exchange.getRequestBody(), stream)) {
+        String failure = stream.failure();
+        tunnels.cancel(stream, "request body not accepted");
+        status(exchange, failure == null ? 504 : 502, failure == null ? "Timeout" : "BadGateway",
+            failure == null
+                ? "agent '" + agent + "' did not accept the request body for account '" + account + "' within " + timeout.toSeconds() + "s"
+                : failure);
+        return;
+      }
+      tunnels.endRequest(stream);
+      TunnelResponseHead response = stream.awaitHead(timeout);
+      if (response == null) {
+        String failure = stream.failure();
+        tunnels.cancel(stream, "timed out");
+        if (failure != null) {
+          status(exchange, 502, "BadGateway", failure);
+        } else {
+          status(exchange, 504, "Timeout", "no answer from account '" + account + "' through agent '" + agent
+              + "' within " + timeout.toSeconds() + "s (spinagent.operations.timeout)");
+        }
+        return;
+      }
+      Headers headers = exchange.getResponseHeaders();
+      for (Header header : response.getHeadersList()) {
+        if (!NOT_RELAYED.contains(header.getName().toLowerCase(Locale.ROOT))) {
+          headers.put(header.getName(), List.copyOf(header.getValuesList()));
+        }
+      }
+      exchange.sendResponseHeaders(response.getStatus(), 0);
+      OutputStream body = exchange.getResponseBody();
+      ByteString chunk;
+      while ((chunk = stream.nextChunk()) != null) {
+        try {
+          chunk.writeTo(body);
+          body.flush();
+        } catch (IOException clientGone) {
+          tunnels.cancel(stream, "the client closed the connection");
+          return;
+        }
+      }
+      tunnels.finished(stream);
+      if (stream.failure() != null) {
+        // Headers are gone: all we can do is cut the response short so the client sees it failed.
+        log.warn("Request {} {} for account '{}' through agent '{}' failed mid-response: {}",
+            exchange.getRequestMethod(), path, account, agent, stream.failure());
+        throw new ResponseCutShort(stream.failure());
+      }
+    } finally {
+      tunnels.finished(stream);
+    }
+  }
+
+  private boolean sendRequestBody(InputStream in, TunnelStream stream) throws IOException, InterruptedException {
+    byte[] buffer = new byte[Math.min(CHUNK, Math.max(1, window))];
+    int read;
+    while ((read = in.readNBytes(buffer, 0, buffer.length)) > 0) {
+      if (!stream.sendBody(ByteString.copyFrom(buffer, 0, read), timeout)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private Optional<AgentSession> servingSession(AgentAccount account) {
+    return Stream.concat(Stream.ofNullable(account.cachingAgentId()), account.standbyAgentIds().stream())
+        .map(sessions::find)
+        .flatMap(Optional::stream)
+        .findFirst();
+  }
+
+  private static List<Header> relayed(Headers headers) {
+    return headers.entrySet().stream()
+        .filter(e -> !NOT_RELAYED.contains(e.getKey().toLowerCase(Locale.ROOT)))
+        .map((Map.Entry<String, List<String>> e) -> Header.newBuilder().setName(e.getKey()).addAllValues(e.getValue()).build())
+        .toList();
+  }
+
+  private static void status(HttpExchange exchange, int code, String reason, String message) throws IOException {
+    String json = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
+        + quote(message) + ",\"reason\":\"" + reason + "\",\"code\":" + code + "}";
+    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+
+  private static String quote(String text) {
+    StringBuilder out = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        default -> out.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+      }
+    }
+    return out.append('"').toString();
+  }
+}
