@@ -15,8 +15,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * The {@code spinagent-agent} command line: loads the configuration and either validates it
- * ({@code --check}) or runs the agent. This build has no agent runtime yet, so the second case
- * says so and exits with {@link ExitCodes#RUNTIME_UNAVAILABLE}.
+ * ({@code --check}) or runs the agent ({@link AgentRuntime}) until the JVM is asked to stop.
  */
 @Command(
     name = "spinagent-agent",
@@ -27,11 +26,10 @@ import picocli.CommandLine.Spec;
         + " outbound gRPC connection.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        ExitCodes.OK + ":--check: the configuration is valid",
+        ExitCodes.OK + ":--check: the configuration is valid; otherwise: the agent was stopped (SIGTERM)",
         ExitCodes.SOFTWARE + ":unexpected internal error",
         ExitCodes.USAGE + ":invalid command line",
-        ExitCodes.INVALID_CONFIG + ":invalid configuration",
-        ExitCodes.RUNTIME_UNAVAILABLE + ":valid configuration, but this build has no agent runtime yet"})
+        ExitCodes.INVALID_CONFIG + ":invalid configuration"})
 public final class AgentCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
@@ -49,13 +47,19 @@ public final class AgentCommand implements Callable<Integer> {
   private CommandSpec spec;
 
   private final ConfigLoader loader;
+  private final RuntimeStarter starter;
 
   public AgentCommand() {
     this(new ConfigLoader());
   }
 
   AgentCommand(ConfigLoader loader) {
+    this(loader, AgentRuntime::start);
+  }
+
+  AgentCommand(ConfigLoader loader, RuntimeStarter starter) {
     this.loader = loader;
+    this.starter = starter;
   }
 
   /** The command line as {@link Main} runs it; tests use it too, with their own writers. */
@@ -79,9 +83,33 @@ public final class AgentCommand implements Callable<Integer> {
       spec.commandLine().getOut().println("configuration is valid: " + loaded.files());
       return ExitCodes.OK;
     }
-    spec.commandLine().getErr().println("error: agent runtime not yet available in this build: the"
-        + " configuration is valid, but this build cannot connect to Clouddriver or watch clusters."
-        + " Use --check to validate a configuration.");
-    return ExitCodes.RUNTIME_UNAVAILABLE;
+    AgentRuntime runtime;
+    try {
+      runtime = starter.start(configFile, loaded.config(), loader);
+    } catch (RuntimeException e) {
+      log.error("The agent could not start", e);
+      spec.commandLine().getErr().println("error: the agent could not start: " + e.getMessage());
+      return ExitCodes.SOFTWARE;
+    }
+    Thread hook = new Thread(runtime::close, "spinagent-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try {
+      runtime.awaitClosed();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      runtime.close();
+    }
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException alreadyShuttingDown) {
+      // The hook is what closed the runtime.
+    }
+    return ExitCodes.OK;
+  }
+
+  /** How the command starts the runtime; replaceable in tests. */
+  @FunctionalInterface
+  interface RuntimeStarter {
+    AgentRuntime start(Path configFile, io.spinagent.agent.config.AgentConfig config, ConfigLoader loader);
   }
 }

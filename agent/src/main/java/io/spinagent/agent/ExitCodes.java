@@ -6,7 +6,7 @@ package io.spinagent.agent;
  */
 final class ExitCodes {
 
-  /** {@code --check}: the configuration is valid. */
+  /** {@code --check}: the configuration is valid; without it: the agent ran and was stopped. */
   static final int OK = 0;
   /** An unexpected internal error (picocli's code for an exception escaping the command). */
   static final int SOFTWARE = 1;
@@ -14,8 +14,6 @@ final class ExitCodes {
   static final int USAGE = 2;
   /** The configuration file is missing, unreadable, not YAML, or breaks a rule. */
   static final int INVALID_CONFIG = 3;
-  /** The configuration is valid, but this build cannot run the agent yet (no Clouddriver stream). */
-  static final int RUNTIME_UNAVAILABLE = 4;
 
   private ExitCodes() {
   }

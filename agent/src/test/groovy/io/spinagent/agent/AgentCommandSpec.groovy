@@ -136,16 +136,30 @@ class AgentCommandSpec extends Specification {
     err.toString().isEmpty()
   }
 
-  def "without --check a valid configuration exits 4: this build cannot run the agent"() {
+  def "without --check a valid configuration runs the agent until it is stopped, then exits 0"() {
     given:
     def file = config('kubernetes: {accounts: [{name: prod, serviceAccount: true}]}')
+    def started = new java.util.concurrent.CompletableFuture<AgentRuntime>()
+    def command = new AgentCommand(new ConfigLoader({ 'test-host' }), { path, config, loader ->
+      def runtime = AgentRuntime.start(path, config, loader,
+          io.spinagent.agent.cluster.ClusterOptions.DEFAULTS, 0)
+      started.complete(runtime)
+      runtime
+    } as AgentCommand.RuntimeStarter)
+    def commandLine = AgentCommand.commandLine(command)
+    commandLine.out = new PrintWriter(out, true)
+    commandLine.err = new PrintWriter(err, true)
+    def exit = new java.util.concurrent.CompletableFuture<Integer>()
+    Thread.start { exit.complete(commandLine.execute('--config', file.toString())) }
 
-    when:
-    def code = run('--config', file.toString())
+    when: "it has started, the account (not in a cluster here) is reported, and the agent is stopped"
+    def runtime = started.get(20, java.util.concurrent.TimeUnit.SECONDS)
+    def accounts = runtime.clusters().statuses()*.name()
+    runtime.close()
 
     then:
-    code == 4
-    err.toString().startsWith('error: agent runtime not yet available in this build')
-    out.toString().isEmpty()
+    accounts == ['prod']
+    exit.get(20, java.util.concurrent.TimeUnit.SECONDS) == 0
+    err.toString().isEmpty()
   }
 }

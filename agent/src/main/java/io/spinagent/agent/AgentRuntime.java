@@ -1,0 +1,204 @@
+package io.spinagent.agent;
+
+import io.micrometer.prometheus.PrometheusConfig;
+import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.spinagent.agent.admin.AdminServer;
+import io.spinagent.agent.admin.PrometheusEndpoint;
+import io.spinagent.agent.cluster.AccountStatus;
+import io.spinagent.agent.cluster.ClusterManager;
+import io.spinagent.agent.cluster.ClusterMetrics;
+import io.spinagent.agent.cluster.ClusterOptions;
+import io.spinagent.agent.config.AgentConfig;
+import io.spinagent.agent.config.ConfigFileWatcher;
+import io.spinagent.agent.config.ConfigLoadResult;
+import io.spinagent.agent.config.ConfigLoader;
+import io.spinagent.agent.stream.AgentIdentity;
+import io.spinagent.agent.stream.AgentStreamClient;
+import io.spinagent.agent.stream.Outbox;
+import io.spinagent.agent.stream.StreamListener;
+import io.spinagent.protocol.v1.AccountHealth;
+import io.spinagent.protocol.v1.AccountInfo;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running agent: the outbox and stream to Clouddriver, the cluster side feeding it, the admin
+ * endpoint, and the configuration watcher that adds, removes and restarts accounts while running.
+ */
+public final class AgentRuntime implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(AgentRuntime.class);
+  /** Well inside the 5 s within which a configuration change must take effect. */
+  static final Duration CONFIG_POLL = Duration.ofSeconds(1);
+
+  private final Path configFile;
+  private final PrometheusMeterRegistry registry;
+  private final Outbox outbox;
+  private final AgentStreamClient stream;
+  private final ClusterManager clusters;
+  private final AdminServer admin;
+  private final PrometheusEndpoint prometheus;
+  private final ConfigFileWatcher watcher;
+  private final CountDownLatch closed = new CountDownLatch(1);
+  private volatile AgentConfig running;
+  private volatile String configError;
+
+  private AgentRuntime(Path configFile, AgentConfig config, ConfigLoader loader, ClusterOptions options,
+      int adminPort) {
+    this.configFile = configFile;
+    this.running = config;
+    this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
+    ClusterManager[] manager = new ClusterManager[1];
+    StreamListener streamListener = new StreamListener() {
+      @Override
+      public void resyncRequired(String account) {
+        if (manager[0] != null) {
+          manager[0].resyncRequired(account);
+        }
+      }
+    };
+    AgentStreamClient client = null;
+    ClusterManager clusterManager = null;
+    AdminServer adminServer = null;
+    PrometheusEndpoint metrics = null;
+    try {
+      client = AgentStreamClient.create(config.clouddriver(),
+          AgentIdentity.of(config.agent(), VersionProvider.version()), outbox, streamListener, registry);
+      AgentStreamClient streamClient = client;
+      clusterManager = new ClusterManager(outbox, config.tasks(), config.timeoutSeconds(), options,
+          new ClusterManager.Listener() {
+            @Override
+            public void accountsChanged(List<AccountInfo> accounts) {
+              streamClient.updateAccounts(accounts);
+            }
+
+            @Override
+            public void accountHealth(String account, AccountHealth health, String error) {
+              streamClient.reportAccountStatus(account, health, error);
+            }
+          });
+      manager[0] = clusterManager;
+      ClusterMetrics.register(registry, clusterManager);
+      ClusterManager forStatus = clusterManager;
+      adminServer = AdminServer.start(adminPort, new AdminServer.Status() {
+        @Override
+        public List<AccountStatus> accounts() {
+          return forStatus.statuses();
+        }
+
+        @Override
+        public String configError() {
+          return configError;
+        }
+      }, registry);
+      if (config.prometheus().enabled()) {
+        metrics = PrometheusEndpoint.start(config.prometheus().port(), registry);
+      }
+      client.start(List.of());
+      clusterManager.apply(config.kubernetes().accounts());
+    } catch (RuntimeException e) {
+      closeQuietly(metrics);
+      closeQuietly(adminServer);
+      closeQuietly(clusterManager);
+      closeQuietly(client);
+      outbox.close();
+      throw e;
+    }
+    this.stream = client;
+    this.clusters = clusterManager;
+    this.admin = adminServer;
+    this.prometheus = metrics;
+    this.watcher = new ConfigFileWatcher(configFile, loader, ConfigFileWatcher.hash(configFile), CONFIG_POLL,
+        this::reload);
+  }
+
+  /** Starts everything for a configuration that {@code loader} loaded from {@code configFile}. */
+  public static AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader) {
+    return new AgentRuntime(configFile, config, loader, ClusterOptions.DEFAULTS, config.server().port());
+  }
+
+  /** For tests: other cluster options and admin port (0 for a free one). */
+  static AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader, ClusterOptions options,
+      int adminPort) {
+    return new AgentRuntime(configFile, config, loader, options, adminPort);
+  }
+
+  private void reload(ConfigLoadResult result) {
+    if (result instanceof ConfigLoadResult.Invalid invalid) {
+      configError = invalid.report();
+      log.error("The changed configuration is not used, the last valid one keeps running: {}", configError);
+      return;
+    }
+    AgentConfig next = ((ConfigLoadResult.Loaded) result).config();
+    configError = null;
+    AgentConfig previous = running;
+    running = next;
+    if (!Objects.equals(withoutAccounts(previous), withoutAccounts(next))) {
+      log.warn("Configuration {}: only kubernetes.accounts take effect while running; restart the agent for"
+          + " the other changes", configFile);
+    }
+    clusters.apply(next.kubernetes().accounts());
+  }
+
+  private static List<Object> withoutAccounts(AgentConfig c) {
+    return List.of(c.agent(), c.clouddriver(), c.server(), c.prometheus(), c.logging(), c.tasks(), c.timeoutSeconds());
+  }
+
+  public ClusterManager clusters() {
+    return clusters;
+  }
+
+  public Outbox outbox() {
+    return outbox;
+  }
+
+  public AgentStreamClient stream() {
+    return stream;
+  }
+
+  public int adminPort() {
+    return admin.port();
+  }
+
+  public String configError() {
+    return configError;
+  }
+
+  /** Blocks until {@link #close} has run. */
+  public void awaitClosed() throws InterruptedException {
+    closed.await();
+  }
+
+  @Override
+  public synchronized void close() {
+    if (closed.getCount() == 0) {
+      return;
+    }
+    log.info("Stopping the agent");
+    closeQuietly(watcher);
+    closeQuietly(clusters);
+    closeQuietly(stream);
+    closeQuietly(prometheus);
+    closeQuietly(admin);
+    outbox.close();
+    registry.close();
+    closed.countDown();
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    if (closeable == null) {
+      return;
+    }
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      log.warn("Error while stopping {}", closeable.getClass().getSimpleName(), e);
+    }
+  }
+}

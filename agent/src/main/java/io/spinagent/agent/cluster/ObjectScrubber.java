@@ -1,0 +1,134 @@
+package io.spinagent.agent.cluster;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/**
+ * Copies a Kubernetes object from a streaming JSON parser to bytes, leaving out what must never
+ * leave the cluster or even reach the agent's heap as a value:
+ *
+ * <ul>
+ *   <li>{@code metadata.managedFields} of every object (large, and of no use downstream);
+ *   <li>for Secrets, {@code data}, {@code stringData} and the
+ *       {@code kubectl.kubernetes.io/last-applied-configuration} annotation (which holds the data
+ *       again, as written by {@code kubectl apply}).
+ * </ul>
+ *
+ * <p>Skipped values are passed over token by token: Jackson does not decode a string value that
+ * is skipped, so no {@code String} or {@code char[]} holding it is ever created. This is the
+ * second layer of Secret protection; the first is that Secrets are listed and watched with the
+ * metadata-only {@code Accept} header, so the API server does not send their data at all.
+ */
+public final class ObjectScrubber {
+
+  public static final String LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
+
+  /**
+   * Buffer recycling off: a recycled parse buffer would keep the last bytes read (possibly a
+   * skipped value) reachable from a thread-local for the life of the thread.
+   */
+  static final JsonFactory JSON = JsonFactory.builder()
+      .disable(JsonFactory.Feature.USE_THREAD_LOCAL_FOR_BUFFER_RECYCLING)
+      .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+      .build();
+
+  private final boolean secret;
+
+  /** @param secret whether objects are Secrets, whose payload fields are left out */
+  public ObjectScrubber(boolean secret) {
+    this.secret = secret;
+  }
+
+  public boolean isSecret() {
+    return secret;
+  }
+
+  /**
+   * Scrubs the object whose START_OBJECT is the parser's current token; on return the parser is
+   * at the matching END_OBJECT.
+   */
+  public byte[] scrub(JsonParser parser) throws IOException {
+    if (parser.currentToken() != JsonToken.START_OBJECT) {
+      throw new IOException("expected a JSON object, got " + parser.currentToken());
+    }
+    ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    try (JsonGenerator generator = JSON.createGenerator(out)) {
+      copyObject(parser, generator, Level.ROOT);
+    }
+    return out.toByteArray();
+  }
+
+  /** Scrubs one whole JSON object given as bytes. */
+  public byte[] scrub(byte[] json) {
+    try (JsonParser parser = JSON.createParser(json)) {
+      parser.nextToken();
+      return scrub(parser);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private enum Level { ROOT, METADATA, ANNOTATIONS, OTHER }
+
+  private void copyObject(JsonParser p, JsonGenerator g, Level level) throws IOException {
+    g.writeStartObject();
+    JsonToken token;
+    while ((token = p.nextToken()) == JsonToken.FIELD_NAME) {
+      String field = p.currentName();
+      JsonToken value = p.nextToken();
+      if (skip(level, field)) {
+        // Structures are skipped; a skipped scalar is never decoded (see the class comment).
+        p.skipChildren();
+        continue;
+      }
+      g.writeFieldName(field);
+      Level child = Level.OTHER;
+      if (level == Level.ROOT && "metadata".equals(field)) {
+        child = Level.METADATA;
+      } else if (level == Level.METADATA && "annotations".equals(field)) {
+        child = Level.ANNOTATIONS;
+      }
+      copyValue(p, g, value, child);
+    }
+    if (token != JsonToken.END_OBJECT) {
+      throw new IOException("malformed JSON object: " + token);
+    }
+    g.writeEndObject();
+  }
+
+  private boolean skip(Level level, String field) {
+    switch (level) {
+      case ROOT:
+        return secret && ("data".equals(field) || "stringData".equals(field));
+      case METADATA:
+        return "managedFields".equals(field);
+      case ANNOTATIONS:
+        return secret && LAST_APPLIED.equals(field);
+      default:
+        return false;
+    }
+  }
+
+  private void copyValue(JsonParser p, JsonGenerator g, JsonToken value, Level level) throws IOException {
+    switch (value) {
+      case START_OBJECT -> copyObject(p, g, level);
+      case START_ARRAY -> {
+        g.writeStartArray();
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+          if (t == null) {
+            throw new IOException("unexpected end of JSON array");
+          }
+          copyValue(p, g, t, Level.OTHER);
+        }
+        g.writeEndArray();
+      }
+      default -> g.copyCurrentEvent(p);
+    }
+  }
+}
