@@ -2,25 +2,45 @@ package io.spinagent.plugin.config;
 
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.InMemoryObjectStore;
+import io.spinagent.plugin.cache.sql.SqlCacheConfiguration;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
+import org.jooq.DSLContext;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /** The pieces the agent channel shares with the rest of the plugin. */
 @Configuration
 public class ChannelConfiguration {
 
+  /**
+   * Where agent streams go: Clouddriver's SQL cache when kork-sql is enabled (its DSLContext
+   * exists), otherwise memory only (nothing reaches Clouddriver's cache).
+   */
   @Bean
-  InMemoryObjectStore objectStore() {
+  ChangeSink changeSink(
+      ObjectProvider<DSLContext> jooq, SpinAgentProperties properties, Environment environment) {
+    DSLContext context = jooq.getIfAvailable();
+    if (context != null) {
+      return SqlCacheConfiguration.sqlWriter(context, properties, environment);
+    }
     return new InMemoryObjectStore();
   }
 
   @Bean
-  AccountRegistry accountRegistry(SpinAgentProperties properties, List<AccountLifecycleListener> listeners) {
-    return new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(), listeners);
+  AccountRegistry accountRegistry(
+      SpinAgentProperties properties, List<AccountLifecycleListener> listeners, ChangeSink sink) {
+    List<AccountLifecycleListener> all = new ArrayList<>(listeners);
+    if (sink instanceof AccountLifecycleListener listener && !all.contains(listener)) {
+      all.add(listener);
+    }
+    return new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(), all);
   }
 
   @Bean

@@ -21,6 +21,7 @@ public class SpinAgentProperties {
   @NestedConfigurationProperty private final Grpc grpc = new Grpc();
   @NestedConfigurationProperty private final Accounts accounts = new Accounts();
   @NestedConfigurationProperty private final Sessions sessions = new Sessions();
+  @NestedConfigurationProperty private final Cache cache = new Cache();
 
   public Grpc getGrpc() {
     return grpc;
@@ -32,6 +33,58 @@ public class SpinAgentProperties {
 
   public Sessions getSessions() {
     return sessions;
+  }
+
+  public Cache getCache() {
+    return cache;
+  }
+
+  /**
+   * What is written to Clouddriver's cache. Kinds are Clouddriver cache types ({@code deployment},
+   * {@code replicaSet}, {@code Certificate.cert-manager.io}) or Kubernetes kind names/aliases of
+   * the built-in groups ({@code Deployment}, {@code rs}), matched as Clouddriver matches them.
+   */
+  public static class Cache {
+    /** The kinds cached; empty means Clouddriver's default set (unless cacheAll). */
+    private List<String> kinds = new ArrayList<>();
+    /** Kinds never cached, even when listed in kinds or with cacheAll. */
+    private List<String> omitKinds = new ArrayList<>();
+    /** Cache every kind the agents stream (minus omitKinds). */
+    private boolean cacheAll = false;
+    /** Threads writing to the database (one account is written by one thread at a time). */
+    private int writerThreads = 4;
+
+    public List<String> getKinds() {
+      return kinds;
+    }
+
+    public void setKinds(List<String> kinds) {
+      this.kinds = kinds;
+    }
+
+    public List<String> getOmitKinds() {
+      return omitKinds;
+    }
+
+    public void setOmitKinds(List<String> omitKinds) {
+      this.omitKinds = omitKinds;
+    }
+
+    public boolean isCacheAll() {
+      return cacheAll;
+    }
+
+    public void setCacheAll(boolean cacheAll) {
+      this.cacheAll = cacheAll;
+    }
+
+    public int getWriterThreads() {
+      return writerThreads;
+    }
+
+    public void setWriterThreads(int writerThreads) {
+      this.writerThreads = writerThreads;
+    }
   }
 
   /** The server agents connect to. */

@@ -1,0 +1,782 @@
+package io.spinagent.plugin.cache.sql;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.table;
+import static org.jooq.impl.DSL.unquotedName;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spinagent.plugin.accounts.AccountLifecycleListener;
+import io.spinagent.plugin.accounts.AccountState;
+import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.ResourceVersions;
+import io.spinagent.plugin.cache.SinkBatch;
+import io.spinagent.plugin.cache.SinkEntry;
+import io.spinagent.plugin.cache.format.CacheKeys;
+import io.spinagent.plugin.cache.format.CacheRecord;
+import io.spinagent.plugin.cache.format.CacheTypes;
+import io.spinagent.plugin.cache.format.FormatOptions;
+import io.spinagent.plugin.cache.format.ManifestCacheRecords;
+import io.spinagent.plugin.cache.format.RelationshipIndex;
+import io.spinagent.protocol.v1.ChangeType;
+import io.spinagent.protocol.v1.Kind;
+import io.spinagent.protocol.v1.ObjectChange;
+import io.spinagent.protocol.v1.ResyncMarker;
+import io.spinagent.protocol.v1.ResyncPhase;
+import java.io.IOException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.InsertValuesStep6;
+import org.jooq.Record;
+import org.jooq.SQLDialect;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@link ChangeSink} that writes agent streams into Clouddriver's SQL cache ({@code
+ * cats_v1_<type>} bodies and {@code cats_v1_<type>_rel} relationship rows), one transaction per
+ * batch, on MySQL/MariaDB and PostgreSQL.
+ *
+ * <p>Rules (the same as {@link io.spinagent.plugin.cache.InMemoryObjectStore}'s): a change older
+ * than the stored resourceVersion of its object is skipped; a delete leaves a tombstone in {@code
+ * spinagent_objects}; a complete listing (BEGIN … END) sweeps what it did not list, in the END's
+ * transaction. An object's change writes its own body row and its own relationship rows (both
+ * directions); bodies carry only the empty {@code pod}/{@code service} groups Clouddriver always
+ * writes, every relationship lives in {@code _rel} rows, so a Pod change never rewrites its
+ * ReplicaSet. Relationship rows are diffed against what the database holds, so a replay or a
+ * restart (empty memory) never duplicates them.
+ */
+public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
+
+  /** Suffix of the {@code agent} column value: {@code <account>/SpinAgentCachingAgent}. */
+  public static final String AGENT_SUFFIX = "/SpinAgentCachingAgent";
+
+  static final String OBJECTS = "spinagent_objects";
+  // column sizes of spinagent_objects (db/spinagent/changelog.yml)
+  private static final int MAX_ACCOUNT = 100;
+  private static final int MAX_GROUP = 150;
+  private static final int MAX_KIND = 63;
+  private static final int MAX_NAMESPACE = 63;
+  private static final int MAX_NAME = 253;
+  private static final int MAX_RV = 64;
+  private static final Logger log = LoggerFactory.getLogger(SqlCacheWriter.class);
+  private static final int MAX_ATTEMPTS = 32;
+
+  private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
+  private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
+  private static final Field<String> APPLICATION =
+      field(unquotedName("application"), SQLDataType.VARCHAR);
+  private static final Field<String> BODY_HASH = field(unquotedName("body_hash"), SQLDataType.VARCHAR);
+  private static final Field<String> BODY = field(unquotedName("body"), SQLDataType.CLOB);
+  private static final Field<Long> LAST_UPDATED = field(unquotedName("last_updated"), SQLDataType.BIGINT);
+  private static final Field<String> UUID = field(unquotedName("uuid"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_ID = field(unquotedName("rel_id"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_AGENT = field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_TYPE = field(unquotedName("rel_type"), SQLDataType.VARCHAR);
+
+  private static final Field<String> O_ACCOUNT = field(unquotedName("account"), SQLDataType.VARCHAR);
+  private static final Field<String> O_GROUP = field(unquotedName("api_group"), SQLDataType.VARCHAR);
+  private static final Field<String> O_KIND = field(unquotedName("kind"), SQLDataType.VARCHAR);
+  private static final Field<String> O_NAMESPACE = field(unquotedName("namespace"), SQLDataType.VARCHAR);
+  private static final Field<String> O_NAME = field(unquotedName("name"), SQLDataType.VARCHAR);
+  private static final Field<String> O_RV = field(unquotedName("resource_version"), SQLDataType.VARCHAR);
+  private static final Field<Boolean> O_DELETED = field(unquotedName("deleted"), SQLDataType.BOOLEAN);
+  private static final Field<Long> O_GENERATION =
+      field(unquotedName("listing_generation"), SQLDataType.BIGINT);
+
+  private final DSLContext jooq;
+  private final CacheTypes.Dialect dialect;
+  private final String tableNamespace;
+  private final CachedKinds kinds;
+  private final Function<String, FormatOptions> accountOptions;
+  private final Executor executor;
+  private final Clock clock;
+  private final ObjectMapper mapper = new ObjectMapper();
+  private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
+  private final Map<String, AccountCache> accounts = new ConcurrentHashMap<>();
+
+  /**
+   * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
+   *     {@code kinds}, so its cachedTypes are ignored
+   */
+  public SqlCacheWriter(
+      DSLContext jooq,
+      String tableNamespace,
+      CachedKinds kinds,
+      Function<String, FormatOptions> accountOptions,
+      Executor executor,
+      Clock clock) {
+    this.jooq = jooq;
+    this.dialect = dialectOf(jooq.dialect());
+    this.tableNamespace = tableNamespace == null || tableNamespace.isBlank() ? null : tableNamespace;
+    this.kinds = kinds;
+    this.accountOptions = accountOptions;
+    this.executor = executor;
+    this.clock = clock;
+  }
+
+  static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
+    return dialect.family() == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
+  }
+
+  /** The {@code agent} column value of an account's rows. */
+  public String agentColumn(String account) {
+    return CacheTypes.agentColumn(account + AGENT_SUFFIX, dialect.maxAgentLength);
+  }
+
+  public String resourceTable(String type) {
+    return CacheTypes.resourceTable(type, tableNamespace, dialect);
+  }
+
+  public String relTable(String type) {
+    return CacheTypes.relTable(type, tableNamespace, dialect);
+  }
+
+  @Override
+  public CompletionStage<Void> commit(SinkBatch batch) {
+    return CompletableFuture.runAsync(() -> write(batch), executor);
+  }
+
+  @Override
+  public void onStateChange(AgentAccount account, AccountState previous) {
+    if (account.state() == AccountState.REMOVED) {
+      accounts.remove(account.name());
+    }
+  }
+
+  /** Writes one batch in one transaction (synchronously). */
+  public void write(SinkBatch batch) {
+    AccountCache state = accounts.computeIfAbsent(batch.account(), AccountCache::new);
+    synchronized (state) {
+      Set<String> types = new LinkedHashSet<>(List.of(CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS));
+      for (SinkEntry entry : batch.entries()) {
+        Kind kind =
+            entry instanceof SinkEntry.Change c ? c.change().getKind() : ((SinkEntry.Resync) entry).marker().getKind();
+        String type = typeOf(kind);
+        if (kinds.caches(type)) {
+          types.add(type);
+        }
+      }
+      createTables(types);
+      for (int attempt = 1; ; attempt++) {
+        Tx tx = new Tx(state);
+        try {
+          jooq.transaction(cfg -> tx.run(DSL.using(cfg), batch));
+        } catch (RuntimeException e) {
+          MissingTables missing = missingTables(e);
+          if (missing == null || attempt >= MAX_ATTEMPTS) {
+            throw e;
+          }
+          createTables(missing.types);
+          continue;
+        }
+        state.listings = tx.listings;
+        state.logical = tx.logical;
+        return;
+      }
+    }
+  }
+
+  private static MissingTables missingTables(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof MissingTables m) {
+        return m;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Creates the resource and relationship tables of these types like cats-sql does, outside any
+   * batch transaction (DDL commits implicitly on MySQL).
+   */
+  private void createTables(Set<String> types) {
+    for (String type : types) {
+      if (knownTypes.contains(type)) {
+        continue;
+      }
+      String resource = resourceTable(type);
+      String rel = relTable(type);
+      if (dialect == CacheTypes.Dialect.POSTGRES) {
+        jooq.execute("CREATE TABLE IF NOT EXISTS " + resource + " (LIKE cats_v1_resource_template INCLUDING ALL)");
+        jooq.execute("CREATE TABLE IF NOT EXISTS " + rel + " (LIKE cats_v1_rel_template INCLUDING ALL)");
+      } else {
+        jooq.execute("CREATE TABLE IF NOT EXISTS " + resource + " LIKE cats_v1_resource_template");
+        jooq.execute("CREATE TABLE IF NOT EXISTS " + rel + " LIKE cats_v1_rel_template");
+      }
+      knownTypes.add(type);
+    }
+  }
+
+  static String typeOf(Kind kind) {
+    return CacheTypes.forKind(apiVersion(kind), kind.getKind());
+  }
+
+  private static String apiVersion(Kind kind) {
+    String version = kind.getVersion().isEmpty() ? "v1" : kind.getVersion();
+    return kind.getGroup().isEmpty() ? version : kind.getGroup() + "/" + version;
+  }
+
+  private static String kindKey(Kind kind) {
+    return kind.getGroup() + "/" + kind.getKind();
+  }
+
+  /** Thrown inside a transaction when a table is missing: rolled back, created, retried. */
+  private static final class MissingTables extends RuntimeException {
+    final Set<String> types;
+
+    MissingTables(Set<String> types) {
+      super("missing cache tables for " + types, null, false, false);
+      this.types = types;
+    }
+  }
+
+  /** What the writer keeps in memory per account; rebuilt by the listing after each claim. */
+  private static final class AccountCache {
+    final String account;
+    final RelationshipIndex index;
+    /** "group/kind" → keys in the index (to sweep index entries a listing did not confirm) */
+    final Map<String, Set<String>> indexed = new HashMap<>();
+    /** listings in progress by "group/kind"; replaced on commit */
+    Map<String, Listing> listings = new HashMap<>();
+    /** logical key → when this process last wrote its row; replaced on commit */
+    Map<String, Long> logical = new HashMap<>();
+
+    AccountCache(String account) {
+      this.account = account;
+      this.index = new RelationshipIndex(account);
+    }
+
+    Set<String> indexed(String kindKey) {
+      return indexed.computeIfAbsent(kindKey, t -> new HashSet<>());
+    }
+  }
+
+  private record Listing(String resyncId, long generation, Set<String> keys) {}
+
+  private record Held(String resourceVersion, boolean deleted, long generation) {}
+
+  /** One attempt at one batch. */
+  private final class Tx {
+    final AccountCache state;
+    final String account;
+    final String agent;
+    final Map<String, Listing> listings;
+    final Map<String, Long> logical;
+    final long now = clock.millis();
+    DSLContext ctx;
+
+    Tx(AccountCache state) {
+      this.state = state;
+      this.account = state.account;
+      this.agent = agentColumn(account);
+      this.listings = new HashMap<>(state.listings);
+      this.logical = new HashMap<>(state.logical);
+    }
+
+    void run(DSLContext ctx, SinkBatch batch) {
+      this.ctx = ctx;
+      prefetch(batch);
+      for (SinkEntry entry : batch.entries()) {
+        if (entry instanceof SinkEntry.Change c) {
+          change(c.change());
+        } else if (entry instanceof SinkEntry.Resync r) {
+          marker(r.marker());
+        }
+      }
+    }
+
+    // ------------------------------------------------------------------ changes
+
+    void change(ObjectChange c) {
+      Kind kind = c.getKind();
+      String type = typeOf(kind);
+      if (!kinds.caches(type)) {
+        return;
+      }
+      if (account.length() > MAX_ACCOUNT
+          || kind.getGroup().length() > MAX_GROUP || kind.getKind().length() > MAX_KIND
+          || c.getNamespace().length() > MAX_NAMESPACE || c.getName().length() > MAX_NAME
+          || c.getResourceVersion().length() > MAX_RV) {
+        log.warn("Not caching {} {}/{} of account {}: too long for {}", kindKey(kind), c.getNamespace(), c.getName(), account, OBJECTS);
+        return;
+      }
+      String key = CacheKeys.infrastructure(type, account, c.getNamespace(), c.getName());
+      Listing listing = listings.get(kindKey(kind));
+      if (listing != null) {
+        listing.keys().add(key);
+      }
+      Held stored = load(kind, c.getNamespace(), c.getName());
+      long generation = listing != null ? listing.generation() : stored != null ? stored.generation() : 0;
+      if (stored != null && ResourceVersions.isOlder(c.getResourceVersion(), stored.resourceVersion())) {
+        if (listing != null && stored.generation() < generation) {
+          ctx.update(table(unquotedName(OBJECTS)))
+              .set(O_GENERATION, generation)
+              .where(objectKey(kind, c.getNamespace(), c.getName()))
+              .execute();
+          held.put(
+              heldKey(kind, c.getNamespace(), c.getName()),
+              new Held(stored.resourceVersion(), stored.deleted(), generation));
+        }
+        return;
+      }
+      boolean delete = c.getType() == ChangeType.CHANGE_TYPE_DELETE;
+      save(kind, c.getNamespace(), c.getName(), c.getResourceVersion(), delete, generation);
+      if (delete) {
+        uncache(key, type, kindKey(kind));
+        return;
+      }
+      JsonNode object;
+      try {
+        object = mapper.readTree(c.getObjectJson().toByteArray());
+      } catch (IOException e) {
+        // never retried into success: leave it out rather than block the account's stream
+        log.warn("Not caching {}: unreadable object JSON ({})", key, e.getMessage());
+        uncache(key, type, kindKey(kind));
+        return;
+      }
+      FormatOptions options = accountOptions.apply(account).withCachedTypes(null);
+      if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
+        uncache(key, type, kindKey(kind));
+        return;
+      }
+      if (key.length() > dialect.maxIdLength) {
+        // cats-sql drops such ids too (with an error log); writing one would fail the batch forever
+        log.warn("Not caching {}: longer than the {} characters of the id column", key, dialect.maxIdLength);
+        uncache(key, type, kindKey(kind));
+        return;
+      }
+      ManifestCacheRecords records;
+      try {
+        state.index.put(object);
+        records = ManifestCacheRecords.of(account, object, options, state.index).orElseThrow();
+        if (!records.key().equals(key)) {
+          throw new IllegalArgumentException("its JSON names " + records.key());
+        }
+      } catch (RuntimeException e) {
+        // an object shape the derivation cannot handle: Clouddriver would skip it as well
+        log.warn("Not caching {}: {}", key, e.toString());
+        try {
+          state.index.remove(ManifestCacheRecords.keyOf(account, object));
+        } catch (RuntimeException ignored) {
+          // nothing was indexed
+        }
+        uncache(key, type, kindKey(kind));
+        return;
+      }
+      cache(records, kindKey(kind));
+    }
+
+    void cache(ManifestCacheRecords records, String kindKey) {
+      String key = records.key();
+      String type = records.type();
+      state.indexed(kindKey).add(key);
+      CacheRecord infra = records.infrastructure();
+      requireTypes(Set.of(type));
+      upsertBody(
+          type,
+          new CacheRecord(key, type, infra.attributes(), sticky(), infra.ttlSeconds()));
+      records.application().ifPresent(a -> ensureLogical(a.id(), CacheTypes.APPLICATIONS, null));
+      records
+          .cluster()
+          .ifPresent(
+              cl ->
+                  ensureLogical(
+                      cl.id(),
+                      CacheTypes.CLUSTERS,
+                      records.application().map(CacheRecord::id).orElse(null)));
+      cleanupLogical(syncEdges(key, type, flatten(infra.relationships())));
+    }
+
+    void uncache(String key, String type, String kindKey) {
+      state.index.remove(key);
+      state.indexed(kindKey).remove(key);
+      requireTypes(Set.of(type));
+      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
+          .where(ID.eq(key).and(AGENT.eq(agent)))
+          .execute();
+      cleanupLogical(syncEdges(key, type, flatten(state.index.relationshipsOf(key))));
+    }
+
+    /**
+     * Makes the relationship rows of {@code key} exactly {@code desired} (related key → its type),
+     * both directions, touching only the differences; returns the logical keys it unlinked.
+     */
+    Set<String> syncEdges(String key, String type, Map<String, String> wanted) {
+      Map<String, String> desired = new LinkedHashMap<>();
+      wanted.forEach(
+          (k, t) -> {
+            if (k.length() <= dialect.maxIdLength) {
+              desired.put(k, t);
+            }
+          });
+      Set<String> types = new HashSet<>(desired.values());
+      types.add(type);
+      requireTypes(types);
+      Map<String, String> have = new LinkedHashMap<>();
+      for (Record r :
+          ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
+        have.put(r.get(REL_ID), r.get(REL_TYPE));
+      }
+      Set<String> unlinkedLogical = new LinkedHashSet<>();
+      List<String> gone = new ArrayList<>();
+      have.forEach(
+          (relKey, relType) -> {
+            if (!relType.equals(desired.get(relKey))) {
+              gone.add(relKey);
+              if (relType != null && CacheTypes.isLogical(relType)) {
+                unlinkedLogical.add(relKey);
+              }
+            }
+          });
+      if (!gone.isEmpty()) {
+        ctx.deleteFrom(table(unquotedName(relTable(type))))
+            .where(ID.eq(key).and(REL_ID.in(gone)))
+            .execute();
+        Set<String> goneTypes = new HashSet<>();
+        for (String relKey : gone) {
+          goneTypes.add(have.get(relKey));
+        }
+        requireTypes(goneTypes);
+        for (String relKey : gone) {
+          deleteRow(have.get(relKey), relKey, key);
+        }
+      }
+      Map<String, List<Object[]>> inserts = new TreeMap<>();
+      desired.forEach(
+          (relKey, relType) -> {
+            if (!relType.equals(have.get(relKey))) {
+              addEdge(inserts, key, type, relKey, relType);
+            }
+          });
+      insertRows(inserts);
+      return unlinkedLogical;
+    }
+
+    /** Queues both rows of the edge src → dst (forward in src's table, reverse in dst's). */
+    void addEdge(Map<String, List<Object[]>> inserts, String src, String srcType, String dst, String dstType) {
+      String relAgent = CacheTypes.agentColumn(dstType + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      inserts
+          .computeIfAbsent(relTable(srcType), t -> new ArrayList<>())
+          .add(new Object[] {Ulid.next(now), src, dst, relAgent, dstType, now});
+      inserts
+          .computeIfAbsent(relTable(dstType), t -> new ArrayList<>())
+          .add(new Object[] {Ulid.next(now), dst, src, relAgent, srcType, now});
+    }
+
+    void insertRows(Map<String, List<Object[]>> inserts) {
+      inserts.forEach(
+          (table, rows) -> {
+            InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
+                ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+            for (Object[] row : rows) {
+              insert =
+                  insert.values(
+                      (String) row[0], (String) row[1], (String) row[2], (String) row[3], (String) row[4], (Long) row[5]);
+            }
+            insert.execute();
+          });
+    }
+
+    void deleteRow(String ownerType, String id, String relId) {
+      ctx.deleteFrom(table(unquotedName(relTable(ownerType))))
+          .where(ID.eq(id).and(REL_ID.eq(relId)))
+          .execute();
+    }
+
+    void upsertBody(String type, CacheRecord record) {
+      String body = record.toBodyJson(mapper, now);
+      String hash = CacheRecord.bodyHash(body);
+      ctx.insertInto(table(unquotedName(resourceTable(type))), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED)
+          .values(record.id(), agent, record.applicationColumn(), hash, body, now)
+          .onConflict(ID, AGENT)
+          .doUpdate()
+          .set(APPLICATION, record.applicationColumn())
+          .set(BODY_HASH, hash)
+          .set(BODY, body)
+          .set(LAST_UPDATED, now)
+          .execute();
+    }
+
+    // ------------------------------------------------------------------ logical rows
+
+    /**
+     * Writes an application or cluster row if this process has not written it in the last half
+     * ttl (its cacheExpiry is informative only: cats-sql never expires rows), with, for a cluster,
+     * its link to the application.
+     */
+    void ensureLogical(String key, String type, String applicationKey) {
+      if (key.length() > dialect.maxIdLength) {
+        return; // its relationship rows are filtered out as well
+      }
+      Long written = logical.get(key);
+      if (written != null && now - written < CacheRecord.LOGICAL_TTL_SECONDS * 500L) {
+        return;
+      }
+      String name = CacheKeys.parse(key).map(CacheKeys.ParsedKey::name).orElse(key);
+      upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
+      logical.put(key, now);
+      if (applicationKey != null) {
+        int linked =
+            ctx.fetchCount(
+                ctx.selectOne()
+                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                    .where(ID.eq(key).and(REL_ID.eq(applicationKey))));
+        if (linked == 0) {
+          Map<String, List<Object[]>> inserts = new TreeMap<>();
+          addEdge(inserts, key, CacheTypes.CLUSTERS, applicationKey, CacheTypes.APPLICATIONS);
+          insertRows(inserts);
+        }
+      }
+    }
+
+    /** Deletes the logical rows among {@code keys} that no member of this account links any more. */
+    void cleanupLogical(Set<String> keys) {
+      if (keys.isEmpty()) {
+        return;
+      }
+      Set<String> applications = new LinkedHashSet<>();
+      for (String key : keys) {
+        CacheKeys.ParsedKey parsed = CacheKeys.parse(key).orElse(null);
+        if (parsed == null) {
+          continue;
+        }
+        if (CacheTypes.APPLICATIONS.equals(parsed.type())) {
+          applications.add(key);
+          continue;
+        }
+        int members =
+            ctx.fetchCount(
+                ctx.selectOne()
+                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                    .where(ID.eq(key).and(REL_TYPE.ne(CacheTypes.APPLICATIONS))));
+        if (members == 0) {
+          deleteLogical(CacheTypes.CLUSTERS, key);
+          String appKey = CacheKeys.application(parsed.application());
+          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.CLUSTERS)))).where(ID.eq(key)).execute();
+          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
+              .where(ID.eq(appKey).and(REL_ID.eq(key)))
+              .execute();
+          applications.add(appKey);
+        }
+      }
+      String relAgent = CacheTypes.agentColumn(CacheTypes.APPLICATIONS + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      for (String appKey : applications) {
+        int members =
+            ctx.fetchCount(
+                ctx.selectOne()
+                    .from(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
+                    .where(ID.eq(appKey).and(REL_AGENT.eq(relAgent))));
+        if (members == 0) {
+          deleteLogical(CacheTypes.APPLICATIONS, appKey);
+        }
+      }
+    }
+
+    void deleteLogical(String type, String key) {
+      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
+          .where(ID.eq(key).and(AGENT.eq(agent)))
+          .execute();
+      logical.remove(key);
+    }
+
+    // ------------------------------------------------------------------ resync
+
+    void marker(ResyncMarker marker) {
+      Kind kind = marker.getKind();
+      String type = typeOf(kind);
+      if (!kinds.caches(type)) {
+        return;
+      }
+      String kindKey = kindKey(kind);
+      if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_BEGIN) {
+        Long max =
+            ctx.select(DSL.max(O_GENERATION))
+                .from(table(unquotedName(OBJECTS)))
+                .where(O_ACCOUNT.eq(account).and(O_GROUP.eq(kind.getGroup())).and(O_KIND.eq(kind.getKind())))
+                .fetchOne(0, Long.class);
+        long generation = max == null ? 1 : max + 1;
+        Listing previous = listings.get(kindKey);
+        if (previous != null && previous.generation() >= generation) {
+          generation = previous.generation() + 1;
+        }
+        listings.put(kindKey, new Listing(marker.getResyncId(), generation, new HashSet<>()));
+        return;
+      }
+      Listing listing = listings.get(kindKey);
+      if (listing == null || !listing.resyncId().equals(marker.getResyncId())) {
+        return; // an END without its BEGIN: sweeping could remove objects that were never listed
+      }
+      listings.remove(kindKey);
+      var rows =
+          ctx.select(O_NAMESPACE, O_NAME)
+              .from(table(unquotedName(OBJECTS)))
+              .where(objectsOf(kind).and(O_DELETED.eq(false)).and(O_GENERATION.lt(listing.generation())))
+              .fetch();
+      for (var row : rows) {
+        uncache(CacheKeys.infrastructure(type, account, row.value1(), row.value2()), type, kindKey);
+      }
+      ctx.deleteFrom(table(unquotedName(OBJECTS)))
+          .where(objectsOf(kind).and(O_GENERATION.lt(listing.generation())))
+          .execute();
+      // rows of this kind may be gone now: read them again if the batch goes on with them
+      held.keySet().removeIf(k -> k.get(0).equals(kind.getGroup()) && k.get(1).equals(kind.getKind()));
+      for (String key : new ArrayList<>(state.indexed(kindKey))) {
+        if (!listing.keys().contains(key)) {
+          uncache(key, type, kindKey);
+        }
+      }
+    }
+
+    // ------------------------------------------------------------------ spinagent_objects
+
+    /**
+     * What spinagent_objects holds for the batch's objects, read up front: one query per kind and
+     * 500 names (an index range on the primary key's account, api_group, kind prefix).
+     */
+    final Map<List<String>, Held> held = new HashMap<>();
+
+    void prefetch(SinkBatch batch) {
+      Map<List<String>, Set<List<String>>> byKind = new LinkedHashMap<>();
+      for (SinkEntry entry : batch.entries()) {
+        if (entry instanceof SinkEntry.Change c) {
+          Kind kind = c.change().getKind();
+          byKind
+              .computeIfAbsent(List.of(kind.getGroup(), kind.getKind()), k -> new LinkedHashSet<>())
+              .add(heldKey(kind, c.change().getNamespace(), c.change().getName()));
+        }
+      }
+      byKind.forEach(
+          (groupKind, wanted) -> {
+            List<List<String>> keys = new ArrayList<>(wanted);
+            for (int from = 0; from < keys.size(); from += 500) {
+              List<List<String>> chunk = keys.subList(from, Math.min(keys.size(), from + 500));
+              Set<String> names = new HashSet<>();
+              for (List<String> k : chunk) {
+                names.add(k.get(3));
+                held.put(k, null); // absent unless found
+              }
+              for (Record r :
+                  ctx.select(O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
+                      .from(table(unquotedName(OBJECTS)))
+                      .where(O_ACCOUNT.eq(account))
+                      .and(O_GROUP.eq(groupKind.get(0)))
+                      .and(O_KIND.eq(groupKind.get(1)))
+                      .and(O_NAME.in(names))
+                      .fetch()) {
+                List<String> k =
+                    List.of(groupKind.get(0), groupKind.get(1), r.get(O_NAMESPACE), r.get(O_NAME));
+                if (held.containsKey(k)) {
+                  Long generation = r.get(O_GENERATION);
+                  held.put(
+                      k,
+                      new Held(
+                          r.get(O_RV),
+                          Boolean.TRUE.equals(r.get(O_DELETED)),
+                          generation == null ? 0 : generation));
+                }
+              }
+            }
+          });
+    }
+
+    List<String> heldKey(Kind kind, String namespace, String name) {
+      return List.of(kind.getGroup(), kind.getKind(), namespace, name);
+    }
+
+    Held load(Kind kind, String namespace, String name) {
+      List<String> k = heldKey(kind, namespace, name);
+      if (held.containsKey(k)) {
+        return held.get(k);
+      }
+      Record r =
+          ctx.select(O_RV, O_DELETED, O_GENERATION)
+              .from(table(unquotedName(OBJECTS)))
+              .where(objectKey(kind, namespace, name))
+              .fetchOne();
+      if (r == null) {
+        return null;
+      }
+      Long generation = r.get(O_GENERATION);
+      return new Held(
+          r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
+    }
+
+    void save(Kind kind, String namespace, String name, String rv, boolean deleted, long generation) {
+      held.put(heldKey(kind, namespace, name), new Held(rv, deleted, generation));
+      ctx.insertInto(
+              table(unquotedName(OBJECTS)),
+              O_ACCOUNT,
+              O_GROUP,
+              O_KIND,
+              O_NAMESPACE,
+              O_NAME,
+              O_RV,
+              O_DELETED,
+              O_GENERATION,
+              LAST_UPDATED)
+          .values(account, kind.getGroup(), kind.getKind(), namespace, name, rv, deleted, generation, now)
+          .onConflict(O_ACCOUNT, O_GROUP, O_KIND, O_NAMESPACE, O_NAME)
+          .doUpdate()
+          .set(O_RV, rv)
+          .set(O_DELETED, deleted)
+          .set(O_GENERATION, generation)
+          .set(LAST_UPDATED, now)
+          .execute();
+    }
+
+    org.jooq.Condition objectsOf(Kind kind) {
+      return O_ACCOUNT.eq(account).and(O_GROUP.eq(kind.getGroup())).and(O_KIND.eq(kind.getKind()));
+    }
+
+    org.jooq.Condition objectKey(Kind kind, String namespace, String name) {
+      return objectsOf(kind).and(O_NAMESPACE.eq(namespace)).and(O_NAME.eq(name));
+    }
+
+    void requireTypes(Set<String> types) {
+      Set<String> missing = new LinkedHashSet<>();
+      for (String t : types) {
+        if (t != null && !knownTypes.contains(t)) {
+          missing.add(t);
+        }
+      }
+      if (!missing.isEmpty()) {
+        throw new MissingTables(missing);
+      }
+    }
+  }
+
+  private static Map<String, Set<String>> sticky() {
+    Map<String, Set<String>> rels = new TreeMap<>();
+    for (String t : CacheTypes.STICKY_TYPES) {
+      rels.put(t, Set.of());
+    }
+    return rels;
+  }
+
+  /** group → keys flattened to key → group. */
+  private static Map<String, String> flatten(Map<String, ? extends Set<String>> grouped) {
+    Map<String, String> flat = new LinkedHashMap<>();
+    grouped.forEach((group, keys) -> keys.forEach(k -> flat.put(k, group)));
+    return flat;
+  }
+}

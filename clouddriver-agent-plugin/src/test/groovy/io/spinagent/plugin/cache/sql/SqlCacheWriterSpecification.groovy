@@ -1,0 +1,593 @@
+package io.spinagent.plugin.cache.sql
+
+import com.google.protobuf.ByteString
+import io.spinagent.plugin.cache.InMemoryObjectStore
+import io.spinagent.plugin.cache.SinkBatch
+import io.spinagent.plugin.config.ChannelConfiguration
+import io.spinagent.plugin.config.SpinAgentProperties
+import org.springframework.beans.factory.support.StaticListableBeanFactory
+import org.springframework.core.env.StandardEnvironment
+import io.spinagent.plugin.cache.SinkEntry
+import io.spinagent.plugin.cache.format.AccountSnapshot
+import io.spinagent.plugin.cache.format.CacheKeys
+import io.spinagent.plugin.cache.format.CacheTypes
+import io.spinagent.plugin.cache.format.FormatOptions
+import io.spinagent.plugin.cache.format.Manifests
+import io.spinagent.plugin.store.SpinAgentSchema
+import io.spinagent.protocol.v1.ChangeType
+import io.spinagent.protocol.v1.Kind
+import io.spinagent.protocol.v1.ObjectChange
+import io.spinagent.protocol.v1.ResyncMarker
+import io.spinagent.protocol.v1.ResyncPhase
+import io.spinagent.testkit.db.CatsTemplateTables
+import io.spinagent.testkit.db.EmbeddedDatabase
+import java.time.Clock
+import java.time.Instant
+import java.time.ZoneOffset
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.ExecutorService
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import org.jooq.DSLContext
+import org.jooq.SQLDialect
+import org.jooq.ExecuteContext
+import org.jooq.impl.DSL
+import org.jooq.impl.DefaultConfiguration
+import org.jooq.impl.DefaultExecuteListener
+import org.jooq.impl.DefaultExecuteListenerProvider
+import spock.lang.Shared
+import spock.lang.Specification
+
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+import static io.spinagent.plugin.cache.format.Manifests.infra
+
+/**
+ * The SQL cache writer against a real database; subclasses choose the engine (started once per
+ * class). Objects are Manifests' application: Deployment → ReplicaSet → Pods, a Service, an Ingress.
+ */
+abstract class SqlCacheWriterSpecification extends Specification {
+
+  @Shared EmbeddedDatabase db
+  @Shared DSLContext jooq
+  @Shared CatsReader reader
+  @Shared ExecutorService executor = Executors.newSingleThreadExecutor()
+
+  MutableClock clock = new MutableClock(1_700_000_000_000L)
+  SqlCacheWriter writer
+  long sequence = 0
+
+  abstract EmbeddedDatabase startDatabase()
+
+  def setupSpec() {
+    db = startDatabase()
+    CatsTemplateTables.create(db)
+    SpinAgentSchema.migrate(db.dataSource())
+    jooq = DSL.using(db.dataSource(), SQLDialect.valueOf(db.dialect()))
+    SpinAgentSchema.migrate(jooq) // idempotent, and through jOOQ as in Clouddriver
+    reader = new CatsReader(jooq)
+  }
+
+  def cleanupSpec() {
+    executor.shutdownNow()
+    db?.close()
+  }
+
+  def setup() {
+    cacheTables().each { jooq.execute("delete from " + it) }
+    jooq.execute("delete from spinagent_objects")
+    writer = newWriter()
+  }
+
+  SqlCacheWriter newWriter() {
+    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+  }
+
+  List<String> cacheTables() {
+    String schemaCondition = db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()"
+    jooq.fetch("select table_name from information_schema.tables where " + schemaCondition + " and lower(table_name) like 'cats_v1_%'")
+        .collect { it.get(0, String) }
+        .findAll { !it.toLowerCase().contains('template') }
+  }
+
+  int countRows(String table) {
+    jooq.fetchCount(DSL.table(DSL.unquotedName(table)))
+  }
+
+  int totalCacheRows() {
+    cacheTables().sum { countRows(it) } as Integer ?: 0
+  }
+
+  // ------------------------------------------------------------------ stream helpers
+
+  static Kind kindOf(Map object) {
+    String apiVersion = object.apiVersion
+    String group = apiVersion.contains('/') ? apiVersion.split('/')[0] : ''
+    String version = apiVersion.contains('/') ? apiVersion.split('/')[1] : apiVersion
+    Kind.newBuilder().setGroup(group).setVersion(version).setKind(object.kind as String).build()
+  }
+
+  SinkEntry upsert(Map object, String rv) {
+    Map copy = Manifests.MAPPER.readValue(Manifests.MAPPER.writeValueAsString(object), Map)
+    copy.metadata.resourceVersion = rv
+    new SinkEntry.Change(ObjectChange.newBuilder()
+        .setSequence(++sequence).setKind(kindOf(object))
+        .setNamespace(object.metadata.namespace ?: '').setName(object.metadata.name as String)
+        .setResourceVersion(rv).setType(ChangeType.CHANGE_TYPE_UPSERT)
+        .setObjectJson(ByteString.copyFromUtf8(Manifests.MAPPER.writeValueAsString(copy))).build())
+  }
+
+  SinkEntry delete(Map object, String rv) {
+    new SinkEntry.Change(ObjectChange.newBuilder()
+        .setSequence(++sequence).setKind(kindOf(object))
+        .setNamespace(object.metadata.namespace ?: '').setName(object.metadata.name as String)
+        .setResourceVersion(rv).setType(ChangeType.CHANGE_TYPE_DELETE).build())
+  }
+
+  SinkEntry begin(Map sample, String id) {
+    marker(sample, id, ResyncPhase.RESYNC_PHASE_BEGIN)
+  }
+
+  SinkEntry end(Map sample, String id) {
+    marker(sample, id, ResyncPhase.RESYNC_PHASE_END)
+  }
+
+  SinkEntry marker(Map sample, String id, ResyncPhase phase) {
+    new SinkEntry.Resync(ResyncMarker.newBuilder().setAccount(ACCOUNT).setKind(kindOf(sample))
+        .setPhase(phase).setSequence(++sequence).setResyncId(id).build())
+  }
+
+  void commit(List<SinkEntry> entries) {
+    writer.commit(new SinkBatch(ACCOUNT, entries)).toCompletableFuture().get(60, TimeUnit.SECONDS)
+  }
+
+  void commit(SinkEntry... entries) {
+    commit(entries as List)
+  }
+
+  /** A complete listing of each kind, as the agent sends after a claim. */
+  void streamListing(List<Map> objects, String rv = '1') {
+    objects.groupBy { it.kind }.each { kind, items ->
+      List<SinkEntry> entries = [begin(items[0], "listing-$kind-$rv")]
+      items.each { entries << upsert(it, rv) }
+      entries << end(items[0], "listing-$kind-$rv")
+      commit(entries)
+    }
+  }
+
+  static Map pod2() {
+    Map p = Manifests.pod()
+    p.metadata.name = 'frontend-7d9f8c6b5-q9z4m'
+    p.metadata.uid = 'p-2'
+    p
+  }
+
+  static List<Map> application() {
+    [Manifests.deployment(), Manifests.replicaSet(), Manifests.pod(), pod2(), Manifests.service(), Manifests.ingress()]
+  }
+
+  Map row(String type, String id) {
+    def r = jooq.fetchOne("select body_hash, last_updated, agent from " + writer.resourceTable(type) + " where id = ?", id)
+    r == null ? null : [bodyHash: r.get(0, String), lastUpdated: r.get(1, Long), agent: r.get(2, String)]
+  }
+
+  static Map normalised(Map relationships) {
+    relationships.findAll { k, v -> !v.isEmpty() }.collectEntries { k, v -> [k, v as Set] }
+  }
+
+  // ------------------------------------------------------------------ features
+
+  def "a streamed application reads back exactly as Clouddriver's caching agent would derive it"() {
+    when:
+    streamListing(application())
+    def expected = AccountSnapshot.build(ACCOUNT, application().collect { Map o -> Map c = Manifests.MAPPER.readValue(Manifests.MAPPER.writeValueAsString(o), Map); c.metadata.resourceVersion = '1'; Manifests.json(c) }, FormatOptions.DEFAULTS)
+
+    then: 'every record is there with the same attributes and relationships'
+    expected.records().each { id, record ->
+      Map actual = reader.get(record.type(), id)
+      assert actual != null: "missing $id"
+      Map attrs = new LinkedHashMap(actual.attributes)
+      attrs.remove('cacheExpiry')
+      assert Manifests.MAPPER.valueToTree(attrs) == Manifests.MAPPER.valueToTree(record.attributes())
+      assert normalised(actual.relationships) == normalised(record.relationships())
+      assert actual.ttlSeconds == record.ttlSeconds()
+    }
+    reader.all(CacheTypes.POD).size() == 2
+
+    and: 'logical rows carry cacheExpiry = now + 600 s; bodies only the sticky empty groups'
+    reader.get(CacheTypes.CLUSTERS, CacheKeys.cluster(ACCOUNT, 'shop', 'deployment frontend')).attributes.cacheExpiry == clock.millis() + 600_000
+    Map body = Manifests.MAPPER.readValue(jooq.fetchOne("select body from " + writer.resourceTable(CacheTypes.REPLICA_SET)).get(0, String), Map)
+    body.relationships == [pod: [], service: []]
+    body.keySet() as List == ['id', 'ttlSeconds', 'attributes', 'relationships']
+
+    and: 'one agent value for every row of the account'
+    jooq.fetch("select distinct agent from " + writer.resourceTable(CacheTypes.POD)).collect { it.get(0, String) } == ["$ACCOUNT/SpinAgentCachingAgent"]
+
+    and: "Deck's walk: application → cluster → server group → instances and load balancers"
+    reader.walk('shop') == [
+        clusters     : ['deployment frontend': [
+            serverGroups: ['frontend-7d9f8c6b5': [instances: ['frontend-7d9f8c6b5-x2x7k', 'frontend-7d9f8c6b5-q9z4m'] as Set, loadBalancers: ['frontend'] as Set]],
+            managers    : ['frontend'] as Set]],
+        loadBalancers: ['frontend'] as Set,
+        ingresses    : ['shop'] as Set]
+  }
+
+  def "updates, scaling and deletes touch only the rows they concern"() {
+    given:
+    streamListing(application())
+    def rsKey = infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')
+    def svcKey = infra(CacheTypes.SERVICE, 'frontend')
+
+    when: 'the service stops selecting the replicaSet'
+    Map svc = Manifests.service()
+    svc.spec.selector = [app: 'other']
+    Map rsRowBefore = row(CacheTypes.REPLICA_SET, rsKey)
+    clock.advance(1000)
+    commit(upsert(svc, '2'))
+
+    then: 'the relationship rows change, not the replicaSet body'
+    CatsReader.related(reader.get(CacheTypes.REPLICA_SET, rsKey), CacheTypes.SERVICE).isEmpty()
+    CatsReader.related(reader.get(CacheTypes.SERVICE, svcKey), CacheTypes.REPLICA_SET).isEmpty()
+    row(CacheTypes.REPLICA_SET, rsKey) == rsRowBefore
+
+    when: 'it selects it again, a pod goes and a third comes'
+    Map pod3 = Manifests.pod()
+    pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
+    commit(upsert(Manifests.service(), '3'), delete(Manifests.pod(), '4'), upsert(pod3, '5'))
+
+    then:
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'] ==
+        [instances: ['frontend-7d9f8c6b5-q9z4m', 'frontend-7d9f8c6b5-new01'] as Set, loadBalancers: ['frontend'] as Set]
+    reader.get(CacheTypes.POD, infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')) == null
+    row(CacheTypes.REPLICA_SET, rsKey) == rsRowBefore
+
+    when: 'the deployment, replicaSet and pods go: the cluster goes with its last member'
+    commit(delete(Manifests.deployment(), '6'), delete(Manifests.replicaSet(), '7'), delete(pod2(), '8'), delete(pod3, '9'))
+
+    then:
+    reader.all(CacheTypes.CLUSTERS).isEmpty()
+    reader.walk('shop') == [clusters: [:], loadBalancers: ['frontend'] as Set, ingresses: ['shop'] as Set]
+
+    when: 'the service and ingress go: the application goes, and nothing is left'
+    commit(delete(Manifests.service(), '10'), delete(Manifests.ingress(), '11'))
+
+    then:
+    reader.walk('shop') == null
+    totalCacheRows() == 0
+  }
+
+  def "a pod change writes the pod's rows and never its replicaSet's body"() {
+    given:
+    streamListing(application())
+    def rsKey = infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')
+    def podKey = infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')
+    Map rsBefore = row(CacheTypes.REPLICA_SET, rsKey)
+    Map podBefore = row(CacheTypes.POD, podKey)
+    int relRowsBefore = countRows(writer.relTable(CacheTypes.REPLICA_SET))
+
+    when:
+    clock.advance(5000)
+    Map pod = Manifests.pod()
+    pod.status.phase = 'Succeeded'
+    commit(upsert(pod, '50'))
+
+    then:
+    row(CacheTypes.REPLICA_SET, rsKey) == rsBefore
+    row(CacheTypes.POD, podKey).lastUpdated == podBefore.lastUpdated + 5000
+    row(CacheTypes.POD, podKey).bodyHash != podBefore.bodyHash
+    countRows(writer.relTable(CacheTypes.REPLICA_SET)) == relRowsBefore
+    reader.get(CacheTypes.POD, podKey).attributes.manifest.status.phase == 'Succeeded'
+  }
+
+  def "stale, duplicate and out-of-order changes never overwrite newer state"() {
+    given:
+    streamListing(application(), '10')
+    def podKey = infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')
+    Map newer = Manifests.pod()
+    newer.status.phase = 'Newer'
+    Map older = Manifests.pod()
+    older.status.phase = 'Older'
+
+    when: 'a newer change, then an older one in a later batch'
+    commit(upsert(newer, '20'))
+    commit(upsert(older, '15'))
+
+    then:
+    reader.get(CacheTypes.POD, podKey).attributes.manifest.status.phase == 'Newer'
+
+    when: 'the same batch twice (a resend after a lost acknowledgement)'
+    def entries = [upsert(newer, '21'), upsert(Manifests.service(), '21')]
+    int rowsBefore = totalCacheRows()
+    commit(entries)
+    commit(entries)
+
+    then: 'no duplicate rows'
+    totalCacheRows() == rowsBefore
+
+    when: 'a delete, then a late upsert older than the delete'
+    commit(delete(Manifests.pod(), '30'))
+    commit(upsert(older, '25'))
+
+    then: 'the tombstone holds'
+    reader.get(CacheTypes.POD, podKey) == null
+    CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.POD) ==
+        [infra(CacheTypes.POD, 'frontend-7d9f8c6b5-q9z4m')] as Set
+
+    when: 'a newer upsert after the delete (re-created)'
+    commit(upsert(newer, '31'))
+
+    then:
+    reader.get(CacheTypes.POD, podKey) != null
+  }
+
+  def "a complete listing sweeps what it did not list, and readers never see the kind empty meanwhile"() {
+    given:
+    streamListing(application())
+    def pod1Key = infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')
+    def pod2Key = infra(CacheTypes.POD, 'frontend-7d9f8c6b5-q9z4m')
+
+    when: 'a new listing of pods begins and lists only the second pod'
+    commit(begin(Manifests.pod(), 'r2'))
+    commit(upsert(pod2(), '2'))
+
+    then: 'between BEGIN and END everything is still there'
+    reader.all(CacheTypes.POD).keySet() == [pod1Key, pod2Key] as Set
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances.size() == 2
+
+    when: 'an END of another listing is ignored'
+    commit(end(Manifests.pod(), 'unknown'))
+
+    then:
+    reader.all(CacheTypes.POD).keySet() == [pod1Key, pod2Key] as Set
+
+    when:
+    commit(end(Manifests.pod(), 'r2'))
+
+    then: 'the unlisted pod and its relationship rows are gone; other kinds untouched'
+    reader.all(CacheTypes.POD).keySet() == [pod2Key] as Set
+    CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.POD) == [pod2Key] as Set
+    reader.all(CacheTypes.DEPLOYMENT).size() == 1
+    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.POD))), DSL.field(DSL.unquotedName('id')).eq(pod1Key)) == 0
+
+    when: 'a plugin restart (empty memory) followed by the listing the agent sends after a claim'
+    writer = newWriter()
+    streamListing([Manifests.replicaSet(), pod2(), Manifests.deployment(), Manifests.service(), Manifests.ingress()], '3')
+
+    then: 'the same rows, no duplicates'
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'] ==
+        [instances: ['frontend-7d9f8c6b5-q9z4m'] as Set, loadBalancers: ['frontend'] as Set]
+    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.REPLICA_SET)))) ==
+        jooq.fetchCount(DSL.selectDistinct(DSL.field(DSL.unquotedName('id')), DSL.field(DSL.unquotedName('rel_id'))).from(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.REPLICA_SET)))))
+  }
+
+  def "with the database down nothing is acknowledged; the retried batch loses nothing"() {
+    given:
+    streamListing(application())
+    Map pod3 = Manifests.pod()
+    pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
+    def batch = new SinkBatch(ACCOUNT, [upsert(pod3, '40'), delete(Manifests.pod(), '41'), upsert(Manifests.service(), '42')])
+
+    when: 'the database goes away'
+    db.stop()
+    writer.commit(batch).toCompletableFuture().get(60, TimeUnit.SECONDS)
+
+    then: 'the commit fails, so the session would not acknowledge'
+    thrown(ExecutionException)
+
+    when: 'it comes back and the pipeline retries the same batch'
+    db.start()
+    retry { writer.commit(batch).toCompletableFuture().get(60, TimeUnit.SECONDS) }
+
+    then:
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances ==
+        ['frontend-7d9f8c6b5-q9z4m', 'frontend-7d9f8c6b5-new01'] as Set
+  }
+
+  def "the database killed in the middle of a batch: nothing half-written, nothing acknowledged, nothing lost"() {
+    given: 'a writer whose database dies at the 6th statement of the next batch'
+    streamListing(application())
+    int statements = 0
+    boolean armed = false
+    def killer = new DefaultExecuteListener() {
+      @Override
+      void executeStart(ExecuteContext ctx) {
+        if (armed && ++statements == 6) {
+          armed = false
+          db.stop()
+        }
+      }
+    }
+    def killingJooq = DSL.using(new DefaultConfiguration()
+        .set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
+        .set(new DefaultExecuteListenerProvider(killer)))
+    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+    writer.commit(new SinkBatch(ACCOUNT, [upsert(pod2(), '1')])).toCompletableFuture().get(60, TimeUnit.SECONDS) // tables known
+    Map pod3 = Manifests.pod()
+    pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
+    def batch = new SinkBatch(ACCOUNT, [upsert(pod3, '40'), delete(Manifests.pod(), '41'), upsert(Manifests.service(), '42')])
+
+    when:
+    armed = true
+    writer.commit(batch).toCompletableFuture().get(60, TimeUnit.SECONDS)
+
+    then: 'the commit fails'
+    thrown(ExecutionException)
+    statements >= 6
+
+    when: 'the database is back: the first statements of the batch were rolled back'
+    db.start()
+    retry { jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_objects'))) }
+
+    then:
+    reader.get(CacheTypes.POD, infra(CacheTypes.POD, 'frontend-7d9f8c6b5-new01')) == null
+    jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_objects')), DSL.field(DSL.unquotedName('name')).eq('frontend-7d9f8c6b5-new01')) == 0
+    reader.get(CacheTypes.POD, infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')) != null
+
+    when: 'the pipeline retries the same batch'
+    retry { writer.commit(batch).toCompletableFuture().get(60, TimeUnit.SECONDS) }
+
+    then: 'all of it is there'
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances ==
+        ['frontend-7d9f8c6b5-q9z4m', 'frontend-7d9f8c6b5-new01'] as Set
+  }
+
+  def "an object that cannot be cached does not block the batch"() {
+    when:
+    def broken = new SinkEntry.Change(ObjectChange.newBuilder()
+        .setSequence(++sequence).setKind(kindOf(Manifests.pod()))
+        .setNamespace('web').setName('broken').setResourceVersion('1').setType(ChangeType.CHANGE_TYPE_UPSERT)
+        .setObjectJson(ByteString.copyFromUtf8('{not json')).build())
+    commit(broken, upsert(Manifests.service(), '1'))
+
+    then:
+    reader.all(CacheTypes.SERVICE).size() == 1
+    reader.all(CacheTypes.POD).isEmpty()
+  }
+
+  def "ignored objects and kinds outside the configured set are not cached"() {
+    given:
+    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, clock)
+
+    when:
+    streamListing(application() + [Manifests.ignoredService()])
+
+    then:
+    reader.all(CacheTypes.INGRESS).isEmpty()
+    reader.all(CacheTypes.SERVICE).keySet() == [infra(CacheTypes.SERVICE, 'frontend')] as Set
+
+    when: 'an object becomes ignored'
+    Map svc = Manifests.service()
+    svc.metadata.annotations['caching.spinnaker.io/ignore'] = 'true'
+    commit(upsert(svc, '5'))
+
+    then:
+    reader.all(CacheTypes.SERVICE).isEmpty()
+    CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.SERVICE).isEmpty()
+  }
+
+  def "per-type tables are created from the templates under the names cats-sql uses"() {
+    when:
+    streamListing(application())
+    List<String> names = cacheTables()
+
+    then: 'unquoted names: PostgreSQL folds them to lower case, as it does for Clouddriver'
+    if (db.dialect() == 'POSTGRES') {
+      assert names.containsAll(['cats_v1_replicaset', 'cats_v1_replicaset_rel', 'cats_v1_applications', 'cats_v1_clusters_rel'])
+      assert names.every { it == it.toLowerCase() }
+    } else {
+      assert names.containsAll(['cats_v1_replicaSet', 'cats_v1_replicaSet_rel', 'cats_v1_applications', 'cats_v1_clusters_rel'])
+    }
+    names.size() == 2 * ([CacheTypes.DEPLOYMENT, CacheTypes.REPLICA_SET, CacheTypes.POD, CacheTypes.SERVICE, CacheTypes.INGRESS,
+                          CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS] as Set).size()
+
+    and: '_rel rows: 26-character ULIDs, rel_agent "<forward target type>:<agent>", rel_type the type of rel_id'
+    def rows = jooq.fetch("select uuid, rel_id, rel_agent, rel_type from " + writer.relTable(CacheTypes.POD))
+    !rows.isEmpty()
+    rows.every { r ->
+      r.get(0, String) ==~ /[0-9A-HJKMNP-TV-Z]{26}/ &&
+          CacheKeys.parse(r.get(1, String)).get().type() == r.get(3, String) &&
+          r.get(2, String).endsWith(":$ACCOUNT/SpinAgentCachingAgent")
+    }
+  }
+
+  def "every row names the account's own agent, which Clouddriver's unknown-agent cleanup would not know"() {
+    given: 'SqlUnknownAgentCleanupAgent keeps rows whose agent (rel_agent after its first colon) is a registered caching agent'
+    streamListing(application())
+    Set<String> registered = ["$ACCOUNT/KubernetesCoreCachingAgent[1/1]".toString()]
+    def agentOf = { String relAgent -> relAgent.contains(':') ? relAgent.substring(relAgent.indexOf(':') + 1) : relAgent }
+
+    when:
+    Set<String> agents = [] as Set
+    cacheTables().each { t ->
+      String column = t.toLowerCase().endsWith('_rel') ? 'rel_agent' : 'agent'
+      jooq.fetch("select " + column + " from " + t).each { agents << agentOf(it.get(0, String)) }
+    }
+
+    then: 'one value, not a Clouddriver agent: the cleanup would delete every row, so it must stay disabled (docs/caching.md)'
+    agents == ["$ACCOUNT/SpinAgentCachingAgent".toString()] as Set
+    !registered.containsAll(agents)
+  }
+
+  def "an id longer than the id column allows is skipped like cats-sql skips it, without failing the batch"() {
+    given:
+    Map pod = Manifests.pod()
+    pod.metadata.name = 'p' * 253
+    pod.metadata.namespace = 'n' * 63
+    String key = CacheKeys.infrastructure(CacheTypes.POD, ACCOUNT, 'n' * 63, 'p' * 253)
+
+    when:
+    commit(upsert(pod, '1'), upsert(Manifests.service(), '1'))
+
+    then:
+    reader.all(CacheTypes.SERVICE).size() == 1
+    (reader.get(CacheTypes.POD, key) != null) == (db.dialect() == 'POSTGRES') // 352 characters on MySQL
+  }
+
+  def "our own tables are migrated with our own Liquibase changelog tables"() {
+    expect:
+    List<String> tables = jooq.fetch("select lower(table_name) from information_schema.tables where " +
+        (db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()")).collect { it.get(0, String) }
+    tables.containsAll(['spinagent_objects', 'spinagent_databasechangelog'])
+    !tables.contains('databasechangelog')
+    !tables.contains('databasechangeloglock')
+    jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_databasechangelog'))) == 1
+  }
+
+  def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and to memory otherwise"() {
+    given:
+    def withSql = new StaticListableBeanFactory()
+    withSql.addBean('jooq', jooq)
+    def without = new StaticListableBeanFactory()
+    def config = new ChannelConfiguration()
+    def properties = new SpinAgentProperties()
+
+    expect:
+    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment()) instanceof SqlCacheWriter
+    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment()) instanceof InMemoryObjectStore
+  }
+
+  static void retry(Closure work) {
+    Exception last = null
+    for (int i = 0; i < 30; i++) {
+      try {
+        work()
+        return
+      } catch (Exception e) {
+        last = e
+        Thread.sleep(500)
+      }
+    }
+    throw last
+  }
+
+  static class MutableClock extends Clock {
+    long millis
+
+    MutableClock(long millis) {
+      this.millis = millis
+    }
+
+    void advance(long ms) {
+      millis += ms
+    }
+
+    @Override
+    long millis() {
+      millis
+    }
+
+    @Override
+    Instant instant() {
+      Instant.ofEpochMilli(millis)
+    }
+
+    @Override
+    java.time.ZoneId getZone() {
+      ZoneOffset.UTC
+    }
+
+    @Override
+    Clock withZone(java.time.ZoneId zone) {
+      this
+    }
+  }
+}
