@@ -16,6 +16,10 @@ import io.spinagent.agent.stream.AgentIdentity;
 import io.spinagent.agent.stream.AgentStreamClient;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.agent.stream.StreamListener;
+import io.grpc.Status;
+import io.spinagent.agent.tunnel.TunnelExecutor;
+import io.spinagent.protocol.v1.TunnelFrame;
+import java.util.Optional;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
 import java.nio.file.Path;
@@ -44,6 +48,7 @@ public final class AgentRuntime implements AutoCloseable {
   private final AdminServer admin;
   private final PrometheusEndpoint prometheus;
   private final ConfigFileWatcher watcher;
+  private final TunnelExecutor tunnels;
   private final CountDownLatch closed = new CountDownLatch(1);
   private volatile AgentConfig running;
   private volatile String configError;
@@ -55,12 +60,27 @@ public final class AgentRuntime implements AutoCloseable {
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
     ClusterManager[] manager = new ClusterManager[1];
+    AgentStreamClient[] upstream = new AgentStreamClient[1];
+    this.tunnels = new TunnelExecutor(
+        account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
+        frame -> upstream[0].sendTunnel(frame),
+        TunnelExecutor.DEFAULT_MAX_PER_ACCOUNT);
     StreamListener streamListener = new StreamListener() {
       @Override
       public void resyncRequired(String account) {
         if (manager[0] != null) {
           manager[0].resyncRequired(account);
         }
+      }
+
+      @Override
+      public void tunnelFrame(TunnelFrame frame) {
+        tunnels.frame(frame);
+      }
+
+      @Override
+      public void disconnected(Status status) {
+        tunnels.sessionEnded();
       }
     };
     AgentStreamClient client = null;
@@ -71,6 +91,7 @@ public final class AgentRuntime implements AutoCloseable {
       client = AgentStreamClient.create(config.clouddriver(),
           AgentIdentity.of(config.agent(), VersionProvider.version()), outbox, streamListener, registry);
       AgentStreamClient streamClient = client;
+      upstream[0] = client;
       clusterManager = new ClusterManager(outbox, config.tasks(), config.timeoutSeconds(), options,
           new ClusterManager.Listener() {
             @Override
@@ -107,6 +128,7 @@ public final class AgentRuntime implements AutoCloseable {
       closeQuietly(adminServer);
       closeQuietly(clusterManager);
       closeQuietly(client);
+      closeQuietly(tunnels);
       outbox.close();
       throw e;
     }
@@ -182,6 +204,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     log.info("Stopping the agent");
     closeQuietly(watcher);
+    closeQuietly(tunnels);
     closeQuietly(clusters);
     closeQuietly(stream);
     closeQuietly(prometheus);

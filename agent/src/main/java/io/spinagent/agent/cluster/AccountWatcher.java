@@ -1,5 +1,7 @@
 package io.spinagent.agent.cluster;
 
+import io.kubernetes.client.openapi.ApiClient;
+
 import io.kubernetes.client.openapi.ApiException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.stream.Outbox;
@@ -167,6 +169,11 @@ final class AccountWatcher {
 
   private interface Task {
     void run() throws InterruptedException;
+  }
+
+  /** The account's API client once connected: Clouddriver's relayed requests use it. */
+  Optional<ApiClient> apiClient() {
+    return Optional.ofNullable(http).map(KubeHttp::client);
   }
 
   private void connect() {

@@ -1,5 +1,7 @@
 package io.spinagent.agent.cluster;
 
+import io.kubernetes.client.openapi.ApiClient;
+
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.TasksConfig;
 import io.spinagent.agent.stream.Outbox;
@@ -100,6 +102,11 @@ public final class ClusterManager implements AutoCloseable {
     if (watcher != null) {
       watcher.resyncRequired();
     }
+  }
+
+  /** The API client of a connected account, for requests Clouddriver relays through the agent. */
+  public synchronized Optional<ApiClient> apiClient(String account) {
+    return Optional.ofNullable(accounts.get(account)).flatMap(AccountWatcher::apiClient);
   }
 
   public synchronized List<AccountStatus> statuses() {

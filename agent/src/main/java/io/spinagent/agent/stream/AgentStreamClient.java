@@ -14,6 +14,7 @@ import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.ProtocolVersion;
 import io.spinagent.protocol.v1.Role;
+import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.Welcome;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -218,6 +219,16 @@ public final class AgentStreamClient implements AutoCloseable {
     });
   }
 
+  /** Sends a frame of a relayed Kubernetes API request; dropped when no session is up. */
+  public void sendTunnel(TunnelFrame frame) {
+    AgentMessage message = AgentMessage.newBuilder().setTunnel(frame).build();
+    onStreamThread(() -> {
+      if (session != null) {
+        session.sendControl(message);
+      }
+    });
+  }
+
   /** Whether a session is established (Welcome received and the stream not ended). */
   public boolean isConnected() {
     return connected;
@@ -313,6 +324,13 @@ public final class AgentStreamClient implements AutoCloseable {
     public void decided(ChannelSession s, AccountDecision decision) {
       if (s == session) {
         apply(decision);
+      }
+    }
+
+    @Override
+    public void tunnel(ChannelSession s, TunnelFrame frame) {
+      if (s == session) {
+        safely(() -> listener.tunnelFrame(frame), "tunnelFrame");
       }
     }
 

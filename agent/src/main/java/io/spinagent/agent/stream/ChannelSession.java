@@ -12,6 +12,7 @@ import io.spinagent.protocol.v1.Heartbeat;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.PluginMessage;
 import io.spinagent.protocol.v1.ProtocolVersion;
+import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.Welcome;
 import java.time.Duration;
 import java.util.List;
@@ -49,6 +50,8 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     void welcomed(ChannelSession session, Welcome welcome);
 
     void decided(ChannelSession session, AccountDecision decision);
+
+    void tunnel(ChannelSession session, TunnelFrame frame);
 
     /**
      * The stream ended.
@@ -164,9 +167,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
         // Liveness only: lastReceivedNanos was updated above.
       }
       case COMMAND -> command(message.getCommand());
-      case TUNNEL ->
-          log.debug("Agent '{}': Clouddriver sent a tunnel frame, which this agent version does not serve yet",
-              agentId);
+      case TUNNEL -> events.tunnel(this, message.getTunnel());
       // A frame type added to the protocol after this agent was built: ignored, as the protocol's
       // compatibility rules allow.
       case BODY_NOT_SET -> log.debug("Agent '{}': ignoring a frame of a type this agent does not know", agentId);

@@ -1,6 +1,7 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.Status;
+import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.AccountDecision;
 
 /**
@@ -26,4 +27,10 @@ public interface StreamListener {
    * and an END marker. The informers' stores are enough; the API server need not be listed again.
    */
   default void resyncRequired(String account) {}
+
+  /**
+   * A frame of a Kubernetes API request Clouddriver relays through this agent (see
+   * {@link AgentStreamClient#sendTunnel}). Must not block: hand the work to another thread.
+   */
+  default void tunnelFrame(TunnelFrame frame) {}
 }

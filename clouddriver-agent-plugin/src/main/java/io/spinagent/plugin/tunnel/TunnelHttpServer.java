@@ -1,9 +1,11 @@
 package io.spinagent.plugin.tunnel;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.grpc.session.AgentSession;
@@ -16,8 +18,8 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -31,8 +33,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Kubernetes API that Clouddriver's kubectl talks to: {@code /clusters/<account>/...} on a
- * loopback port, relayed over the account's agent session. Each request is one tunnel stream;
+ * The Kubernetes API that Clouddriver's kubectl talks to: {@code /clusters/<account>/...} over HTTPS
+ * on a loopback port, relayed over the account's agent session. Each request is one tunnel stream;
  * request and response bodies flow in chunks under credit, so neither a large apply nor a long
  * watch is buffered whole. Errors of the tunnel itself are Kubernetes {@code Status} objects, so
  * kubectl prints their message.
@@ -40,6 +42,7 @@ import org.slf4j.LoggerFactory;
 public final class TunnelHttpServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TunnelHttpServer.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "/clusters/";
   private static final int CHUNK = 64 * 1024;
   /** Hop-by-hop and framing headers: each side of the tunnel sets its own. */
@@ -47,7 +50,8 @@ public final class TunnelHttpServer implements AutoCloseable {
       Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
           "transfer-encoding", "upgrade", "content-length");
 
-  private final HttpServer server;
+  private final HttpsServer server;
+  private final TunnelTls tls;
   private final ExecutorService executor;
   private final TunnelTokens tokens;
   private final AccountRegistry accounts;
@@ -56,9 +60,10 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final Duration timeout;
 
   private TunnelHttpServer(
-      HttpServer server, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
+      HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
       SessionRegistry sessions, int window, Duration timeout) {
     this.server = server;
+    this.tls = tls;
     this.executor = executor;
     this.tokens = tokens;
     this.accounts = accounts;
@@ -71,9 +76,11 @@ public final class TunnelHttpServer implements AutoCloseable {
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
       AccountRegistry accounts, SessionRegistry sessions) {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
-    HttpServer server;
+    TunnelTls tls = TunnelTls.generate(tunnel.getAddress());
+    HttpsServer server;
     try {
-      server = HttpServer.create(address, 0);
+      server = HttpsServer.create(address, 0);
+      server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
     } catch (IOException e) {
       throw new UncheckedIOException(
           "SpinAgent cannot open the Kubernetes API tunnel on " + address
@@ -87,7 +94,7 @@ public final class TunnelHttpServer implements AutoCloseable {
       return thread;
     });
     TunnelHttpServer tunnelServer = new TunnelHttpServer(
-        server, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
+        server, tls, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
     server.createContext(PREFIX, tunnelServer::handle);
     server.setExecutor(executor);
     server.start();
@@ -101,7 +108,12 @@ public final class TunnelHttpServer implements AutoCloseable {
 
   /** The server URL of an account's kubeconfig. */
   public String clusterUrl(String account) {
-    return "http://" + server.getAddress().getHostString() + ":" + port() + PREFIX + account;
+    return "https://" + server.getAddress().getHostString() + ":" + port() + PREFIX + account;
+  }
+
+  /** The CA an account's kubeconfig trusts for the tunnel (PEM). */
+  public String caCertificatePem() {
+    return tls.caCertificatePem();
   }
 
   @Override
@@ -245,25 +257,19 @@ public final class TunnelHttpServer implements AutoCloseable {
         .toList();
   }
 
+  /** A Kubernetes Status object, so kubectl shows the message. */
   private static void status(HttpExchange exchange, int code, String reason, String message) throws IOException {
-    String json = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Failure\",\"message\":"
-        + quote(message) + ",\"reason\":\"" + reason + "\",\"code\":" + code + "}";
-    byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+    Map<String, Object> status = new LinkedHashMap<>();
+    status.put("kind", "Status");
+    status.put("apiVersion", "v1");
+    status.put("metadata", Map.of());
+    status.put("status", "Failure");
+    status.put("message", message);
+    status.put("reason", reason);
+    status.put("code", code);
+    byte[] bytes = JSON.writeValueAsBytes(status);
     exchange.getResponseHeaders().set("Content-Type", "application/json");
     exchange.sendResponseHeaders(code, bytes.length);
     exchange.getResponseBody().write(bytes);
-  }
-
-  private static String quote(String text) {
-    StringBuilder out = new StringBuilder("\"");
-    for (char c : text.toCharArray()) {
-      switch (c) {
-        case '"' -> out.append("\\\"");
-        case '\\' -> out.append("\\\\");
-        case '\n' -> out.append("\\n");
-        default -> out.append(c < 0x20 ? String.format("\\u%04x", (int) c) : String.valueOf(c));
-      }
-    }
-    return out.append('"').toString();
   }
 }

@@ -42,13 +42,14 @@ class TunnelSpec extends Specification {
   TunnelTokens tokens = new TunnelTokens()
   TunnelProperties tunnelProperties = new TunnelProperties(port: 0, window: DataSize.ofKilobytes(64))
   OperationsProperties operations = new OperationsProperties(timeout: Duration.ofSeconds(2))
-  HttpClient http = HttpClient.newHttpClient()
+  HttpClient http
   PollingConditions eventually = new PollingConditions(timeout: 10)
   RawAgent agent
 
   def setup() {
     fixture.start()
     tunnel = TunnelHttpServer.start(tunnelProperties, operations, tokens, fixture.accounts, fixture.sessions)
+    http = TrustingHttpClient.trusting(tunnel.caCertificatePem())
     agent = fixture.agent()
     agent.hello('agent-1', [account('prod')]).next(WELCOME)
   }
