@@ -18,12 +18,18 @@ public final class SandboxMain {
 
   public static void main(String[] args) {
     PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle());
-    ConfigurableApplicationContext host =
-        ClouddriverHost.start(
-            pluginsRoot.directory(),
-            Map.of(
-                "spinnaker.extensibility.plugins." + PLUGIN_ID + ".enabled", true,
-                "spinagent.grpc.port", 9091));
+    ConfigurableApplicationContext host;
+    try {
+      host =
+          ClouddriverHost.start(
+              pluginsRoot.directory(),
+              Map.of(
+                  "spinnaker.extensibility.plugins." + PLUGIN_ID + ".enabled", true,
+                  "spinagent.grpc.port", 9091));
+    } catch (RuntimeException e) {
+      pluginsRoot.close();
+      throw e;
+    }
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.groovy.template.GroovyTemplateAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration;
@@ -32,7 +33,9 @@ import org.springframework.core.env.Environment;
       UserDetailsServiceAutoConfiguration.class,
       ManagementWebSecurityAutoConfiguration.class,
       // Clouddriver builds its data sources with kork-sql; the sandbox adds its own when it needs one.
-      DataSourceAutoConfiguration.class
+      DataSourceAutoConfiguration.class,
+      // Clouddriver serves no templates; clouddriver-core merely has groovy-templates on its path.
+      GroovyTemplateAutoConfiguration.class
     },
     excludeName = "com.netflix.spinnaker.kork.retrofit.RetrofitServiceFactoryAutoConfiguration")
 @Import(PluginsAutoConfiguration.class)
