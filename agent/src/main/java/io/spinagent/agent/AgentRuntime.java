@@ -1,5 +1,6 @@
 package io.spinagent.agent;
 
+import io.grpc.Status;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.spinagent.agent.admin.AdminServer;
@@ -16,16 +17,15 @@ import io.spinagent.agent.stream.AgentIdentity;
 import io.spinagent.agent.stream.AgentStreamClient;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.agent.stream.StreamListener;
-import io.grpc.Status;
 import io.spinagent.agent.tunnel.TunnelExecutor;
-import io.spinagent.protocol.v1.TunnelFrame;
-import java.util.Optional;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.TunnelFrame;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,7 +1,6 @@
 package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.openapi.ApiClient;
-
 import io.kubernetes.client.openapi.ApiException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.stream.Outbox;

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -303,50 +304,36 @@ public final class Outbox {
 
   /** Bytes held, as counted against {@link #maxBytes()}. */
   public long bytes() {
-    lock.lock();
-    try {
-      return bytes;
-    } finally {
-      lock.unlock();
-    }
+    return underLock(() -> bytes);
   }
 
   /** Entries held, across accounts. */
   public int size() {
-    lock.lock();
-    try {
-      return size;
-    } finally {
-      lock.unlock();
-    }
+    return underLock(() -> size);
   }
 
   /** Entries held for one account. */
   public int size(String account) {
-    lock.lock();
-    try {
+    return underLock(() -> {
       AccountEntries entries = accounts.get(account);
       return entries == null ? 0 : entries.bySequence.size();
-    } finally {
-      lock.unlock();
-    }
+    });
   }
 
   /** Puts that had to wait for space, since creation. */
   public long blockedPuts() {
-    lock.lock();
-    try {
-      return blockedPuts;
-    } finally {
-      lock.unlock();
-    }
+    return underLock(() -> blockedPuts);
   }
 
   /** Total time producers spent waiting for space, in nanoseconds. */
   public long blockedNanos() {
+    return underLock(() -> blockedNanos);
+  }
+
+  private <T> T underLock(Supplier<T> read) {
     lock.lock();
     try {
-      return blockedNanos;
+      return read.get();
     } finally {
       lock.unlock();
     }
