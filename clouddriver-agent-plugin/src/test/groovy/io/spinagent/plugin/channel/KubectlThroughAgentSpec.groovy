@@ -171,9 +171,11 @@ class KubectlThroughAgentSpec extends Specification {
     }
     def out = new StringBuffer()
     def err = new StringBuffer()
-    process.consumeProcessOutput(out, err)
+    // Join the readers, not waitForProcessOutput(): that closes the streams under readers still
+    // draining them, and output goes missing.
+    def readers = [process.consumeProcessOutputStream(out), process.consumeProcessErrorStream(err)]
     assert process.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    process.waitForProcessOutput()
+    readers*.join()
     [exit: process.exitValue(), out: out.toString(), err: err.toString()]
   }
 

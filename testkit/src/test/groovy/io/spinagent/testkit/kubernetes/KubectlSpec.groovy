@@ -54,9 +54,11 @@ class KubectlSpec extends ApiServerSpecification {
     def started = process.start()
     def out = new StringBuilder()
     def err = new StringBuilder()
-    started.consumeProcessOutput(out, err)
+    // Join the readers, not waitForProcessOutput(): that closes the streams under readers still
+    // draining them, and output goes missing.
+    def readers = [started.consumeProcessOutputStream(out), started.consumeProcessErrorStream(err)]
     assert started.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    started.waitForProcessOutput()
+    readers*.join()
     [exit: started.exitValue(), out: out.toString(), err: err.toString()]
   }
 
