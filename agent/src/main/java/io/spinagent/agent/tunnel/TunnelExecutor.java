@@ -71,10 +71,6 @@ public final class TunnelExecutor implements AutoCloseable {
     List.copyOf(exchanges.values()).forEach(exchange -> exchange.cancel("the session with Clouddriver ended"));
   }
 
-  public int running() {
-    return exchanges.size();
-  }
-
   @Override
   public void close() {
     sessionEnded();

@@ -57,10 +57,6 @@ public final class AgentTunnels {
     open.remove(stream.id());
   }
 
-  public int openStreams() {
-    return open.size();
-  }
-
   /** The session ended: every open request fails with {@code reason}. */
   public void closeAll(String reason) {
     List<TunnelStream> streams = List.copyOf(open.values());

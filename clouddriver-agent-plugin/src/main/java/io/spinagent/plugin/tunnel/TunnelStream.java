@@ -35,10 +35,6 @@ final class TunnelStream {
     return id;
   }
 
-  int window() {
-    return window;
-  }
-
   // --- frames from the agent (session thread) ---
 
   synchronized void receive(TunnelFrame frame) {

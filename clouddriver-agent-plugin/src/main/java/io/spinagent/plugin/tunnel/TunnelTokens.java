@@ -22,10 +22,6 @@ public final class TunnelTokens {
     return byAccount.computeIfAbsent(account, a -> newToken());
   }
 
-  public void revoke(String account) {
-    byAccount.remove(account);
-  }
-
   public boolean accepts(String account, String token) {
     String expected = byAccount.get(account);
     return expected != null

@@ -57,13 +57,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private final ServerCallStreamObserver<PluginMessage> call;
   private final SessionContext context;
   private final OutboundFrames outbound;
-  private final Instant connectedAt;
   private final ScheduledFuture<?> heartbeatCheck;
   private final AgentTunnels tunnels = new AgentTunnels(this::send);
 
   private volatile Instant lastFrameAt;
   private volatile String agentId;
-  private volatile String agentVersion = "";
 
   // Guarded by this.
   private final Map<String, AccountPipeline> pipelines = new HashMap<>();
@@ -79,8 +77,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     this.context = context;
     this.outbound = new OutboundFrames(call, context.settings().getMaxOutboundFrames(), context.metrics()::sent);
     Clock clock = context.clock();
-    this.connectedAt = clock.instant();
-    this.lastFrameAt = connectedAt;
+    this.lastFrameAt = clock.instant();
     Duration interval = context.settings().getHeartbeatInterval();
     this.heartbeatCheck =
         context.scheduler()
@@ -102,14 +99,6 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   public String peer() {
     return peer;
-  }
-
-  public String agentVersion() {
-    return agentVersion;
-  }
-
-  public Instant connectedAt() {
-    return connectedAt;
   }
 
   /** The Kubernetes API requests relayed over this session. */
@@ -228,7 +217,6 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
     }
     agentId = hello.getAgentId();
-    agentVersion = hello.getAgentVersion();
     Optional<AgentSession> existing = context.sessions().register(this);
     if (existing.isPresent()) {
       String other = existing.get().peer();
@@ -249,7 +237,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     log.info(
         "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
-        agentId, agentVersion, peer, version, names);
+        agentId, hello.getAgentVersion(), peer, version, names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
   }
 
