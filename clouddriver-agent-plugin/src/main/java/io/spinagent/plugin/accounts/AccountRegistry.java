@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,6 +40,9 @@ public final class AccountRegistry {
   private final Duration gracePeriod;
   private final List<AccountLifecycleListener> listeners;
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
+  /** Names an operator switched off; they outlive the entries, which come and go with agents. */
+  private final Set<String> inactive = new HashSet<>();
+  private volatile Predicate<String> servedElsewhere = name -> false;
   /** Highest committed sequence per agent and account, for {@link AccountDecision#getCommittedSequence()}. */
   private final Map<String, Long> committed = new HashMap<>();
 
@@ -109,15 +113,40 @@ public final class AccountRegistry {
     }
   }
 
+  /**
+   * Says whether another replica serves an account now; such an account is only forgotten here
+   * when its grace period ends, never removed from Clouddriver.
+   */
+  public void setServedElsewhere(Predicate<String> servedElsewhere) {
+    this.servedElsewhere = servedElsewhere;
+  }
+
   /** Removes the accounts orphaned for longer than the grace period; returns their names. */
   public List<String> expireOrphans() {
     List<Runnable> notifications = new ArrayList<>();
     List<String> expired = new ArrayList<>();
+    Instant deadline = clock.instant().minus(gracePeriod);
+    List<String> due;
     synchronized (this) {
-      Instant deadline = clock.instant().minus(gracePeriod);
+      due = accounts.values().stream()
+          .filter(e -> e.state == AccountState.ORPHANED && !e.stateSince.isAfter(deadline))
+          .map(e -> e.name)
+          .toList();
+    }
+    // Asked outside the lock: it may read the database.
+    Set<String> elsewhere = new HashSet<>();
+    for (String name : due) {
+      if (servedElsewhere.test(name)) {
+        elsewhere.add(name);
+      }
+    }
+    synchronized (this) {
       for (var it = accounts.values().iterator(); it.hasNext(); ) {
         Entry entry = it.next();
-        if (entry.state == AccountState.ORPHANED && !entry.stateSince.isAfter(deadline)) {
+        if (entry.state == AccountState.ORPHANED && elsewhere.contains(entry.name)) {
+          log.info("Account '{}' is served by another Clouddriver replica now; this one forgets it", entry.name);
+          it.remove();
+        } else if (entry.state == AccountState.ORPHANED && !entry.stateSince.isAfter(deadline)) {
           transition(entry, AccountState.REMOVED, notifications);
           it.remove();
           committed.keySet().removeIf(key -> key.endsWith("\u0000" + entry.name));
@@ -127,6 +156,137 @@ public final class AccountRegistry {
     }
     notifications.forEach(Runnable::run);
     return expired;
+  }
+
+  /**
+   * Switches an account off: its members are told it is refused (they stop streaming it), and
+   * listeners remove it from Clouddriver. Members stay known, so {@link #activate} needs no reconnect.
+   */
+  public void deactivate(String name) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      if (!inactive.add(name)) {
+        return;
+      }
+      Entry entry = accounts.get(name);
+      if (entry != null) {
+        entry.caching = null;
+        entry.kindsAwaitingResync = new HashSet<>();
+        transition(entry, AccountState.INACTIVE, notifications);
+        refuseMembers(entry, inactiveReason(name), notifications);
+      }
+    }
+    log.info("Account '{}' switched off (INACTIVE)", name);
+    notifications.forEach(Runnable::run);
+  }
+
+  /** Switches an account on again; a member that still serves it starts streaming it. */
+  public void activate(String name) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      if (!inactive.remove(name)) {
+        return;
+      }
+      Entry entry = accounts.get(name);
+      if (entry != null) {
+        if (entry.members.isEmpty()) {
+          transition(entry, AccountState.ORPHANED, notifications);
+        } else {
+          promoteOldest(entry, notifications);
+          for (AccountMember standby : entry.members.keySet()) {
+            if (standby != entry.caching) {
+              AccountDecision decision =
+                  AccountDecision.newBuilder().setAccount(name).setAccepted(true).setRole(Role.ROLE_STANDBY).build();
+              notifications.add(() -> standby.decisionChanged(decision));
+            }
+          }
+        }
+      }
+    }
+    log.info("Account '{}' switched on", name);
+    notifications.forEach(Runnable::run);
+  }
+
+  public synchronized boolean isInactive(String name) {
+    return inactive.contains(name);
+  }
+
+  /** Names switched off, e.g. to persist them. */
+  public synchronized Set<String> inactiveNames() {
+    return Set.copyOf(inactive);
+  }
+
+  /**
+   * Deletes an account now: its members are told it is gone, listeners remove its definition and
+   * cache rows ({@link AccountState#DELETING}, then {@link AccountState#REMOVED}).
+   *
+   * @return whether the registry knew it
+   */
+  public boolean delete(String name, String reason) {
+    List<Runnable> notifications = new ArrayList<>();
+    boolean known;
+    synchronized (this) {
+      inactive.remove(name);
+      Entry entry = accounts.remove(name);
+      known = entry != null;
+      if (known) {
+        entry.caching = null;
+        transition(entry, AccountState.DELETING, notifications);
+        refuseMembers(entry, reason, notifications);
+        entry.members.clear();
+        transition(entry, AccountState.REMOVED, notifications);
+        committed.keySet().removeIf(key -> key.endsWith("\u0000" + name));
+      }
+    }
+    notifications.forEach(Runnable::run);
+    return known;
+  }
+
+  /** Clouddriver's definition of a served account cannot be written: the account is FAILED. */
+  public void markFailed(String name, String error) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      Entry entry = accounts.get(name);
+      if (entry == null || !entry.state.isServed()) {
+        return;
+      }
+      entry.lastError = error;
+      transition(entry, AccountState.FAILED, notifications);
+    }
+    notifications.forEach(Runnable::run);
+  }
+
+  /** Clouddriver's definition of a FAILED account was written after all. */
+  public void markRecovered(String name) {
+    List<Runnable> notifications = new ArrayList<>();
+    synchronized (this) {
+      Entry entry = accounts.get(name);
+      if (entry == null || entry.state != AccountState.FAILED) {
+        return;
+      }
+      transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
+          notifications);
+    }
+    notifications.forEach(Runnable::run);
+  }
+
+  /**
+   * What a restarted replica knew: switched-off names, and accounts that were served here, which
+   * wait as ORPHANED for their agents (and are removed after the grace period if none returns).
+   */
+  public void restore(Set<String> inactiveNames, List<AgentAccount> previouslyServed) {
+    synchronized (this) {
+      inactive.addAll(inactiveNames);
+      for (AgentAccount account : previouslyServed) {
+        if (accounts.containsKey(account.name()) || inactive.contains(account.name())) {
+          continue;
+        }
+        Entry entry = new Entry(account.name(), account.cluster(), account.stateSince());
+        entry.state = AccountState.ORPHANED;
+        entry.lastError = account.lastError();
+        accounts.put(account.name(), entry);
+      }
+    }
   }
 
   public synchronized Optional<AgentAccount> find(String name) {
@@ -169,10 +329,18 @@ public final class AccountRegistry {
       accounts.put(name, entry);
     }
     entry.cluster = identity;
+    entry.reported = info;
     Set<String> kinds = new HashSet<>();
     info.getKindsList().forEach(kind -> kinds.add(kindKey(kind)));
     entry.members.remove(member);
     entry.members.put(member, Set.copyOf(kinds));
+    if (inactive.contains(name)) {
+      // Remembered as a member, so switching the account on again needs no reconnect.
+      transition(entry, AccountState.INACTIVE, notifications);
+      log.info("Account '{}' from agent '{}' is INACTIVE: not served until an operator activates it",
+          name, member.agentId());
+      return decision.setAccepted(false).setReason(inactiveReason(name)).build();
+    }
     if (entry.caching == null) {
       entry.caching = member;
       entry.kindsAwaitingResync = kinds;
@@ -208,24 +376,12 @@ public final class AccountRegistry {
     entry.caching = null;
     if (!entry.members.isEmpty()) {
       // The longest-serving standby takes over; its listing replaces the leaver's picture.
-      AccountMember successor = entry.members.keySet().iterator().next();
-      entry.caching = successor;
-      entry.kindsAwaitingResync = new HashSet<>(entry.members.get(successor));
-      transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING, notifications);
-      AccountDecision promoted =
-          AccountDecision.newBuilder()
-              .setAccount(entry.name)
-              .setAccepted(true)
-              .setRole(Role.ROLE_CACHING)
-              .setResyncRequired(true)
-              .setCommittedSequence(committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
-              .build();
+      AccountMember successor = promoteOldest(entry, notifications);
       log.info(
           "Account '{}': agent '{}' left, standby agent '{}' takes over streaming",
           entry.name,
           member.agentId(),
           successor.agentId());
-      notifications.add(() -> successor.decisionChanged(promoted));
     } else {
       log.warn(
           "Account '{}' is orphaned: its last agent '{}' is gone; it is removed in {} unless an agent returns",
@@ -234,6 +390,24 @@ public final class AccountRegistry {
           gracePeriod);
       transition(entry, AccountState.ORPHANED, notifications);
     }
+  }
+
+  /** Makes the longest-serving member the caching one and tells it to list everything. */
+  private AccountMember promoteOldest(Entry entry, List<Runnable> notifications) {
+    AccountMember successor = entry.members.keySet().iterator().next();
+    entry.caching = successor;
+    entry.kindsAwaitingResync = new HashSet<>(entry.members.get(successor));
+    transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING, notifications);
+    AccountDecision promoted =
+        AccountDecision.newBuilder()
+            .setAccount(entry.name)
+            .setAccepted(true)
+            .setRole(Role.ROLE_CACHING)
+            .setResyncRequired(true)
+            .setCommittedSequence(committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
+            .build();
+    notifications.add(() -> successor.decisionChanged(promoted));
+    return successor;
   }
 
   private void transition(Entry entry, AccountState next, List<Runnable> notifications) {
@@ -261,6 +435,19 @@ public final class AccountRegistry {
     }
   }
 
+  private static void refuseMembers(Entry entry, String reason, List<Runnable> notifications) {
+    AccountDecision refused =
+        AccountDecision.newBuilder().setAccount(entry.name).setAccepted(false).setReason(reason).build();
+    for (AccountMember member : entry.members.keySet()) {
+      notifications.add(() -> member.decisionChanged(refused));
+    }
+  }
+
+  private static String inactiveReason(String name) {
+    return "account '" + name + "' is INACTIVE: an operator switched it off"
+        + " (PUT /spinagent/accounts/" + name + " with state ACTIVE switches it on)";
+  }
+
   private static String kindKey(Kind kind) {
     return kind.getGroup() + "/" + kind.getKind();
   }
@@ -279,6 +466,8 @@ public final class AccountRegistry {
     AccountMember caching;
     Set<String> kindsAwaitingResync = new HashSet<>();
     String lastError;
+    /** What the latest claiming agent said about the account; null when restored from the table. */
+    AccountInfo reported;
 
     Entry(String name, ClusterIdentity cluster, Instant now) {
       this.name = name;
@@ -294,7 +483,8 @@ public final class AccountRegistry {
           stateSince,
           caching == null ? null : caching.agentId(),
           members.keySet().stream().filter(m -> m != caching).map(AccountMember::agentId).toList(),
-          lastError);
+          lastError,
+          reported);
     }
   }
 }

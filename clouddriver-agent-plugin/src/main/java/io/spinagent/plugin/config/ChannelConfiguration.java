@@ -1,14 +1,9 @@
 package io.spinagent.plugin.config;
 
-import io.spinagent.plugin.accounts.AccountLifecycleListener;
-import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.InMemoryObjectStore;
 import io.spinagent.plugin.cache.sql.SqlCacheConfiguration;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
-import java.time.Clock;
-import java.util.ArrayList;
-import java.util.List;
 import org.jooq.DSLContext;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
@@ -31,16 +26,6 @@ public class ChannelConfiguration {
       return SqlCacheConfiguration.sqlWriter(context, properties, environment);
     }
     return new InMemoryObjectStore();
-  }
-
-  @Bean
-  AccountRegistry accountRegistry(
-      SpinAgentProperties properties, List<AccountLifecycleListener> listeners, ChangeSink sink) {
-    List<AccountLifecycleListener> all = new ArrayList<>(listeners);
-    if (sink instanceof AccountLifecycleListener listener && !all.contains(listener)) {
-      all.add(listener);
-    }
-    return new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(), all);
   }
 
   @Bean

@@ -280,6 +280,36 @@ public class SpinAgentProperties {
   /** How accounts outlive their agents. */
   public static class Accounts {
     private Duration gracePeriod = Duration.ofMinutes(5);
+    private Duration commandTimeout = Duration.ofSeconds(15);
+    private Duration definitionRetryBackoff = Duration.ofSeconds(1);
+    private boolean clouddriverDefinitions = true;
+
+    /** How long an API request waits for agents to accept a dynamic account. */
+    public Duration getCommandTimeout() {
+      return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
+    }
+
+    /** First wait before retrying a failed write to Clouddriver's account storage (doubles, up to 1 min). */
+    public Duration getDefinitionRetryBackoff() {
+      return definitionRetryBackoff;
+    }
+
+    public void setDefinitionRetryBackoff(Duration definitionRetryBackoff) {
+      this.definitionRetryBackoff = definitionRetryBackoff;
+    }
+
+    /** Whether served accounts become Clouddriver account definitions (needs account storage). */
+    public boolean isClouddriverDefinitions() {
+      return clouddriverDefinitions;
+    }
+
+    public void setClouddriverDefinitions(boolean clouddriverDefinitions) {
+      this.clouddriverDefinitions = clouddriverDefinitions;
+    }
 
     public Duration getGracePeriod() {
       return gracePeriod;

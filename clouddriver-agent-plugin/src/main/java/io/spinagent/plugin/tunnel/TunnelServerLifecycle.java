@@ -39,6 +39,19 @@ public class TunnelServerLifecycle implements SmartLifecycle {
     }
   }
 
+  /**
+   * The kubeconfig through this replica's tunnel for an account.
+   *
+   * @throws IllegalStateException while the tunnel is not running
+   */
+  public String kubeconfig(String account) {
+    TunnelHttpServer running = server;
+    if (running == null) {
+      throw new IllegalStateException("the Kubernetes API tunnel is not running");
+    }
+    return TunnelKubeconfig.render(account, running.clusterUrl(account), running.caCertificatePem(), tokens.issue(account));
+  }
+
   @Override
   public boolean isRunning() {
     return server != null;

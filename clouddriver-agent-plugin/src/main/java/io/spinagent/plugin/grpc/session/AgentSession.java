@@ -17,6 +17,8 @@ import io.spinagent.protocol.v1.AccountsChanged;
 import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.ChangeBatch;
 import io.spinagent.protocol.v1.ChangeType;
+import io.spinagent.protocol.v1.Command;
+import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Heartbeat;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.Kind;
@@ -37,6 +39,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -62,6 +66,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private volatile Instant lastFrameAt;
   private volatile String agentId;
+  private volatile String agentVersion = "";
+  private volatile String zoneId = "";
+  private volatile Instant connectedAt;
+  private final Map<String, CompletableFuture<CommandResult>> commands = new ConcurrentHashMap<>();
 
   // Guarded by this.
   private final Map<String, AccountPipeline> pipelines = new HashMap<>();
@@ -110,6 +118,35 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     return List.copyOf(accounts);
   }
 
+  /** What the agent said of itself in its hello; empty strings before it. */
+  public ConnectedAgent connectedAgent() {
+    return new ConnectedAgent(agentId(), agentVersion, zoneId, peer, sessionId, context.replicaId(), connectedAt,
+        accounts());
+  }
+
+  public String zoneId() {
+    return zoneId;
+  }
+
+  /**
+   * Sends a command; the future completes with the agent's result, or fails when the session ends
+   * first or {@code timeout} passes.
+   */
+  public CompletableFuture<CommandResult> command(Command.Builder command, Duration timeout) {
+    String id = UUID.randomUUID().toString();
+    CompletableFuture<CommandResult> result = new CompletableFuture<>();
+    commands.put(id, result);
+    result.whenComplete((r, e) -> commands.remove(id));
+    synchronized (this) {
+      if (closed) {
+        result.completeExceptionally(new IllegalStateException("agent '" + agentId() + "' disconnected"));
+        return result;
+      }
+    }
+    send(PluginMessage.newBuilder().setCommand(command.setCommandId(id)).build());
+    return result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
   @Override
   public void decisionChanged(AccountDecision decision) {
     send(PluginMessage.newBuilder().setDecisions(AccountDecisions.newBuilder().addAccounts(decision)).build());
@@ -153,6 +190,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       stopped = List.copyOf(pipelines.values());
     }
     heartbeatCheck.cancel(false);
+    List.copyOf(commands.values()).forEach(pending -> pending.completeExceptionally(
+        new IllegalStateException("agent '" + agentId() + "' disconnected (" + describe(status) + ")")));
     tunnels.closeAll("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     stopped.forEach(AccountPipeline::close);
     outbound.close(status);
@@ -189,9 +228,15 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
               .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
               .build());
       case TUNNEL -> tunnels.receive(message.getTunnel());
-      case COMMAND_RESULT ->
-          // Not used by this plugin version; newer agents may send them before negotiation says so.
-          log.debug("Agent '{}' sent {}, which this plugin version ignores", agentId, message.getBodyCase());
+      case COMMAND_RESULT -> {
+        CommandResult result = message.getCommandResult();
+        CompletableFuture<CommandResult> pending = commands.get(result.getCommandId());
+        if (pending == null) {
+          log.debug("Agent '{}' answered command {}, which is no longer awaited", agentId, result.getCommandId());
+        } else {
+          pending.complete(result);
+        }
+      }
       case BODY_NOT_SET -> throw ProtocolViolation.invalid("empty frame: no body set");
     }
   }
@@ -217,6 +262,9 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
     }
     agentId = hello.getAgentId();
+    agentVersion = hello.getAgentVersion();
+    zoneId = hello.getZoneId();
+    connectedAt = context.clock().instant();
     Optional<AgentSession> existing = context.sessions().register(this);
     if (existing.isPresent()) {
       String other = existing.get().peer();
@@ -239,6 +287,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
         agentId, hello.getAgentVersion(), peer, version, names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
+    context.sessions().welcomed(this);
   }
 
   private AccountDecision claim(AccountInfo account) {

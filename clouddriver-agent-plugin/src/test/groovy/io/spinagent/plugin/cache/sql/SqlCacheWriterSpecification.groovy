@@ -526,10 +526,11 @@ abstract class SqlCacheWriterSpecification extends Specification {
     expect:
     List<String> tables = jooq.fetch("select lower(table_name) from information_schema.tables where " +
         (db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()")).collect { it.get(0, String) }
-    tables.containsAll(['spinagent_objects', 'spinagent_databasechangelog'])
+    tables.containsAll(['spinagent_objects', 'spinagent_accounts', 'spinagent_databasechangelog'])
     !tables.contains('databasechangelog')
     !tables.contains('databasechangeloglock')
-    jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_databasechangelog'))) == 1
+    jooq.fetch('select id from spinagent_databasechangelog').collect { it.get(0, String) }
+        .containsAll(['spinagent-objects-v1', 'spinagent-accounts-v1'])
   }
 
   def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and to memory otherwise"() {

@@ -1,0 +1,40 @@
+package io.spinagent.plugin.accounts;
+
+/** A request about accounts that cannot be done, with the reason an operator reads. */
+public final class AccountRequestException extends RuntimeException {
+
+  /** What went wrong, which the REST API turns into its status code. */
+  public enum Problem {
+    /** The request itself is wrong: a field is missing or invalid (400). */
+    INVALID,
+    /** No such account or agent (404). */
+    NOT_FOUND,
+    /** It clashes with what exists: a name taken, an account an agent's configuration owns (409). */
+    CONFLICT,
+    /** The plugin lacks what the request needs, e.g. Clouddriver's SQL database (503). */
+    UNAVAILABLE
+  }
+
+  private final Problem problem;
+
+  public AccountRequestException(Problem problem, String message) {
+    super(message);
+    this.problem = problem;
+  }
+
+  public Problem problem() {
+    return problem;
+  }
+
+  static AccountRequestException invalid(String message) {
+    return new AccountRequestException(Problem.INVALID, message);
+  }
+
+  static AccountRequestException notFound(String message) {
+    return new AccountRequestException(Problem.NOT_FOUND, message);
+  }
+
+  static AccountRequestException conflict(String message) {
+    return new AccountRequestException(Problem.CONFLICT, message);
+  }
+}

@@ -1,0 +1,77 @@
+package io.spinagent.plugin.accounts;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import io.spinagent.protocol.v1.AccountDefinition;
+import io.spinagent.protocol.v1.Permissions;
+import java.util.List;
+
+/**
+ * An account created through the REST API (or migrated from Clouddriver) that agents serve on the
+ * plugin's behalf: what the operator sent, minus nothing. Exactly one of {@code kubeconfigContents},
+ * {@code kubeconfigFile} (a path on the agent's machine) and {@code serviceAccount} says how the
+ * agent reaches the cluster; {@code agentId} or {@code zoneId} says which agents serve it.
+ */
+@JsonInclude(JsonInclude.Include.NON_EMPTY)
+public record DynamicAccountSpec(
+    String name,
+    String agentId,
+    String zoneId,
+    String kubeconfigContents,
+    String kubeconfigFile,
+    Boolean serviceAccount,
+    String context,
+    List<String> namespaces,
+    List<String> omitNamespaces,
+    List<String> kinds,
+    List<String> omitKinds,
+    AccountPermissions permissions,
+    Boolean onlySpinnakerManaged) {
+
+  public DynamicAccountSpec {
+    namespaces = namespaces == null ? List.of() : List.copyOf(namespaces);
+    omitNamespaces = omitNamespaces == null ? List.of() : List.copyOf(omitNamespaces);
+    kinds = kinds == null ? List.of() : List.copyOf(kinds);
+    omitKinds = omitKinds == null ? List.of() : List.copyOf(omitKinds);
+    permissions = permissions == null ? AccountPermissions.NONE : permissions;
+  }
+
+  /** Whether {@code agent} (in {@code zone}) is one this account is meant for. */
+  public boolean servedBy(String agent, String zone) {
+    return agentId != null ? agentId.equals(agent) : zoneId != null && zoneId.equals(zone);
+  }
+
+  public boolean servedByTheSameAgentsAs(DynamicAccountSpec other) {
+    return java.util.Objects.equals(agentId, other.agentId) && java.util.Objects.equals(zoneId, other.zoneId);
+  }
+
+  /** The same account, without the kubeconfig text: what the REST API shows. */
+  public DynamicAccountSpec redacted() {
+    return new DynamicAccountSpec(name, agentId, zoneId, kubeconfigContents == null ? null : "<redacted>",
+        kubeconfigFile, serviceAccount, context, namespaces, omitNamespaces, kinds, omitKinds, permissions,
+        onlySpinnakerManaged);
+  }
+
+  public AccountDefinition toProto() {
+    AccountDefinition.Builder proto =
+        AccountDefinition.newBuilder()
+            .setName(name)
+            .setServiceAccount(Boolean.TRUE.equals(serviceAccount))
+            .addAllNamespaces(namespaces)
+            .addAllOmitNamespaces(omitNamespaces)
+            .addAllKinds(kinds)
+            .addAllOmitKinds(omitKinds)
+            .setPermissions(
+                Permissions.newBuilder().addAllRead(permissions.read()).addAllWrite(permissions.write()))
+            .setOnlySpinnakerManaged(Boolean.TRUE.equals(onlySpinnakerManaged));
+    if (kubeconfigContents != null) {
+      proto.setKubeconfigContents(kubeconfigContents);
+    }
+    if (kubeconfigFile != null) {
+      proto.setKubeconfigFile(kubeconfigFile);
+    }
+    if (context != null) {
+      proto.setContext(context);
+    }
+    return proto.build();
+  }
+}

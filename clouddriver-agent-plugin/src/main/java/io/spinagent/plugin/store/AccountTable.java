@@ -1,0 +1,264 @@
+package io.spinagent.plugin.store;
+
+import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.table;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.spinagent.plugin.accounts.AccountPermissions;
+import io.spinagent.plugin.accounts.AccountSource;
+import io.spinagent.plugin.accounts.AccountState;
+import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.accounts.ClusterIdentity;
+import io.spinagent.plugin.accounts.DynamicAccountSpec;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+
+/**
+ * {@code spinagent_accounts}: every account SpinAgent knows, with where it came from, its state,
+ * the agents and replica serving it, and — for accounts created through the API — its definition.
+ * Shared by all Clouddriver replicas; created by {@link SpinAgentSchema}.
+ */
+public final class AccountTable {
+
+  private static final Table<Record> ACCOUNTS = table("spinagent_accounts");
+  private static final Field<String> NAME = field("name", String.class);
+  private static final Field<String> SOURCE = field("source", String.class);
+  private static final Field<String> STATE = field("state", String.class);
+  private static final Field<Boolean> INACTIVE = field("inactive", Boolean.class);
+  private static final Field<String> API_SERVER_HOST = field("api_server_host", String.class);
+  private static final Field<String> CA_FINGERPRINT = field("ca_fingerprint", String.class);
+  private static final Field<String> KUBERNETES_VERSION = field("kubernetes_version", String.class);
+  private static final Field<String> CACHING_AGENT = field("caching_agent", String.class);
+  private static final Field<String> STANDBY_AGENTS = field("standby_agents", String.class);
+  private static final Field<String> OWNER_REPLICA = field("owner_replica", String.class);
+  private static final Field<String> AGENT_ID = field("agent_id", String.class);
+  private static final Field<String> ZONE_ID = field("zone_id", String.class);
+  private static final Field<String> PERMISSIONS = field("permissions", String.class);
+  private static final Field<String> DEFINITION = field("definition", String.class);
+  private static final Field<String> LAST_ERROR = field("last_error", String.class);
+  private static final Field<Integer> RETRY_COUNT = field("retry_count", Integer.class);
+  private static final Field<Boolean> CLOUDDRIVER_DEFINITION = field("clouddriver_definition", Boolean.class);
+  private static final Field<Long> STATE_SINCE = field("state_since", Long.class);
+  private static final Field<Long> CREATED_AT = field("created_at", Long.class);
+  private static final Field<Long> UPDATED_AT = field("updated_at", Long.class);
+
+  private static final List<String> SERVED =
+      List.of(AccountState.ACTIVATING.name(), AccountState.ACTIVE.name(), AccountState.FAILED.name());
+
+  private final DSLContext jooq;
+  private final ObjectMapper json;
+  private final Clock clock;
+
+  public AccountTable(DSLContext jooq, ObjectMapper json, Clock clock) {
+    this.jooq = jooq;
+    this.json = json;
+    this.clock = clock;
+  }
+
+  /** Records what the registry now says of an account served (or last served) by {@code replica}. */
+  public void recordState(AgentAccount account, String replica) {
+    long now = clock.millis();
+    ClusterIdentity cluster = account.cluster();
+    String permissions =
+        account.reported() == null
+            ? null
+            : write(new AccountPermissions(account.reported().getPermissions().getReadList(),
+                account.reported().getPermissions().getWriteList()));
+    jooq.insertInto(ACCOUNTS)
+        .set(NAME, account.name())
+        .set(SOURCE, AccountSource.AGENT.name())
+        .set(STATE, account.state().name())
+        .set(INACTIVE, account.state() == AccountState.INACTIVE)
+        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
+        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
+        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
+        .set(CACHING_AGENT, account.cachingAgentId())
+        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
+        .set(OWNER_REPLICA, replica)
+        .set(PERMISSIONS, permissions)
+        .set(LAST_ERROR, account.lastError())
+        .set(RETRY_COUNT, 0)
+        .set(CLOUDDRIVER_DEFINITION, false)
+        .set(STATE_SINCE, account.stateSince().toEpochMilli())
+        .set(CREATED_AT, now)
+        .set(UPDATED_AT, now)
+        .onConflict(NAME)
+        .doUpdate()
+        .set(STATE, account.state().name())
+        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
+        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
+        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
+        .set(CACHING_AGENT, account.cachingAgentId())
+        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
+        .set(OWNER_REPLICA, replica)
+        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), PERMISSIONS))
+        .set(LAST_ERROR, account.lastError())
+        .set(STATE_SINCE, account.stateSince().toEpochMilli())
+        .set(UPDATED_AT, now)
+        .execute();
+  }
+
+  /** Stores a new API-created or migrated account; false when the name is taken. */
+  public boolean insertDynamic(DynamicAccountSpec spec, AccountSource source) {
+    long now = clock.millis();
+    return jooq.insertInto(ACCOUNTS)
+            .set(NAME, spec.name())
+            .set(SOURCE, source.name())
+            .set(STATE, AccountState.ORPHANED.name())
+            .set(INACTIVE, false)
+            .set(AGENT_ID, spec.agentId())
+            .set(ZONE_ID, spec.zoneId())
+            .set(PERMISSIONS, write(spec.permissions()))
+            .set(DEFINITION, write(spec))
+            .set(RETRY_COUNT, 0)
+            .set(CLOUDDRIVER_DEFINITION, false)
+            .set(STATE_SINCE, now)
+            .set(CREATED_AT, now)
+            .set(UPDATED_AT, now)
+            .onConflictDoNothing()
+            .execute()
+        == 1;
+  }
+
+  public void updateDynamic(DynamicAccountSpec spec) {
+    jooq.update(ACCOUNTS)
+        .set(AGENT_ID, spec.agentId())
+        .set(ZONE_ID, spec.zoneId())
+        .set(PERMISSIONS, write(spec.permissions()))
+        .set(DEFINITION, write(spec))
+        .set(UPDATED_AT, clock.millis())
+        .where(NAME.eq(spec.name()))
+        .execute();
+  }
+
+  public void setInactive(String name, boolean inactive) {
+    jooq.update(ACCOUNTS).set(INACTIVE, inactive).set(UPDATED_AT, clock.millis()).where(NAME.eq(name)).execute();
+  }
+
+  /** Whether SpinAgent wrote (true) or removed (false) Clouddriver's definition of the account. */
+  public void setClouddriverDefinition(String name, boolean written) {
+    jooq.update(ACCOUNTS)
+        .set(CLOUDDRIVER_DEFINITION, written)
+        .set(RETRY_COUNT, 0)
+        .set(UPDATED_AT, clock.millis())
+        .where(NAME.eq(name))
+        .execute();
+  }
+
+  public void recordFailure(String name, String error) {
+    jooq.update(ACCOUNTS)
+        .set(LAST_ERROR, error)
+        .set(RETRY_COUNT, RETRY_COUNT.plus(1))
+        .set(UPDATED_AT, clock.millis())
+        .where(NAME.eq(name))
+        .execute();
+  }
+
+  public void delete(String name) {
+    jooq.deleteFrom(ACCOUNTS).where(NAME.eq(name)).execute();
+  }
+
+  public Optional<StoredAccount> find(String name) {
+    return jooq.selectFrom(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
+  }
+
+  /** Accounts in name order, optionally only those in {@code state}. */
+  public List<StoredAccount> list(AccountState state, int offset, int limit) {
+    Condition condition = state == null ? DSL.noCondition() : STATE.eq(state.name());
+    return jooq.selectFrom(ACCOUNTS).where(condition).orderBy(NAME).limit(limit).offset(offset).fetch(this::read);
+  }
+
+  public List<StoredAccount> dynamicAccounts() {
+    return jooq.selectFrom(ACCOUNTS).where(DEFINITION.isNotNull()).orderBy(NAME).fetch(this::read);
+  }
+
+  public Set<String> inactiveNames() {
+    return jooq.select(NAME).from(ACCOUNTS).where(INACTIVE.isTrue()).fetch(NAME).stream().collect(Collectors.toSet());
+  }
+
+  /** Accounts that were served or orphaned when the replicas last wrote: they wait for their agents. */
+  public List<StoredAccount> servedOrOrphaned() {
+    return jooq.selectFrom(ACCOUNTS)
+        .where(STATE.in(AccountState.ACTIVATING.name(), AccountState.ACTIVE.name(), AccountState.FAILED.name(),
+            AccountState.ORPHANED.name()))
+        .fetch(this::read);
+  }
+
+  /** Marks the accounts {@code replica} serves as still served: other replicas then leave them be. */
+  public void heartbeat(String replica) {
+    jooq.update(ACCOUNTS)
+        .set(UPDATED_AT, clock.millis())
+        .where(OWNER_REPLICA.eq(replica))
+        .and(STATE.in(SERVED))
+        .execute();
+  }
+
+  /** Whether a replica other than {@code replica} recorded serving the account after {@code since}. */
+  public boolean servedElsewhere(String name, String replica, Instant since) {
+    return jooq.fetchExists(
+        jooq.selectOne().from(ACCOUNTS)
+            .where(NAME.eq(name))
+            .and(OWNER_REPLICA.ne(replica))
+            .and(STATE.in(SERVED))
+            .and(UPDATED_AT.gt(since.toEpochMilli())));
+  }
+
+  private StoredAccount read(Record row) {
+    ClusterIdentity cluster =
+        row.get(API_SERVER_HOST) == null
+            ? null
+            : new ClusterIdentity(row.get(API_SERVER_HOST), nullToEmpty(row.get(CA_FINGERPRINT)),
+                nullToEmpty(row.get(KUBERNETES_VERSION)));
+    return new StoredAccount(
+        row.get(NAME),
+        AccountSource.valueOf(row.get(SOURCE)),
+        AccountState.valueOf(row.get(STATE)),
+        Boolean.TRUE.equals(row.get(INACTIVE)),
+        cluster,
+        row.get(CACHING_AGENT),
+        row.get(STANDBY_AGENTS) == null ? List.of() : read(row.get(STANDBY_AGENTS), new TypeReference<List<String>>() {}),
+        row.get(OWNER_REPLICA),
+        row.get(AGENT_ID),
+        row.get(ZONE_ID),
+        row.get(PERMISSIONS) == null ? AccountPermissions.NONE : read(row.get(PERMISSIONS), new TypeReference<>() {}),
+        row.get(DEFINITION) == null ? null : read(row.get(DEFINITION), new TypeReference<DynamicAccountSpec>() {}),
+        row.get(LAST_ERROR),
+        row.get(RETRY_COUNT),
+        Boolean.TRUE.equals(row.get(CLOUDDRIVER_DEFINITION)),
+        Instant.ofEpochMilli(row.get(STATE_SINCE)),
+        Instant.ofEpochMilli(row.get(CREATED_AT)),
+        Instant.ofEpochMilli(row.get(UPDATED_AT)));
+  }
+
+  private static String nullToEmpty(String value) {
+    return value == null ? "" : value;
+  }
+
+  private String write(Object value) {
+    try {
+      return json.writeValueAsString(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+    }
+  }
+
+  private <T> T read(String text, TypeReference<T> type) {
+    try {
+      return json.readValue(text, type);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("spinagent_accounts holds JSON this plugin cannot read: " + e.getOriginalMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.spinagent.plugin.store;
+
+import io.spinagent.plugin.accounts.AccountPermissions;
+import io.spinagent.plugin.accounts.AccountSource;
+import io.spinagent.plugin.accounts.AccountState;
+import io.spinagent.plugin.accounts.ClusterIdentity;
+import io.spinagent.plugin.accounts.DynamicAccountSpec;
+import java.time.Instant;
+import java.util.List;
+
+/** One row of {@code spinagent_accounts}. */
+public record StoredAccount(
+    String name,
+    AccountSource source,
+    AccountState state,
+    boolean inactive,
+    ClusterIdentity cluster,
+    String cachingAgent,
+    List<String> standbyAgents,
+    String ownerReplica,
+    String agentId,
+    String zoneId,
+    AccountPermissions permissions,
+    DynamicAccountSpec definition,
+    String lastError,
+    int retryCount,
+    boolean clouddriverDefinition,
+    Instant stateSince,
+    Instant createdAt,
+    Instant updatedAt) {}

@@ -1,0 +1,45 @@
+package io.spinagent.plugin.web;
+
+import io.spinagent.plugin.accounts.AccountRequestException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.HttpMediaTypeNotSupportedException;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
+
+/** Errors of SpinAgent's REST API as {@code {"status", "error", "message"}}, with the status they mean. */
+@RestControllerAdvice(assignableTypes = {AccountsController.class, AgentsController.class})
+public class ApiErrors {
+
+  @ExceptionHandler(AccountRequestException.class)
+  ResponseEntity<ApiError> accountRequest(AccountRequestException e) {
+    HttpStatus status =
+        switch (e.problem()) {
+          case INVALID -> HttpStatus.BAD_REQUEST;
+          case NOT_FOUND -> HttpStatus.NOT_FOUND;
+          case CONFLICT -> HttpStatus.CONFLICT;
+          case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+        };
+    return error(status, e.getMessage());
+  }
+
+  @ExceptionHandler(MethodArgumentTypeMismatchException.class)
+  ResponseEntity<ApiError> badParameter(MethodArgumentTypeMismatchException e) {
+    return error(HttpStatus.BAD_REQUEST, e.getName() + ": '" + e.getValue() + "' is not a valid value");
+  }
+
+  @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
+  ResponseEntity<ApiError> mediaType(HttpMediaTypeNotSupportedException e) {
+    return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as application/json");
+  }
+
+  private static ResponseEntity<ApiError> error(HttpStatus status, String message) {
+    return ResponseEntity.status(status)
+        .contentType(MediaType.APPLICATION_JSON)
+        .body(new ApiError(status.value(), status.getReasonPhrase(), message));
+  }
+
+  public record ApiError(int status, String error, String message) {}
+}
