@@ -44,7 +44,7 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
 
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
-    if (account.state() == AccountState.REMOVED) {
+    if (account.state() == AccountState.REMOVED || account.state() == AccountState.INACTIVE) {
       accounts.remove(account.name());
     }
   }

@@ -9,6 +9,7 @@ import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.groovy.template.GroovyTemplateAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration;
@@ -35,10 +36,12 @@ import org.springframework.core.env.Environment;
       // Clouddriver builds its data sources with kork-sql; the sandbox adds its own when it needs one.
       DataSourceAutoConfiguration.class,
       // Clouddriver serves no templates; clouddriver-core merely has groovy-templates on its path.
-      GroovyTemplateAutoConfiguration.class
+      GroovyTemplateAutoConfiguration.class,
+      // kork-sql runs Clouddriver's changelogs itself; Boot's own Liquibase run has none to run.
+      LiquibaseAutoConfiguration.class
     },
     excludeName = "com.netflix.spinnaker.kork.retrofit.RetrofitServiceFactoryAutoConfiguration")
-@Import(PluginsAutoConfiguration.class)
+@Import({PluginsAutoConfiguration.class, ClouddriverSqlConfiguration.class})
 public class ClouddriverHost {
 
   /** The Clouddriver version the host reports to the plugin framework's version check. */

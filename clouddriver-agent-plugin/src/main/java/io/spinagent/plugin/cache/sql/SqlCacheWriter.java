@@ -113,6 +113,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final ObjectMapper mapper = new ObjectMapper();
   private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
   private final Map<String, AccountCache> accounts = new ConcurrentHashMap<>();
+  private final Map<String, AccountState> latestStates = new ConcurrentHashMap<>();
 
   /**
    * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
@@ -156,11 +157,57 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     return CompletableFuture.runAsync(() -> write(batch), executor);
   }
 
+  /**
+   * An account that is gone (removed, deleted) or switched off loses its rows, so Deck stops
+   * showing it; switched on again, its agent's complete listing brings them back.
+   */
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
-    if (account.state() == AccountState.REMOVED) {
-      accounts.remove(account.name());
+    latestStates.put(account.name(), account.state());
+    if (account.state() == AccountState.REMOVED || account.state() == AccountState.INACTIVE) {
+      AccountState purgedFor = account.state();
+      CompletableFuture.runAsync(() -> purgeIfStill(account.name(), purgedFor), executor)
+          .exceptionally(e -> {
+            log.error("Account '{}' ({}): removing its cache rows failed; they stay until it is served and listed"
+                + " again, or removed again", account.name(), purgedFor, e);
+            return null;
+          });
     }
+  }
+
+  private void purgeIfStill(String account, AccountState purgedFor) {
+    if (latestStates.get(account) != purgedFor) {
+      return; // served again since: its listing is the truth now
+    }
+    purge(account);
+    if (purgedFor == AccountState.REMOVED) {
+      latestStates.remove(account, AccountState.REMOVED);
+    }
+  }
+
+  /**
+   * Removes every row this writer holds of an account, as if a complete listing of each of its
+   * kinds came back empty: bodies, relationships, and logical rows no other account links.
+   */
+  public void purge(String account) {
+    List<Kind> held =
+        jooq.selectDistinct(O_GROUP, O_KIND)
+            .from(table(unquotedName(OBJECTS)))
+            .where(O_ACCOUNT.eq(account))
+            .fetch(r -> Kind.newBuilder().setGroup(r.value1()).setKind(r.value2()).build());
+    if (!held.isEmpty()) {
+      List<SinkEntry> entries = new ArrayList<>();
+      long sequence = 0;
+      for (Kind kind : held) {
+        for (ResyncPhase phase : List.of(ResyncPhase.RESYNC_PHASE_BEGIN, ResyncPhase.RESYNC_PHASE_END)) {
+          entries.add(new SinkEntry.Resync(ResyncMarker.newBuilder()
+              .setAccount(account).setKind(kind).setPhase(phase).setResyncId("purge").setSequence(++sequence).build()));
+        }
+      }
+      write(new SinkBatch(account, entries));
+      log.info("Account '{}': removed its rows from Clouddriver's cache ({} kinds)", account, held.size());
+    }
+    accounts.remove(account);
   }
 
   /** Writes one batch in one transaction (synchronously). */

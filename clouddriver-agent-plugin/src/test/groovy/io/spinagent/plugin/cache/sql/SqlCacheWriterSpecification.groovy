@@ -35,6 +35,9 @@ import org.jooq.impl.DSL
 import org.jooq.impl.DefaultConfiguration
 import org.jooq.impl.DefaultExecuteListener
 import org.jooq.impl.DefaultExecuteListenerProvider
+import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.plugin.accounts.AgentAccount
+import spock.util.concurrent.PollingConditions
 import spock.lang.Shared
 import spock.lang.Specification
 
@@ -520,6 +523,36 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then:
     reader.all(CacheTypes.SERVICE).size() == 1
     (reader.get(CacheTypes.POD, key) != null) == (db.dialect() == 'POSTGRES') // 352 characters on MySQL
+  }
+
+  def "an account that is removed or switched off loses every row, and only its own"() {
+    given: 'the account and another account of the same application'
+    streamListing(application())
+    Map other = Manifests.deployment()
+    writer.write(new SinkBatch('other', [new SinkEntry.Change(ObjectChange.newBuilder()
+        .setSequence(1).setKind(kindOf(other)).setNamespace('default').setName(other.metadata.name as String)
+        .setResourceVersion('1').setType(ChangeType.CHANGE_TYPE_UPSERT)
+        .setObjectJson(ByteString.copyFromUtf8(Manifests.MAPPER.writeValueAsString(other))).build())]))
+    int otherRows = reader.all(CacheTypes.DEPLOYMENT).keySet().count { it.contains(':other:') }
+
+    when:
+    writer.onStateChange(new AgentAccount(ACCOUNT, null, state, clock.instant(), null, [], null, null), AccountState.ACTIVE)
+
+    then: "nothing of the account is left; the other account and the application it shares are untouched"
+    new PollingConditions(timeout: 30).eventually {
+      assert jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_objects')), DSL.field('account').eq(ACCOUNT)) == 0
+      assert reader.all(CacheTypes.POD).isEmpty()
+    }
+    otherRows == 1
+    reader.all(CacheTypes.REPLICA_SET).isEmpty()
+    reader.all(CacheTypes.SERVICE).isEmpty()
+    reader.all(CacheTypes.DEPLOYMENT).keySet().every { it.contains(':other:') }
+    reader.all(CacheTypes.DEPLOYMENT).size() == 1
+    reader.all(CacheTypes.CLUSTERS).keySet().every { it.contains(':other:') }
+    reader.get(CacheTypes.APPLICATIONS, CacheKeys.application('shop')) != null
+
+    where:
+    state << [AccountState.REMOVED, AccountState.INACTIVE]
   }
 
   def "our own tables are migrated with our own Liquibase changelog tables"() {

@@ -1,0 +1,231 @@
+package io.spinagent.sandbox
+
+import groovy.json.JsonOutput
+import groovy.json.JsonSlurper
+import io.spinagent.sandbox.host.ClouddriverHost
+import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.testkit.clouddriver.ClouddriverAccountsTable
+import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.testkit.db.CatsTemplateTables
+import io.spinagent.testkit.db.EmbeddedPostgreSql
+import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import org.springframework.context.ConfigurableApplicationContext
+import spock.lang.AutoCleanup
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.Stepwise
+import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
+
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.nio.file.Files
+import java.nio.file.Path
+import java.nio.file.Paths
+import java.util.concurrent.TimeUnit
+
+/**
+ * The accounts REST API as an operator uses it: the released plugin bundle in a Clouddriver host
+ * with kork-sql and account storage on embedded PostgreSQL, and a real agent process (the agent's
+ * runnable jar) serving a simulated cluster.
+ */
+@Stepwise
+class AccountsApiSpec extends Specification {
+
+  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
+
+  @Shared @TempDir Path dir
+  @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
+  @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
+  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
+  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared Process agent
+  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+  PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
+
+  def setupSpec() {
+    CatsTemplateTables.create(db)
+    ClouddriverAccountsTable.create(db.dataSource(), true)
+    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
+    int grpcPort = freePort()
+    host = ClouddriverHost.start(pluginsRoot.directory(), [
+      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
+      'server.port': 0,
+      'sql.enabled': true,
+      'sql.connectionPools.default.jdbcUrl': db.jdbcUrl(),
+      'sql.connectionPools.default.user': db.user(),
+      'sql.connectionPools.default.password': db.password(),
+      'account.storage.enabled': true,
+      'spinagent.grpc.address': '127.0.0.1',
+      'spinagent.grpc.port': grpcPort,
+      'spinagent.tunnel.port': 0,
+      'spinagent.accounts.grace-period': '3s'])
+    agent = startAgent(grpcPort)
+  }
+
+  def cleanupSpec() {
+    agent?.destroy()
+    agent?.waitFor(20, TimeUnit.SECONDS)
+  }
+
+  def "an agent's account is listed, ACTIVE, and a Clouddriver account"() {
+    expect:
+    eventually.eventually {
+      def account = getJson('/spinagent/accounts/prod')
+      assert account.status == 200
+      assert account.body.state == 'ACTIVE'
+      assert account.body.clouddriverDefinition == true
+    }
+    def account = getJson('/spinagent/accounts/prod').body
+    account.source == 'AGENT'
+    account.cachingAgent == 'agent-1'
+    account.cluster.apiServerHost == "127.0.0.1:${cluster.port()}".toString()
+
+    and:
+    def agents = getJson('/spinagent/agents').body.agents
+    agents*.id == ['agent-1']
+    agents[0].accounts == ['prod']
+    getJson('/spinagent/agents/agent-1').body.zoneId == 'zone-a'
+
+    and:
+    def list = getJson('/spinagent/accounts?state=ACTIVE').body
+    list.accounts*.name == ['prod']
+    list.total == 1
+
+    and: "Clouddriver's definition never polls and reaches the cluster through the tunnel"
+    def definition = clouddriverAccounts.getByName('prod') as KubernetesAccountDefinition
+    definition.cacheThreads == 0
+    definition.kubeconfigContents.contains('/clusters/prod')
+  }
+
+  def "bad requests get a 4xx that names the problem, and leave nothing behind"() {
+    when:
+    def responses = [
+      malformed: send('POST', '/spinagent/accounts', '{"name": "x",'),
+      noName: send('POST', '/spinagent/accounts', '{"agentId": "agent-1", "serviceAccount": true}'),
+      badName: send('POST', '/spinagent/accounts', '{"name": "Bad Name", "agentId": "agent-1", "serviceAccount": true}'),
+      unknownField: send('POST', '/spinagent/accounts', '{"name": "x", "agentId": "agent-1", "kubeconfig": "y"}'),
+      badKubeconfig: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', agentId: 'agent-1', kubeconfigContents: 'clusters: [}'])),
+      noContext: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', agentId: 'agent-1', kubeconfigContents: kubeconfigText(), context: 'nope'])),
+      unknownAgent: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', agentId: 'nobody', kubeconfigContents: kubeconfigText()])),
+      unknownZone: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', zoneId: 'nowhere', kubeconfigContents: kubeconfigText()])),
+      taken: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'prod', agentId: 'agent-1', kubeconfigContents: kubeconfigText()])),
+      unknownAccount: send('GET', '/spinagent/accounts/nope', null),
+      unknownAgentGet: send('GET', '/spinagent/agents/nobody', null),
+      badState: send('PUT', '/spinagent/accounts/prod', '{"state": "SLEEPING"}'),
+      badFilter: send('GET', '/spinagent/accounts?state=SLEEPING', null),
+      deleteConfigured: send('DELETE', '/spinagent/accounts/prod', null),
+      migrateMissing: send('POST', '/spinagent/accounts/migrate', '{"accounts": ["ghost"], "agentId": "agent-1"}'),
+    ]
+
+    then:
+    responses.collectEntries { k, r -> [k, r.status] } == [
+      malformed: 400, noName: 400, badName: 400, unknownField: 400, badKubeconfig: 400, noContext: 400,
+      unknownAgent: 404, unknownZone: 404, taken: 409, unknownAccount: 404, unknownAgentGet: 404,
+      badState: 400, badFilter: 400, deleteConfigured: 409, migrateMissing: 400]
+    responses.malformed.body.message.contains('malformed JSON')
+    responses.noName.body.message == 'name: required'
+    responses.badName.body.message.startsWith('name:')
+    responses.unknownField.body.message.startsWith('kubeconfig: unknown field')
+    responses.badKubeconfig.body.message.startsWith('kubeconfigContents: not valid YAML')
+    responses.noContext.body.message == "kubeconfigContents: no context named 'nope'"
+    responses.unknownAgent.body.message.contains("no agent 'nobody' is connected")
+    responses.unknownZone.body.message.contains("zone 'nowhere'")
+    responses.taken.body.message.contains("'prod' already exists")
+    responses.badState.body.message.startsWith('state:')
+    responses.deleteConfigured.body.message.contains('agent-1')
+    responses.migrateMissing.body.results[0].error.contains("no account definition named 'ghost'")
+
+    and: 'nothing was created'
+    getJson('/spinagent/accounts').body.accounts*.name == ['prod']
+    clouddriverAccounts.listByType('kubernetes')*.name == ['prod']
+  }
+
+  def "INACTIVE removes the Clouddriver account, ACTIVE restores it"() {
+    when:
+    def off = send('PUT', '/spinagent/accounts/prod', '{"state": "INACTIVE"}')
+
+    then:
+    off.status == 200
+    eventually.eventually {
+      assert getJson('/spinagent/accounts/prod').body.state == 'INACTIVE'
+      assert clouddriverAccounts.getByName('prod') == null
+    }
+
+    when:
+    def on = send('PUT', '/spinagent/accounts/prod', '{"state": "ACTIVE"}')
+
+    then:
+    on.status == 200
+    eventually.eventually {
+      assert getJson('/spinagent/accounts/prod').body.state == 'ACTIVE'
+      assert clouddriverAccounts.getByName('prod') != null
+    }
+  }
+
+  def "the agent goes: its account is ORPHANED, then removed with its Clouddriver account"() {
+    when:
+    agent.destroy()
+    assert agent.waitFor(20, TimeUnit.SECONDS)
+
+    then:
+    eventually.eventually {
+      assert getJson('/spinagent/agents').body.agents.isEmpty()
+      assert getJson('/spinagent/accounts/prod').body.state in ['ORPHANED', 'REMOVED']
+    }
+    eventually.eventually {
+      assert getJson('/spinagent/accounts').body.accounts.isEmpty()
+      assert clouddriverAccounts.getByName('prod') == null
+    }
+  }
+
+  private Process startAgent(int grpcPort) {
+    def kubeconfig = cluster.kubeconfig().writeTo(dir.resolve('cluster.yaml'))
+    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
+      agent: {id: agent-1, zoneId: zone-a}
+      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
+      server: {port: ${freePort()}}
+      kubernetes:
+        accounts:
+          - {name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}
+      """.stripIndent())
+    def jar = Paths.get('..', 'agent', 'target', 'spinagent-agent.jar').toAbsolutePath().normalize()
+    assert Files.exists(jar): "the agent's runnable jar is built before the sandbox: $jar"
+    new ProcessBuilder(Paths.get(System.getProperty('java.home'), 'bin', 'java').toString(), '-jar', jar.toString(),
+        '--config', config.toString())
+      .redirectErrorStream(true)
+      .redirectOutput(dir.resolve('agent.log').toFile())
+      .start()
+  }
+
+  private String kubeconfigText() {
+    Files.readString(cluster.kubeconfig().writeTo(dir.resolve('cluster-copy.yaml')))
+  }
+
+  private Map getJson(String path) {
+    send('GET', path, null)
+  }
+
+  private Map send(String method, String path, String body) {
+    def port = host.environment.getProperty('local.server.port')
+    def request = HttpRequest.newBuilder(URI.create("http://localhost:$port$path"))
+      .timeout(java.time.Duration.ofSeconds(60))
+      .header('Content-Type', 'application/json')
+      .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+      .build()
+    def response = http.send(request, HttpResponse.BodyHandlers.ofString())
+    [status: response.statusCode(), body: response.body() ? new JsonSlurper().parseText(response.body()) : null]
+  }
+
+  private static int freePort() {
+    new ServerSocket(0, 0, InetAddress.loopbackAddress).withCloseable { it.localPort }
+  }
+}
