@@ -58,6 +58,24 @@ class RenderedObjectsSpec extends Specification {
     rendering << renderings
   }
 
+  def "the dry run is a real check: a server without the agent's namespace refuses the objects in it"() {
+    given:
+    def server = KubernetesApiServer.builder().gitVersion('v1.32.4').requireNamespaces(true)
+        .initialNamespaces(['default', 'kube-system']).start()
+    def kubeconfig = server.kubeconfig().writeTo(dir.resolve("kubeconfig-${UUID.randomUUID()}"))
+    def singleNamespace = renderings.find { it.namespace == 'team-a' }.manifests as Manifests
+
+    when:
+    def result = kubectl.applyServerDryRun(kubeconfig, singleNamespace.yaml)
+
+    then:
+    result.exit() != 0
+    result.err().contains('namespaces "team-a" not found')
+
+    cleanup:
+    server?.close()
+  }
+
   def "#rendering.manifests: the agent accepts the configuration in its ConfigMap"() {
     given:
     def manifests = rendering.manifests as Manifests
