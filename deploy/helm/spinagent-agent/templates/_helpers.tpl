@@ -35,14 +35,11 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
-{{/* Fails early on a mode the chart does not know, naming the values key. */}}
-{{- define "spinagent-agent.checkMode" -}}
-{{- if not (has .Values.mode (list "agent" "infrastructure")) -}}
-{{- fail (printf "mode: '%s' is not a mode; use agent or infrastructure" .Values.mode) -}}
-{{- end -}}
-{{- if not (has .Values.rbac.scope (list "cluster" "namespace")) -}}
-{{- fail (printf "rbac.scope: '%s' is not a scope; use cluster or namespace" .Values.rbac.scope) -}}
-{{- end -}}
+{{/*
+Fails on what values.schema.json cannot say clearly: a value required by another one's setting.
+(Unknown keys, types and enums are refused by the schema.)
+*/}}
+{{- define "spinagent-agent.checkValues" -}}
 {{- if and (eq .Values.mode "infrastructure") (not .Values.kubeconfigs.secretName) -}}
 {{- fail "kubeconfigs.secretName is required in infrastructure mode: the Secret holding one kubeconfig per key" -}}
 {{- end -}}

@@ -146,7 +146,7 @@ class HelmChartSpec extends Specification {
     error.message.contains('kubernetes.accounts[0].kubeconfigFile: is required unless serviceAccount is true')
   }
 
-  def "values the chart cannot honour fail with a message naming the key (#set)"() {
+  def "values the chart cannot honour, misspelt or mistyped fail with a message naming the key (#set)"() {
     when:
     Renderings.helm('spinagent', null, set)
 
@@ -155,11 +155,13 @@ class HelmChartSpec extends Specification {
     error.message.contains(message)
 
     where:
-    set                                                 | message
-    [mode: 'sidecar']                                   | "mode: 'sidecar' is not a mode; use agent or infrastructure"
-    [mode: 'infrastructure']                            | 'kubeconfigs.secretName is required in infrastructure mode'
-    ['rbac.scope': 'cluster-wide']                      | "rbac.scope: 'cluster-wide' is not a scope; use cluster or namespace"
-    ['serviceAccount.create': false]                    | 'serviceAccount.name is required when serviceAccount.create is false'
+    set                              | message
+    [mode: 'sidecar']                | "at '/mode': value must be one of 'agent', 'infrastructure'"
+    [mode: 'infrastructure']         | 'kubeconfigs.secretName is required in infrastructure mode'
+    ['rbac.scope': 'cluster-wide']   | "at '/rbac/scope': value must be one of 'cluster', 'namespace'"
+    ['rbac.scop': 'namespace']       | "at '/rbac': additional properties 'scop' not allowed"
+    ['replicaCount': 'two']          | "at '/replicaCount': got string, want integer"
+    ['serviceAccount.create': false] | 'serviceAccount.name is required when serviceAccount.create is false'
   }
 
   /** Each volume's name and where its content comes from, ignoring how a Secret's keys are listed. */
