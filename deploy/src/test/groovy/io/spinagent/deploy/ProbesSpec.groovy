@@ -15,6 +15,7 @@ import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.nio.file.Path
+import java.nio.file.StandardCopyOption
 import java.time.Duration
 
 /**
@@ -80,8 +81,8 @@ class ProbesSpec extends Specification {
     assert !reduced.contains('production')
     def replacement = configFile.resolveSibling('spinagent.yaml.new')
     Files.writeString(replacement, reduced)
-    Files.move(replacement, configFile, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
-        java.nio.file.StandardCopyOption.REPLACE_EXISTING)
+    // Replaced whole, as kubelet's symbolic link swap does: the agent never reads half a file.
+    Files.move(replacement, configFile, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING)
 
     then: 'the agent reloads it without a restart and becomes ready'
     eventually { get(runtime, probePath('readinessProbe')).status == 200 }
