@@ -11,6 +11,8 @@ import io.spinagent.protocol.v1.AccountsChanged;
 import io.spinagent.protocol.v1.AgentChannelGrpc;
 import io.spinagent.protocol.v1.AgentChannelGrpc.AgentChannelStub;
 import io.spinagent.protocol.v1.AgentMessage;
+import io.spinagent.protocol.v1.Command;
+import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.ProtocolVersion;
 import io.spinagent.protocol.v1.Role;
@@ -334,6 +336,14 @@ public final class AgentStreamClient implements AutoCloseable {
       }
     }
 
+    @Override
+    public void command(ChannelSession s, Command command) {
+      if (s != session) {
+        return;
+      }
+      safely(() -> listener.accountCommand(command, result -> answer(s, command, result)), "accountCommand");
+    }
+
     private void apply(AccountDecision decision) {
       String account = decision.getAccount();
       if (!accounts.containsKey(account)) {
@@ -392,6 +402,26 @@ public final class AgentStreamClient implements AutoCloseable {
       log.info("Agent '{}': reconnecting to Clouddriver at {} in {} ms (attempt {})", identity.agentId(),
           connection.target(), delay.toMillis(), backoff.failures());
       pendingAttempt = streamThread.schedule(AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Sends a command's result on the session that received the command. If that session has ended,
+   * the result is dropped: Clouddriver sends its dynamic accounts again after the reconnect.
+   */
+  private void answer(ChannelSession received, Command command, CommandResult result) {
+    try {
+      onStreamThread(() -> {
+        metrics.commandAnswered(command.getCommandCase(), result.getOk());
+        if (received != session) {
+          log.info("Agent '{}': the session that sent command {} has ended; its result is not sent",
+              identity.agentId(), command.getCommandId());
+        }
+        received.answer(result);
+      });
+    } catch (IllegalStateException closing) {
+      log.debug("Agent '{}': stopping, the result of command {} is not sent", identity.agentId(),
+          command.getCommandId());
     }
   }
 

@@ -53,6 +53,9 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
 
     void tunnel(ChannelSession session, TunnelFrame frame);
 
+    /** A command other than Disconnect; its result goes back with {@link #answer}. */
+    void command(ChannelSession session, Command command);
+
     /**
      * The stream ended.
      *
@@ -135,6 +138,11 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     if (welcomed && !ended) {
       send(message);
     }
+  }
+
+  /** Sends a command's result, if the session that received the command is still up. */
+  void answer(CommandResult result) {
+    sendControl(AgentMessage.newBuilder().setCommandResult(result).build());
   }
 
   /** Ends the session from this side, e.g. when the agent stops. */
@@ -230,6 +238,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   private void command(Command command) {
     if (command.getCommandCase() == Command.CommandCase.DISCONNECT) {
       var disconnect = command.getDisconnect();
+      metrics.commandAnswered(command.getCommandCase(), true);
       reconnectAfter = Duration.ofSeconds(disconnect.getReconnectAfterSeconds());
       log.info("Agent '{}': Clouddriver asked this agent to disconnect ({}); reconnecting in at least {}s",
           agentId, disconnect.getReason(), disconnect.getReconnectAfterSeconds());
@@ -240,12 +249,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       end(Status.UNAVAILABLE.withDescription("Clouddriver asked to disconnect: " + disconnect.getReason()));
       return;
     }
-    String error = "command " + command.getCommandCase().name().toLowerCase() + " is not supported by agent version "
-        + hello.getAgentVersion();
-    log.warn("Agent '{}': refusing command {} from Clouddriver: {}", agentId, command.getCommandId(), error);
-    send(AgentMessage.newBuilder()
-        .setCommandResult(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false).setError(error))
-        .build());
+    events.command(this, command);
   }
 
   private void protocolError(String reason) {
