@@ -101,7 +101,11 @@ final class AccountWatcher {
   }
 
   void start() {
-    thread.execute(this::connect);
+    try {
+      thread.execute(this::connect);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Stopped before it started: a configuration reload and a command raced for the same name.
+    }
   }
 
   /** Sends a complete listing of every kind that has synced (the others send theirs when they do). */

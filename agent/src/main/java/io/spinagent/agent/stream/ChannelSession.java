@@ -53,7 +53,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
 
     void tunnel(ChannelSession session, TunnelFrame frame);
 
-    /** A command other than Disconnect; its result goes back with {@link #answer}. */
+    /** A command other than Disconnect; its result goes back with {@link ChannelSession#answer}. */
     void command(ChannelSession session, Command command);
 
     /**
