@@ -191,21 +191,29 @@ public final class AgentStreamClient implements AutoCloseable {
         outbox.resume(account.getName());
       }
       if (session != null) {
-        // Removals first: the plugin handles additions before removals within one frame.
-        if (!removed.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
-        }
-        if (!added.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
-        }
+        announce(session, removed, added);
       }
       if (!removed.isEmpty() || !added.isEmpty()) {
         log.info("Agent '{}': accounts changed: added or updated {}, removed or updated {}",
             identity.agentId(), added.stream().map(AccountInfo::getName).toList(), removed);
       }
     });
+  }
+
+  /**
+   * Sends AccountsChanged. Before Welcome nothing can be sent; {@link SessionEvents#welcomed} then
+   * announces whatever changed since Hello.
+   */
+  private static void announce(ChannelSession session, List<String> removed, List<AccountInfo> added) {
+    // Removals first: the plugin handles additions before removals within one frame.
+    if (!removed.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
+    }
+    if (!added.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
+    }
   }
 
   /** Reports an account's health to Clouddriver (e.g. FAILED with the error), if connected. */
@@ -320,6 +328,18 @@ public final class AgentStreamClient implements AutoCloseable {
           welcome.getProtocolVersion(), welcome.getHeartbeatIntervalSeconds());
       listener.connected(welcome.getReplicaId(), welcome.getSessionId());
       welcome.getAccountsList().forEach(this::apply);
+      announceChangesSinceHello(s);
+    }
+
+    /** Accounts that started, changed or stopped between Hello and Welcome. */
+    private void announceChangesSinceHello(ChannelSession s) {
+      Map<String, AccountInfo> announced = new LinkedHashMap<>();
+      s.hello().getAccountsList().forEach(account -> announced.put(account.getName(), account));
+      List<String> removed = announced.keySet().stream()
+          .filter(name -> !announced.get(name).equals(accounts.get(name))).toList();
+      List<AccountInfo> added = accounts.values().stream()
+          .filter(account -> !account.equals(announced.get(account.getName()))).toList();
+      announce(s, removed, added);
     }
 
     @Override

@@ -118,6 +118,11 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     requestStream.setOnReadyHandler(this::drain);
   }
 
+  /** The Hello this session opened with: the accounts Clouddriver was told about first. */
+  Hello hello() {
+    return hello;
+  }
+
   boolean isWelcomed() {
     return welcomed && !ended;
   }

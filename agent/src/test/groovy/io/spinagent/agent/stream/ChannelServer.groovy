@@ -42,6 +42,9 @@ class ChannelServer implements AutoCloseable {
   private final List<Session> sessions = new CopyOnWriteArrayList<>()
   private final Map<String, CompletableFuture<CommandResult>> results = new ConcurrentHashMap<>()
   private int commandIds
+  private final List<Runnable> heldWelcomes = new CopyOnWriteArrayList<>()
+  /** While true, Hello is not answered until {@link #releaseWelcomes}. */
+  volatile boolean holdWelcomes
 
   /** Every Hello received, in order. */
   final List<Hello> hellos = new CopyOnWriteArrayList<>()
@@ -115,6 +118,12 @@ class ChannelServer implements AutoCloseable {
     sessions.findAll { !it.ended }.each { it.fail(Status.UNAVAILABLE.withDescription('test: replica gone')) }
   }
 
+  void releaseWelcomes() {
+    holdWelcomes = false
+    heldWelcomes.each { it.run() }
+    heldWelcomes.clear()
+  }
+
   Set<String> objects(String account) {
     objects.getOrDefault(account, [] as Set)
   }
@@ -159,12 +168,19 @@ class ChannelServer implements AutoCloseable {
         case AgentMessage.BodyCase.HELLO:
           hellos << message.hello
           message.hello.accountsList.each { accounts[it.name] = it }
-          send(PluginMessage.newBuilder().setWelcome(Welcome.newBuilder()
-              .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
-              .setSessionId(UUID.randomUUID().toString()).setReplicaId('test-replica')
-              .setHeartbeatIntervalSeconds(10)
-              .addAllAccounts(message.hello.accountsList.collect { accept(it.name) })).build())
-          welcomed = true
+          Runnable welcome = {
+            send(PluginMessage.newBuilder().setWelcome(Welcome.newBuilder()
+                .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
+                .setSessionId(UUID.randomUUID().toString()).setReplicaId('test-replica')
+                .setHeartbeatIntervalSeconds(10)
+                .addAllAccounts(message.hello.accountsList.collect { accept(it.name) })).build())
+            welcomed = true
+          }
+          if (holdWelcomes) {
+            heldWelcomes << welcome
+          } else {
+            welcome.run()
+          }
           break
         case AgentMessage.BodyCase.ACCOUNTS_CHANGED:
           def changed = message.accountsChanged
