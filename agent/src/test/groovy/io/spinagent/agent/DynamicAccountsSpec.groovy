@@ -229,6 +229,8 @@ class DynamicAccountsSpec extends Specification {
          "account 'bad': kubeconfig_file: 'kubeconfig.yaml' is not an absolute path"],
         [channel.add(bad().setKubeconfigFile(dir.resolve('missing.yaml').toString())),
          "account 'bad': kubeconfig_file: file ${dir.resolve('missing.yaml')} does not exist"],
+        [channel.add(bad().setKubeconfigFile(dir.toString())),
+         "account 'bad': kubeconfig_file: $dir is not a regular file"],
         [channel.add(bad().setKubeconfigContents(contents).addNamespaces('Team_A')),
          "account 'bad': namespaces[0]: 'Team_A' is not a valid namespace name"],
         [channel.add(bad().setKubeconfigContents(contents).addKinds('Pod').addOmitKinds('Deployment')),
@@ -274,7 +276,7 @@ class DynamicAccountsSpec extends Specification {
 
     and:
     def metrics = get(runtime, '/metrics')
-    metrics =~ /spinagent_agent_commands_total\{result="refused",type="add_account",?} 17\.0/
+    metrics =~ /spinagent_agent_commands_total\{result="refused",type="add_account",?} 18\.0/
     metrics =~ /spinagent_agent_commands_total\{result="refused",type="update_account",?} 3\.0/
     metrics =~ /spinagent_agent_commands_total\{result="refused",type="remove_account",?} 3\.0/
   }
@@ -310,12 +312,13 @@ class DynamicAccountsSpec extends Specification {
     runtime.clusters().status('unreachable').isEmpty()
   }
 
-  def "dynamic accounts outlive a reconnect and a configuration reload; the file wins a name"() {
+  def "a dynamic account from a kubeconfig file outlives a reconnect and a configuration reload; the file wins a name"() {
     given:
     def kubernetes = cluster()
     def file = dir.resolve('spinagent.yaml')
     def runtime = agentWithConfiguredAccount(kubernetes, file)
-    def dyn = definition('dyn', kubernetes)
+    def dyn = AccountDefinition.newBuilder().setName('dyn').setKubeconfigFile(kubeconfigFile(kubernetes).toString())
+        .addKinds('Deployment')
     assert channel.add(dyn).ok
     assert eventually { channel.objects('dyn') == ['Deployment default/f1'] as Set }
 

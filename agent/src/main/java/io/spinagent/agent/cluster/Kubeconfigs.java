@@ -42,6 +42,10 @@ public final class Kubeconfigs {
     } else {
       Path file = account.kubeconfigFile().orElseThrow(
           () -> new IllegalArgumentException("account '" + account.name() + "' has no kubeconfig"));
+      if (Files.exists(file) && !Files.isRegularFile(file)) {
+        // A pipe or device would block or never end, and with it whoever reads it.
+        throw new InvalidKubeconfigException(file + " is not a regular file", null);
+      }
       try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
         kubeConfig = parse(reader);
       } catch (InvalidKubeconfigException e) {
