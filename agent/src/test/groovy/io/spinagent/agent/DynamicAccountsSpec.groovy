@@ -140,6 +140,13 @@ class DynamicAccountsSpec extends Specification {
       cluster.apiServerHost == "${dynamicCluster.host()}:${dynamicCluster.port()}".toString()
     }
     accounts(runtime).find { it.name == 'dyn' }.dynamic == true
+
+    and: "Clouddriver's requests for it are performed with its credentials"
+    with(channel.tunnelGet('dyn', '/apis/apps/v1/namespaces/team-a/deployments/d1')) {
+      status == 200
+      text().contains('"name":"d1"')
+    }
+
     accounts(runtime).find { it.name == 'configured' }.dynamic == false
     get(runtime, '/metrics') =~ /spinagent_accounts_dynamic 1\.0/
 
@@ -166,6 +173,7 @@ class DynamicAccountsSpec extends Specification {
     then: "its watches stopped before the answer, and it is withdrawn from Clouddriver"
     removed.ok
     runtime.clusters().status('dyn').isEmpty()
+    channel.tunnelGet('dyn', '/apis/apps/v1/namespaces/team-a/deployments/d1').status == 503
     eventually { channel.withdrawn.contains('dyn') && !channel.accounts.containsKey('dyn') }
 
     when: "both clusters change"

@@ -22,6 +22,9 @@ import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.ProtocolVersion
 import io.spinagent.protocol.v1.RemoveAccount
 import io.spinagent.protocol.v1.Role
+import io.spinagent.protocol.v1.TunnelEnd
+import io.spinagent.protocol.v1.TunnelFrame
+import io.spinagent.protocol.v1.TunnelRequestHead
 import io.spinagent.protocol.v1.UpdateAccount
 import io.spinagent.protocol.v1.Welcome
 
@@ -42,6 +45,8 @@ class ChannelServer implements AutoCloseable {
   private final List<Session> sessions = new CopyOnWriteArrayList<>()
   private final Map<String, CompletableFuture<CommandResult>> results = new ConcurrentHashMap<>()
   private int commandIds
+  private final Map<Long, TunnelCall> tunnelCalls = new ConcurrentHashMap<>()
+  private long tunnelIds
   private final List<Runnable> heldWelcomes = new CopyOnWriteArrayList<>()
   /** While true, Hello is not answered until {@link #releaseWelcomes}. */
   volatile boolean holdWelcomes
@@ -111,6 +116,36 @@ class ChannelServer implements AutoCloseable {
     assert session != null: 'no agent is connected'
     session.send(PluginMessage.newBuilder().setCommand(command.setCommandId(id)).build())
     result.get(30, TimeUnit.SECONDS)
+  }
+
+  /** The answer to a Kubernetes API request relayed through the agent. */
+  static class TunnelCall {
+    int status
+    final ByteArrayOutputStream body = new ByteArrayOutputStream()
+    final CompletableFuture<TunnelCall> done = new CompletableFuture<>()
+    String error
+
+    String text() {
+      body.toString('UTF-8')
+    }
+  }
+
+  /** Relays a GET through the agent's tunnel for {@code account}, as Clouddriver's kubectl would. */
+  TunnelCall tunnelGet(String account, String path) {
+    long id
+    synchronized (this) {
+      id = ++tunnelIds
+    }
+    def call = new TunnelCall()
+    tunnelCalls[id] = call
+    def session = sessions.reverse().find { !it.ended && it.welcomed }
+    assert session != null: 'no agent is connected'
+    session.send(PluginMessage.newBuilder().setTunnel(TunnelFrame.newBuilder().setStreamId(id)
+        .setRequestHead(TunnelRequestHead.newBuilder().setAccount(account).setMethod('GET').setPath(path)
+            .setInitialWindow(16 << 20))).build())
+    session.send(PluginMessage.newBuilder().setTunnel(TunnelFrame.newBuilder().setStreamId(id)
+        .setEnd(TunnelEnd.getDefaultInstance())).build())
+    call.done.get(30, TimeUnit.SECONDS)
   }
 
   /** Ends every open session as a failing Clouddriver replica would. */
@@ -218,6 +253,31 @@ class ChannelServer implements AutoCloseable {
         case AgentMessage.BodyCase.ACCOUNT_STATUS:
           health[message.accountStatus.account] = message.accountStatus.health
           healthErrors[message.accountStatus.account] = message.accountStatus.error
+          break
+        case AgentMessage.BodyCase.TUNNEL:
+          def frame = message.tunnel
+          def call = tunnelCalls[frame.streamId]
+          if (call == null) {
+            break
+          }
+          switch (frame.frameCase) {
+            case TunnelFrame.FrameCase.RESPONSE_HEAD:
+              call.status = frame.responseHead.status
+              break
+            case TunnelFrame.FrameCase.BODY:
+              frame.body.writeTo(call.body)
+              break
+            case TunnelFrame.FrameCase.END:
+              call.error = frame.end.error
+              call.done.complete(call)
+              break
+            case TunnelFrame.FrameCase.CANCEL:
+              call.error = frame.cancel.reason
+              call.done.complete(call)
+              break
+            default:
+              break
+          }
           break
         case AgentMessage.BodyCase.HEARTBEAT:
           send(PluginMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
