@@ -7,6 +7,7 @@ import io.spinagent.agent.config.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.protocol.v1.AccountDefinition
 import io.spinagent.protocol.v1.AccountHealth
+import io.spinagent.protocol.v1.Command
 import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.Permissions
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
@@ -266,6 +267,12 @@ class DynamicAccountsSpec extends Specification {
     refusals.each { CommandResult result, expected ->
       assert !result.ok
       assert result.error.startsWith(expected.toString())
+    }
+
+    and: "a command of a type added to the protocol later is refused as unknown"
+    with(channel.command(Command.newBuilder())) {
+      !ok
+      error.endsWith('does not know this command; upgrade the agent')
     }
 
     and: "no kubeconfig content leaks into a reason"

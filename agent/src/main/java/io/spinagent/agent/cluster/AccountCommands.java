@@ -46,8 +46,8 @@ public final class AccountCommands {
           clusters.removeDynamic(name);
           yield "removed";
         }
-        default -> throw new IllegalArgumentException("command " + command.getCommandCase() + " is not an account"
-            + " command");
+        // Disconnect and unknown commands are the stream's own.
+        default -> throw new IllegalArgumentException("not an account command: " + command.getCommandCase());
       };
       log.info("Agent '{}': Clouddriver's command {}: account '{}' {}", agentId, command.getCommandId(),
           accountOf(command), done);

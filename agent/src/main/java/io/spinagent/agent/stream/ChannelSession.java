@@ -254,6 +254,14 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       end(Status.UNAVAILABLE.withDescription("Clouddriver asked to disconnect: " + disconnect.getReason()));
       return;
     }
+    if (command.getCommandCase() == Command.CommandCase.COMMAND_NOT_SET) {
+      // A command type added to the protocol after this agent was built.
+      String error = "agent version " + hello.getAgentVersion() + " does not know this command; upgrade the agent";
+      log.warn("Agent '{}': refusing command {} from Clouddriver: {}", agentId, command.getCommandId(), error);
+      metrics.commandAnswered(command.getCommandCase(), false);
+      answer(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false).setError(error).build());
+      return;
+    }
     events.command(this, command);
   }
 
