@@ -19,13 +19,13 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  * Reads an account's kubeconfig (its file or its contents) and selects its context, so that a
  * kubeconfig that cannot work is refused with the reason before anything connects.
  */
-public final class Kubeconfigs {
+final class Kubeconfigs {
 
   private Kubeconfigs() {
   }
 
   /** A kubeconfig that cannot be used; the message says why, without naming where it came from. */
-  public static final class InvalidKubeconfigException extends IOException {
+  static final class InvalidKubeconfigException extends IOException {
     InvalidKubeconfigException(String message, Throwable cause) {
       super(message, cause);
     }
@@ -35,7 +35,7 @@ public final class Kubeconfigs {
    * The kubeconfig of an account that does not use the pod's service account, with the account's
    * context (or the kubeconfig's current one) selected and naming a server.
    */
-  public static KubeConfig load(KubernetesAccountConfig account) throws InvalidKubeconfigException {
+  static KubeConfig load(KubernetesAccountConfig account) throws InvalidKubeconfigException {
     KubeConfig kubeConfig;
     if (account.kubeconfigContents().isPresent()) {
       kubeConfig = parse(new StringReader(account.kubeconfigContents().get()));
