@@ -5,6 +5,7 @@ import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.spinagent.agent.admin.AdminServer;
 import io.spinagent.agent.admin.PrometheusEndpoint;
+import io.spinagent.agent.cluster.AccountCommands;
 import io.spinagent.agent.cluster.AccountStatus;
 import io.spinagent.agent.cluster.ClusterManager;
 import io.spinagent.agent.cluster.ClusterMetrics;
@@ -20,6 +21,8 @@ import io.spinagent.agent.stream.StreamListener;
 import io.spinagent.agent.tunnel.TunnelExecutor;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.Command;
+import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.TunnelFrame;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,6 +30,10 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,6 +56,8 @@ public final class AgentRuntime implements AutoCloseable {
   private final PrometheusEndpoint prometheus;
   private final ConfigFileWatcher watcher;
   private final TunnelExecutor tunnels;
+  /** Carries out Clouddriver's account commands, off the stream's thread. */
+  private final ExecutorService commandThread;
   private final CountDownLatch closed = new CountDownLatch(1);
   private volatile AgentConfig running;
   private volatile String configError;
@@ -59,7 +68,14 @@ public final class AgentRuntime implements AutoCloseable {
     this.running = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
+    this.commandThread = Executors.newSingleThreadExecutor(runnable -> {
+      Thread thread = new Thread(runnable, "spinagent-commands");
+      thread.setDaemon(true);
+      return thread;
+    });
+    AgentIdentity identity = AgentIdentity.of(config.agent(), VersionProvider.version());
     ClusterManager[] manager = new ClusterManager[1];
+    AccountCommands[] commands = new AccountCommands[1];
     AgentStreamClient[] upstream = new AgentStreamClient[1];
     this.tunnels = new TunnelExecutor(
         account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
@@ -82,14 +98,24 @@ public final class AgentRuntime implements AutoCloseable {
       public void disconnected(Status status) {
         tunnels.sessionEnded();
       }
+
+      @Override
+      public void accountCommand(Command command, Consumer<CommandResult> reply) {
+        // One at a time and in order: stopping an account waits for its threads, which the stream must not.
+        try {
+          commandThread.execute(() -> reply.accept(commands[0].execute(command)));
+        } catch (RejectedExecutionException stopping) {
+          reply.accept(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false)
+              .setError("the agent is stopping").build());
+        }
+      }
     };
     AgentStreamClient client = null;
     ClusterManager clusterManager = null;
     AdminServer adminServer = null;
     PrometheusEndpoint metrics = null;
     try {
-      client = AgentStreamClient.create(config.clouddriver(),
-          AgentIdentity.of(config.agent(), VersionProvider.version()), outbox, streamListener, registry);
+      client = AgentStreamClient.create(config.clouddriver(), identity, outbox, streamListener, registry);
       AgentStreamClient streamClient = client;
       upstream[0] = client;
       clusterManager = new ClusterManager(outbox, config.tasks(), config.timeoutSeconds(), options,
@@ -105,6 +131,7 @@ public final class AgentRuntime implements AutoCloseable {
             }
           });
       manager[0] = clusterManager;
+      commands[0] = new AccountCommands(identity.agentId(), clusterManager);
       ClusterMetrics.register(registry, clusterManager);
       ClusterManager forStatus = clusterManager;
       adminServer = AdminServer.start(adminPort, new AdminServer.Status() {
@@ -129,6 +156,7 @@ public final class AgentRuntime implements AutoCloseable {
       closeQuietly(clusterManager);
       closeQuietly(client);
       closeQuietly(tunnels);
+      commandThread.shutdownNow();
       outbox.close();
       throw e;
     }
@@ -204,6 +232,7 @@ public final class AgentRuntime implements AutoCloseable {
     }
     log.info("Stopping the agent");
     closeQuietly(watcher);
+    commandThread.shutdownNow();
     closeQuietly(tunnels);
     closeQuietly(clusters);
     closeQuietly(stream);

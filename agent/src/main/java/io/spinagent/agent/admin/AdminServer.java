@@ -122,6 +122,7 @@ public final class AdminServer implements AutoCloseable {
       account.put("kubernetesVersion", a.kubernetesVersion());
       account.put("objects", a.objects());
       account.put("attempts", a.attempts());
+      account.put("dynamic", a.dynamic());
       account.put("watchedKinds", a.watchedKinds());
       account.put("unwatchableKinds", a.unwatchableKinds());
       return account;

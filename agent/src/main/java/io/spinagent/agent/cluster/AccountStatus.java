@@ -14,9 +14,11 @@ import java.util.List;
  * @param unwatchableKinds  kinds asked for but not permitted, with the reason
  * @param objects           objects currently held by the informers
  * @param attempts          connection attempts so far (more than one after failures)
+ * @param dynamic           added by a command from Clouddriver rather than configured in the file
  */
 public record AccountStatus(String name, AccountState state, String error, String apiServerHost,
-    String kubernetesVersion, List<String> watchedKinds, List<String> unwatchableKinds, int objects, int attempts) {
+    String kubernetesVersion, List<String> watchedKinds, List<String> unwatchableKinds, int objects, int attempts,
+    boolean dynamic) {
 
   public AccountStatus {
     watchedKinds = List.copyOf(watchedKinds);

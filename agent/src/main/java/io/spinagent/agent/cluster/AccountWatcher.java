@@ -42,6 +42,7 @@ final class AccountWatcher {
   }
 
   private final KubernetesAccountConfig config;
+  private final boolean dynamic;
   private final Outbox outbox;
   private final ListBudget.Account budget;
   private final int timeoutSeconds;
@@ -64,9 +65,10 @@ final class AccountWatcher {
   private volatile AccountInfo info;
   private volatile List<KindWatch> watchSnapshot = List.of();
 
-  AccountWatcher(KubernetesAccountConfig config, Outbox outbox, ListBudget.Account budget, int timeoutSeconds,
-      ClusterOptions options, Events events) {
+  AccountWatcher(KubernetesAccountConfig config, boolean dynamic, Outbox outbox, ListBudget.Account budget,
+      int timeoutSeconds, ClusterOptions options, Events events) {
     this.config = config;
+    this.dynamic = dynamic;
     this.outbox = outbox;
     this.budget = budget;
     this.timeoutSeconds = timeoutSeconds;
@@ -89,12 +91,21 @@ final class AccountWatcher {
     return config.name();
   }
 
+  /** Added by a command from Clouddriver, not configured in the file. */
+  boolean isDynamic() {
+    return dynamic;
+  }
+
   Optional<AccountInfo> info() {
     return Optional.ofNullable(info);
   }
 
   void start() {
-    thread.execute(this::connect);
+    try {
+      thread.execute(this::connect);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      // Stopped before it started: a configuration reload and a command raced for the same name.
+    }
   }
 
   /** Sends a complete listing of every kind that has synced (the others send theirs when they do). */
@@ -137,7 +148,7 @@ final class AccountWatcher {
     // While watching, a failing watch (e.g. the API server went away after the sync) is the error.
     String shownError = error != null ? error : watchError;
     return new AccountStatus(name(), state, shownError, id == null ? null : id.getApiServerHost(),
-        id == null ? null : id.getKubernetesVersion(), watched, denied, objects, attempts);
+        id == null ? null : id.getKubernetesVersion(), watched, denied, objects, attempts, dynamic);
   }
 
   private static String kindName(KindProblem problem) {

@@ -6,9 +6,7 @@ import io.kubernetes.client.util.KubeConfig;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.Reader;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -18,6 +16,7 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /** Builds the Kubernetes client of an account from its credentials, and the CA it trusts. */
 final class ClusterClients {
@@ -39,41 +38,37 @@ final class ClusterClients {
       Path caFile = SERVICE_ACCOUNT_DIR.resolve("ca.crt");
       ca = Files.isReadable(caFile) ? Files.readAllBytes(caFile) : null;
     } else {
-      Path file = account.kubeconfigFile().orElseThrow();
+      String source = account.kubeconfigFile().map(file -> "kubeconfig " + file).orElse("kubeconfig contents");
       KubeConfig kubeConfig;
-      try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        kubeConfig = KubeConfig.loadKubeConfig(reader);
-      } catch (RuntimeException e) {
-        throw new IOException("kubeconfig " + file + " is not readable: " + e.getMessage(), e);
-      }
-      kubeConfig.setFile(file.toAbsolutePath().toFile());
-      if (account.context().isPresent() && !kubeConfig.setContext(account.context().get())) {
-        throw new IOException("kubeconfig " + file + " has no context '" + account.context().get() + "'");
-      }
-      if (kubeConfig.getServer() == null) {
-        throw new IOException("kubeconfig " + file + " names no server for context '"
-            + kubeConfig.getCurrentContext() + "'");
+      try {
+        kubeConfig = Kubeconfigs.load(account);
+      } catch (Kubeconfigs.InvalidKubeconfigException e) {
+        throw new IOException(source + ": " + e.getMessage(), e);
       }
       client = ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(Duration.ofSeconds(timeoutSeconds)).build();
-      ca = caOf(kubeConfig, file);
+      ca = caOf(kubeConfig, account.kubeconfigFile(), source);
     }
     return new Connection(client, hostOf(client.getBasePath()), fingerprint(ca));
   }
 
-  /** The CA named by the current context's cluster: inline data, or a file relative to the kubeconfig. */
-  private static byte[] caOf(KubeConfig kubeConfig, Path kubeconfigFile) throws IOException {
+  /**
+   * The CA named by the current context's cluster: inline data, or a file relative to the kubeconfig
+   * file (to the working directory for kubeconfig contents).
+   */
+  private static byte[] caOf(KubeConfig kubeConfig, Optional<Path> kubeconfigFile, String source)
+      throws IOException {
     String data = kubeConfig.getCertificateAuthorityData();
     if (data != null && !data.isBlank()) {
       try {
         return java.util.Base64.getMimeDecoder().decode(data.trim());
       } catch (IllegalArgumentException e) {
-        throw new IOException("kubeconfig " + kubeconfigFile + ": certificate-authority-data is not base64", e);
+        throw new IOException(source + ": certificate-authority-data is not base64", e);
       }
     }
     String file = kubeConfig.getCertificateAuthorityFile();
     if (file != null && !file.isBlank()) {
       Path path = Path.of(file);
-      Path parent = kubeconfigFile.toAbsolutePath().getParent();
+      Path parent = kubeconfigFile.map(f -> f.toAbsolutePath().getParent()).orElse(null);
       return Files.readAllBytes(path.isAbsolute() || parent == null ? path : parent.resolve(path));
     }
     return null;

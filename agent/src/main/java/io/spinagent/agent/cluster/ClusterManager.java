@@ -1,11 +1,13 @@
 package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.openapi.ApiClient;
+import io.spinagent.agent.config.AccountDefinitionException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.TasksConfig;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,9 +18,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's cluster side: one {@link AccountWatcher} per configured account, started, stopped
- * and restarted as the configuration changes ({@link #apply}). An account that cannot reach its
- * cluster is retried on its own and never holds up the others.
+ * The agent's cluster side: one {@link AccountWatcher} per account, started, stopped and restarted
+ * as the configuration changes ({@link #apply}) or as Clouddriver adds, updates and removes dynamic
+ * accounts by command ({@link #addDynamic}, {@link #updateDynamic}, {@link #removeDynamic}). An
+ * account that cannot reach its cluster is retried on its own and never holds up the others.
+ *
+ * <p>Dynamic accounts live in memory only: they survive reconnects to Clouddriver and configuration
+ * reloads, not a restart of the agent (Clouddriver sends them again when the agent reconnects).
  */
 public final class ClusterManager implements AutoCloseable {
 
@@ -55,8 +61,10 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * Makes the running accounts match {@code configured}: new ones start, missing ones stop (and are
-   * withdrawn from Clouddriver), changed ones restart. Unchanged ones keep running untouched.
+   * Makes the running configured accounts match {@code configured}: new ones start, missing ones
+   * stop (and are withdrawn from Clouddriver), changed ones restart. Unchanged ones and dynamic
+   * accounts keep running untouched, except a dynamic account whose name the file now uses: the
+   * file wins, and the dynamic account is replaced by the configured one.
    */
   public void apply(List<KubernetesAccountConfig> configured) {
     List<AccountWatcher> stopping = new ArrayList<>();
@@ -70,6 +78,15 @@ public final class ClusterManager implements AutoCloseable {
       for (var it = accounts.entrySet().iterator(); it.hasNext(); ) {
         var entry = it.next();
         KubernetesAccountConfig next = wanted.get(entry.getKey());
+        if (entry.getValue().isDynamic()) {
+          if (next != null) {
+            log.warn("Account '{}': now configured in the file, which replaces the dynamic account of that name",
+                entry.getKey());
+            stopping.add(entry.getValue());
+            it.remove();
+          }
+          continue;
+        }
         if (next == null || !next.equals(entry.getValue().config())) {
           log.info("Account '{}': {}", entry.getKey(), next == null ? "removed, stopping" : "changed, restarting");
           stopping.add(entry.getValue());
@@ -78,13 +95,138 @@ public final class ClusterManager implements AutoCloseable {
       }
       for (KubernetesAccountConfig config : wanted.values()) {
         if (!accounts.containsKey(config.name())) {
-          AccountWatcher watcher = new AccountWatcher(config, outbox, budget.forAccount(), timeoutSeconds, options,
-              new Events());
-          accounts.put(config.name(), watcher);
-          starting.add(watcher);
+          starting.add(register(config, false));
         }
       }
     }
+    stopAndStart(stopping, starting);
+  }
+
+  /**
+   * Starts serving a dynamic account. Adding one this agent already serves with the same definition
+   * changes nothing (Clouddriver sends its dynamic accounts again after a reconnect); with another
+   * definition, the account restarts with it, as {@link #updateDynamic} would.
+   *
+   * @throws AccountDefinitionException when the kubeconfig cannot work or the name belongs to a
+   *     configured account
+   */
+  public void addDynamic(KubernetesAccountConfig config) throws AccountDefinitionException {
+    checkCredentials(config);
+    AccountWatcher replaced;
+    AccountWatcher started;
+    synchronized (this) {
+      checkOpen(config.name());
+      AccountWatcher existing = accounts.get(config.name());
+      if (existing != null && !existing.isDynamic()) {
+        throw new AccountDefinitionException(config.name(), "name", "an account of this name is configured in the"
+            + " agent's configuration file; a dynamic account needs a name of its own");
+      }
+      if (existing != null && existing.config().equals(config)) {
+        return;
+      }
+      replaced = existing;
+      started = register(config, true);
+    }
+    log.info("Account '{}': {} by Clouddriver", config.name(), replaced == null ? "added" : "redefined, restarting");
+    stopAndStart(replaced == null ? List.of() : List.of(replaced), List.of(started));
+  }
+
+  /**
+   * Restarts a dynamic account with a new definition; the other accounts are untouched. An
+   * unchanged definition changes nothing.
+   *
+   * @throws AccountDefinitionException when there is no such dynamic account or the kubeconfig
+   *     cannot work
+   */
+  public void updateDynamic(KubernetesAccountConfig config) throws AccountDefinitionException {
+    checkCredentials(config);
+    AccountWatcher replaced;
+    AccountWatcher started;
+    synchronized (this) {
+      checkOpen(config.name());
+      replaced = dynamicAccount(config.name(), "changed");
+      if (replaced.config().equals(config)) {
+        return;
+      }
+      started = register(config, true);
+    }
+    log.info("Account '{}': updated by Clouddriver, restarting", config.name());
+    stopAndStart(List.of(replaced), List.of(started));
+  }
+
+  /**
+   * Stops serving a dynamic account and withdraws it from Clouddriver.
+   *
+   * @throws AccountDefinitionException when there is no such dynamic account
+   */
+  public void removeDynamic(String name) throws AccountDefinitionException {
+    AccountWatcher removed;
+    synchronized (this) {
+      checkOpen(name);
+      removed = dynamicAccount(name, "removed");
+      accounts.remove(name);
+    }
+    log.info("Account '{}': removed by Clouddriver, stopping", name);
+    stopAndStart(List.of(removed), List.of());
+  }
+
+  /** Dynamic accounts served now. */
+  public synchronized int dynamicAccounts() {
+    return (int) accounts.values().stream().filter(AccountWatcher::isDynamic).count();
+  }
+
+  /** Must hold the lock. */
+  private AccountWatcher register(KubernetesAccountConfig config, boolean dynamic) {
+    AccountWatcher watcher = new AccountWatcher(config, dynamic, outbox, budget.forAccount(), timeoutSeconds, options,
+        new Events());
+    accounts.put(config.name(), watcher);
+    return watcher;
+  }
+
+  /** Must hold the lock. */
+  private AccountWatcher dynamicAccount(String name, String verb) throws AccountDefinitionException {
+    AccountWatcher watcher = accounts.get(name);
+    if (watcher == null) {
+      throw new AccountDefinitionException(name, "name", "this agent serves no account of this name");
+    }
+    if (!watcher.isDynamic()) {
+      throw new AccountDefinitionException(name, "name", "the account is configured in the agent's configuration"
+          + " file and cannot be " + verb + " by command; change the file instead");
+    }
+    return watcher;
+  }
+
+  /** Must hold the lock. */
+  private void checkOpen(String name) throws AccountDefinitionException {
+    if (closed) {
+      throw new AccountDefinitionException(name, "name", "the agent is stopping");
+    }
+  }
+
+  /**
+   * Reads the kubeconfig now, so that one that cannot work is refused with the reason instead of
+   * becoming an account that fails forever. The cluster itself is not contacted: an unreachable
+   * cluster is a state the account recovers from, reported like any other.
+   */
+  private static void checkCredentials(KubernetesAccountConfig config) throws AccountDefinitionException {
+    if (config.serviceAccount()) {
+      if (!Files.isReadable(ClusterClients.SERVICE_ACCOUNT_DIR.resolve("token"))) {
+        throw new AccountDefinitionException(config.name(), "service_account", "the agent does not run with a"
+            + " Kubernetes service account (" + ClusterClients.SERVICE_ACCOUNT_DIR.resolve("token") + " is not"
+            + " readable); send a kubeconfig instead");
+      }
+      return;
+    }
+    String field = config.kubeconfigContents().isPresent() ? "kubeconfig_contents" : "kubeconfig_file";
+    try {
+      Kubeconfigs.load(config);
+    } catch (Kubeconfigs.InvalidKubeconfigException e) {
+      throw new AccountDefinitionException(config.name(), field, e.getMessage(), e);
+    }
+  }
+
+  /** Outside the lock: stopping waits for the accounts' threads. */
+  private void stopAndStart(List<AccountWatcher> stopping, List<AccountWatcher> starting) {
     stopping.forEach(AccountWatcher::stop);
     if (!stopping.isEmpty()) {
       announceAll();

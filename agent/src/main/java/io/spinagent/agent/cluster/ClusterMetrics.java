@@ -17,9 +17,12 @@ public final class ClusterMetrics {
       Gauge.builder("spinagent.accounts", manager,
               m -> m.statuses().stream().filter(s -> s.state() == state).count())
           .tag("state", state.name())
-          .description("Configured accounts by state")
+          .description("Accounts by state, configured and dynamic")
           .register(registry);
     }
+    Gauge.builder("spinagent.accounts.dynamic", manager, ClusterManager::dynamicAccounts)
+        .description("Dynamic accounts: added by Clouddriver's commands, held in memory")
+        .register(registry);
     Gauge.builder("spinagent.kubernetes.watched.kinds", manager,
             m -> m.statuses().stream().mapToInt(s -> s.watchedKinds().size()).sum())
         .description("Kinds watched across all accounts")

@@ -118,19 +118,19 @@ final class AccountBinder {
         p.stringList("WRITE", AccountBinder::roleProblem)));
   }
 
-  private static String namespaceProblem(String namespace) {
+  static String namespaceProblem(String namespace) {
     return NAMESPACE.matcher(namespace).matches() ? null
         : "'" + namespace + "' is not a valid namespace name: lower-case letters, digits and '-',"
             + " starting and ending with a letter or digit, at most 63 characters";
   }
 
-  private static String kindProblem(String kind) {
+  static String kindProblem(String kind) {
     return KIND.matcher(kind).matches() ? null
         : "'" + kind + "' is not a valid kind: write Kind or Kind.group, e.g. Deployment or"
             + " Certificate.cert-manager.io";
   }
 
-  private static String roleProblem(String role) {
+  static String roleProblem(String role) {
     return role.equals(role.strip()) ? null : "role '" + role + "' has leading or trailing spaces";
   }
 }

@@ -8,12 +8,15 @@ import java.util.Optional;
 
 /**
  * One Spinnaker account, i.e. one cluster as seen with one set of credentials
- * ({@code kubernetes.accounts[]}). Exactly one credential source is set: a kubeconfig file, or the
- * service account of the pod the agent runs in.
+ * ({@code kubernetes.accounts[]}, or a dynamic account Clouddriver added by command). Exactly one
+ * credential source is set: a kubeconfig file, a kubeconfig's contents (dynamic accounts only), or
+ * the service account of the pod the agent runs in.
  *
  * @param name                      the Spinnaker account name, unique
  * @param kubeconfigFile            kubeconfig to use; relative paths resolved against the
  *                                  directory of the configuration file that named it
+ * @param kubeconfigContents        a kubeconfig itself, as Clouddriver sent it in an
+ *                                  {@code AddAccount} command; never logged
  * @param serviceAccount            use the pod's own service account (in-cluster)
  * @param context                   kubeconfig context; the kubeconfig's current context if empty
  * @param namespaces                watch only these namespaces; empty means all
@@ -33,6 +36,7 @@ import java.util.Optional;
 public record KubernetesAccountConfig(
     String name,
     Optional<Path> kubeconfigFile,
+    Optional<String> kubeconfigContents,
     boolean serviceAccount,
     Optional<String> context,
     List<String> namespaces,
@@ -53,6 +57,7 @@ public record KubernetesAccountConfig(
   public KubernetesAccountConfig {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(kubeconfigFile, "kubeconfigFile");
+    Objects.requireNonNull(kubeconfigContents, "kubeconfigContents");
     Objects.requireNonNull(context, "context");
     namespaces = List.copyOf(namespaces);
     omitNamespaces = List.copyOf(omitNamespaces);
@@ -60,5 +65,25 @@ public record KubernetesAccountConfig(
     omitKinds = List.copyOf(omitKinds);
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(maxResumableResourceAge, "maxResumableResourceAge");
+  }
+
+  /** An account whose credentials are a kubeconfig file or the pod's service account. */
+  public KubernetesAccountConfig(String name, Optional<Path> kubeconfigFile, boolean serviceAccount,
+      Optional<String> context, List<String> namespaces, List<String> omitNamespaces, List<String> kinds,
+      List<String> omitKinds, boolean onlyNamespacedResources, boolean onlySpinnakerManaged,
+      AccountPermissions permissions, Duration maxResumableResourceAge) {
+    this(name, kubeconfigFile, Optional.empty(), serviceAccount, context, namespaces, omitNamespaces, kinds,
+        omitKinds, onlyNamespacedResources, onlySpinnakerManaged, permissions, maxResumableResourceAge);
+  }
+
+  /** Without the kubeconfig's contents, which hold credentials and must not reach a log. */
+  @Override
+  public String toString() {
+    return "KubernetesAccountConfig[name=" + name + ", kubeconfigFile=" + kubeconfigFile
+        + ", kubeconfigContents=" + kubeconfigContents.map(c -> "(" + c.length() + " characters)").orElse("none")
+        + ", serviceAccount=" + serviceAccount + ", context=" + context + ", namespaces=" + namespaces
+        + ", omitNamespaces=" + omitNamespaces + ", kinds=" + kinds + ", omitKinds=" + omitKinds
+        + ", onlyNamespacedResources=" + onlyNamespacedResources + ", onlySpinnakerManaged=" + onlySpinnakerManaged
+        + ", permissions=" + permissions + ", maxResumableResourceAge=" + maxResumableResourceAge + "]";
   }
 }

@@ -11,6 +11,8 @@ import io.spinagent.protocol.v1.AccountsChanged;
 import io.spinagent.protocol.v1.AgentChannelGrpc;
 import io.spinagent.protocol.v1.AgentChannelGrpc.AgentChannelStub;
 import io.spinagent.protocol.v1.AgentMessage;
+import io.spinagent.protocol.v1.Command;
+import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.ProtocolVersion;
 import io.spinagent.protocol.v1.Role;
@@ -189,21 +191,29 @@ public final class AgentStreamClient implements AutoCloseable {
         outbox.resume(account.getName());
       }
       if (session != null) {
-        // Removals first: the plugin handles additions before removals within one frame.
-        if (!removed.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
-        }
-        if (!added.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
-        }
+        announce(session, removed, added);
       }
       if (!removed.isEmpty() || !added.isEmpty()) {
         log.info("Agent '{}': accounts changed: added or updated {}, removed or updated {}",
             identity.agentId(), added.stream().map(AccountInfo::getName).toList(), removed);
       }
     });
+  }
+
+  /**
+   * Sends AccountsChanged. Before Welcome nothing can be sent; {@link SessionEvents#welcomed} then
+   * announces whatever changed since Hello.
+   */
+  private static void announce(ChannelSession session, List<String> removed, List<AccountInfo> added) {
+    // Removals first: the plugin handles additions before removals within one frame.
+    if (!removed.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
+    }
+    if (!added.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
+    }
   }
 
   /** Reports an account's health to Clouddriver (e.g. FAILED with the error), if connected. */
@@ -318,6 +328,18 @@ public final class AgentStreamClient implements AutoCloseable {
           welcome.getProtocolVersion(), welcome.getHeartbeatIntervalSeconds());
       listener.connected(welcome.getReplicaId(), welcome.getSessionId());
       welcome.getAccountsList().forEach(this::apply);
+      announceChangesSinceHello(s);
+    }
+
+    /** Accounts that started, changed or stopped between Hello and Welcome. */
+    private void announceChangesSinceHello(ChannelSession s) {
+      Map<String, AccountInfo> announced = new LinkedHashMap<>();
+      s.hello().getAccountsList().forEach(account -> announced.put(account.getName(), account));
+      List<String> removed = announced.keySet().stream()
+          .filter(name -> !announced.get(name).equals(accounts.get(name))).toList();
+      List<AccountInfo> added = accounts.values().stream()
+          .filter(account -> !account.equals(announced.get(account.getName()))).toList();
+      announce(s, removed, added);
     }
 
     @Override
@@ -332,6 +354,14 @@ public final class AgentStreamClient implements AutoCloseable {
       if (s == session) {
         safely(() -> listener.tunnelFrame(frame), "tunnelFrame");
       }
+    }
+
+    @Override
+    public void command(ChannelSession s, Command command) {
+      if (s != session) {
+        return;
+      }
+      safely(() -> listener.accountCommand(command, result -> answer(s, command, result)), "accountCommand");
     }
 
     private void apply(AccountDecision decision) {
@@ -392,6 +422,26 @@ public final class AgentStreamClient implements AutoCloseable {
       log.info("Agent '{}': reconnecting to Clouddriver at {} in {} ms (attempt {})", identity.agentId(),
           connection.target(), delay.toMillis(), backoff.failures());
       pendingAttempt = streamThread.schedule(AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Sends a command's result on the session that received the command. If that session has ended,
+   * the result is dropped: Clouddriver sends its dynamic accounts again after the reconnect.
+   */
+  private void answer(ChannelSession received, Command command, CommandResult result) {
+    try {
+      onStreamThread(() -> {
+        metrics.commandAnswered(command.getCommandCase(), result.getOk());
+        if (received != session) {
+          log.info("Agent '{}': the session that sent command {} has ended; its result is not sent",
+              identity.agentId(), command.getCommandId());
+        }
+        received.answer(result);
+      });
+    } catch (IllegalStateException closing) {
+      log.debug("Agent '{}': stopping, the result of command {} is not sent", identity.agentId(),
+          command.getCommandId());
     }
   }
 

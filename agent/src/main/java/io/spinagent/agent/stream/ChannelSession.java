@@ -53,6 +53,9 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
 
     void tunnel(ChannelSession session, TunnelFrame frame);
 
+    /** A command other than Disconnect; its result goes back with {@link ChannelSession#answer}. */
+    void command(ChannelSession session, Command command);
+
     /**
      * The stream ended.
      *
@@ -115,6 +118,11 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     requestStream.setOnReadyHandler(this::drain);
   }
 
+  /** The Hello this session opened with: the accounts Clouddriver was told about first. */
+  Hello hello() {
+    return hello;
+  }
+
   boolean isWelcomed() {
     return welcomed && !ended;
   }
@@ -135,6 +143,11 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     if (welcomed && !ended) {
       send(message);
     }
+  }
+
+  /** Sends a command's result, if the session that received the command is still up. */
+  void answer(CommandResult result) {
+    sendControl(AgentMessage.newBuilder().setCommandResult(result).build());
   }
 
   /** Ends the session from this side, e.g. when the agent stops. */
@@ -230,6 +243,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   private void command(Command command) {
     if (command.getCommandCase() == Command.CommandCase.DISCONNECT) {
       var disconnect = command.getDisconnect();
+      metrics.commandAnswered(command.getCommandCase(), true);
       reconnectAfter = Duration.ofSeconds(disconnect.getReconnectAfterSeconds());
       log.info("Agent '{}': Clouddriver asked this agent to disconnect ({}); reconnecting in at least {}s",
           agentId, disconnect.getReason(), disconnect.getReconnectAfterSeconds());
@@ -240,12 +254,15 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       end(Status.UNAVAILABLE.withDescription("Clouddriver asked to disconnect: " + disconnect.getReason()));
       return;
     }
-    String error = "command " + command.getCommandCase().name().toLowerCase() + " is not supported by agent version "
-        + hello.getAgentVersion();
-    log.warn("Agent '{}': refusing command {} from Clouddriver: {}", agentId, command.getCommandId(), error);
-    send(AgentMessage.newBuilder()
-        .setCommandResult(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false).setError(error))
-        .build());
+    if (command.getCommandCase() == Command.CommandCase.COMMAND_NOT_SET) {
+      // A command type added to the protocol after this agent was built.
+      String error = "agent version " + hello.getAgentVersion() + " does not know this command; upgrade the agent";
+      log.warn("Agent '{}': refusing command {} from Clouddriver: {}", agentId, command.getCommandId(), error);
+      metrics.commandAnswered(command.getCommandCase(), false);
+      answer(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false).setError(error).build());
+      return;
+    }
+    events.command(this, command);
   }
 
   private void protocolError(String reason) {

@@ -3,6 +3,9 @@ package io.spinagent.agent.stream;
 import io.grpc.Status;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.AccountDecision;
+import io.spinagent.protocol.v1.Command;
+import io.spinagent.protocol.v1.CommandResult;
+import java.util.function.Consumer;
 
 /**
  * What the rest of the agent learns from the stream. Called on the stream's own thread: an
@@ -33,4 +36,14 @@ public interface StreamListener {
    * {@link AgentStreamClient#sendTunnel}). Must not block: hand the work to another thread.
    */
   default void tunnelFrame(TunnelFrame frame) {}
+
+  /**
+   * Clouddriver sent an account command (AddAccount, UpdateAccount, RemoveAccount). Must not block:
+   * carry it out on another thread and hand its result to {@code reply}, from any thread. Without
+   * an implementation, the command is refused.
+   */
+  default void accountCommand(Command command, Consumer<CommandResult> reply) {
+    reply.accept(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false)
+        .setError("this agent does not serve dynamic accounts").build());
+  }
 }

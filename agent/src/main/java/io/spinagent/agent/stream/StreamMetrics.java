@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.protocol.v1.AgentMessage;
+import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.PluginMessage;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +74,10 @@ public final class StreamMetrics {
     String type = type(message.getBodyCase());
     registry.counter("spinagent.agent.frames.received", "type", type).increment();
     registry.counter("spinagent.agent.frame.bytes.received", "type", type).increment(message.getSerializedSize());
+  }
+
+  void commandAnswered(Command.CommandCase type, boolean ok) {
+    registry.counter("spinagent.agent.commands", "type", type(type), "result", ok ? "ok" : "refused").increment();
   }
 
   void sessionEnded(Status status) {
