@@ -41,6 +41,8 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   /** Served accounts another live replica owns; logged once, not on every heartbeat. */
   private final Set<String> ownedElsewhere = ConcurrentHashMap.newKeySet();
   private final Set<String> owned = ConcurrentHashMap.newKeySet();
+  /** Claims that failed to reach the database; made again, unconditionally, at the next heartbeat. */
+  private final Set<String> claimsToRetry = ConcurrentHashMap.newKeySet();
   private volatile ScheduledExecutorService worker;
 
   public OwnershipKeeper(
@@ -138,7 +140,13 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
       return; // the agent left again before this ran
     }
     Instant now = clock.instant();
-    table.acquire(new AccountOwner(account, replicaId, forwardUrl.get(), agentId, now, now));
+    try {
+      table.acquire(new AccountOwner(account, replicaId, forwardUrl.get(), agentId, now, now));
+    } catch (RuntimeException e) {
+      claimsToRetry.add(account);
+      throw e;
+    }
+    claimsToRetry.remove(account);
     owned.add(account);
     ownedElsewhere.remove(account);
     meters.counter("spinagent.ha.ownership.changes", "change", "acquired").increment();
@@ -149,6 +157,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     if (served.containsKey(account)) {
       return; // the agent came back before this ran
     }
+    claimsToRetry.remove(account);
     owned.remove(account);
     ownedElsewhere.remove(account);
     if (table.release(account, replicaId)) {
@@ -159,6 +168,14 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
 
   private void heartbeat() {
     try {
+      for (String account : Set.copyOf(claimsToRetry)) {
+        String agentId = served.get(account);
+        if (agentId == null) {
+          claimsToRetry.remove(account);
+        } else {
+          acquire(account, agentId);
+        }
+      }
       Instant now = clock.instant();
       Set<String> stillOwned = table.heartbeat(replicaId, now);
       Set<String> nowOwned = new HashSet<>(stillOwned);

@@ -22,6 +22,7 @@ import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import io.spinagent.testkit.net.TcpProxy
+import io.spinagent.testkit.tls.TestPki
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -43,7 +44,8 @@ import java.util.concurrent.TimeUnit
 /**
  * Two Clouddriver replicas (the plugin's whole Spring context, twice) sharing one MariaDB, a real
  * agent and the real kubectl: whichever replica Clouddriver's kubectl reaches, its requests get to
- * the replica holding the agent's stream, with the kubeconfig stored once for all replicas.
+ * the replica holding the agent's stream, with the kubeconfig stored once for all replicas. The
+ * replicas talk to each other over TLS, with certificates of the company's own CA.
  */
 class MultiReplicaTunnelSpec extends Specification {
 
@@ -64,9 +66,13 @@ class MultiReplicaTunnelSpec extends Specification {
 
   @Shared @AutoCleanup EmbeddedMariaDb db = EmbeddedMariaDb.launch()
   @Shared DSLContext jooq
+  @Shared @TempDir Path pkiDir
+  @Shared TestPki pki = TestPki.create('replicas CA')
+  @Shared Map<String, Object> replicaSettings
 
   @TempDir Path dir
-  @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
+  // Bookmarks keep a quiet watch writing, which is how a relay notices a client that went away.
+  @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().bookmarkInterval(Duration.ofMillis(200)).start()
   @AutoCleanup PluginReplica replicaA
   @AutoCleanup PluginReplica replicaB
   @AutoCleanup TcpProxy loadBalancer
@@ -78,11 +84,18 @@ class MultiReplicaTunnelSpec extends Specification {
   def setupSpec() {
     CatsTemplateTables.create(db)
     jooq = DSL.using(db.dataSource(), SQLDialect.MYSQL)
+    def replicaTls = pki.issueServer('clouddriver').written(pkiDir, 'replica')
+    replicaSettings = [
+      'spinagent.ha.shared-secret'             : SECRET,
+      'spinagent.ha.tls.enabled'               : true,
+      'spinagent.ha.tls.certificate-chain'     : replicaTls.certificateChain().toString(),
+      'spinagent.ha.tls.private-key'           : replicaTls.privateKey().toString(),
+      'spinagent.ha.tls.trust-cert-collection' : pki.writeCaCertificate(pkiDir.resolve('ca.crt')).toString()]
   }
 
   def setup() {
-    replicaA = new PluginReplica(jooq, ['spinagent.ha.shared-secret': SECRET])
-    replicaB = new PluginReplica(jooq, ['spinagent.ha.shared-secret': SECRET])
+    replicaA = new PluginReplica(jooq, replicaSettings)
+    replicaB = new PluginReplica(jooq, replicaSettings)
     // Agents reach Clouddriver through a load balancer; this one sends them to replica B for now.
     loadBalancer = TcpProxy.start('127.0.0.1', replicaB.grpcPort())
     agent = startAgent(loadBalancer.port())
@@ -143,31 +156,37 @@ class MultiReplicaTunnelSpec extends Specification {
     json.readValue(got.out, Map).spec.replicas == 3
   }
 
-  def "a watch through replica A streams the events of the agent on replica B"() {
-    given:
+  def "a watch through replica A streams the events of the agent on replica B, and ends there when its client leaves"() {
+    given: "the agent's own informer watch is open"
+    eventually.eventually { assert cluster.activeWatches() > 0 }
+    def agentWatches = cluster.activeWatches()
     def http = TrustingHttpClient.trusting(replicaA.caCertificatePem())
     def request = HttpRequest.newBuilder(URI.create(replicaA.clusterUrl('prod')
-        + '/apis/apps/v1/namespaces/default/deployments?watch=true'))
+        + '/apis/apps/v1/namespaces/default/deployments?watch=true&allowWatchBookmarks=true'))
         .header('Authorization', "Bearer ${replicaB.tokens().issue('prod')}").build()
 
     when:
-    def response = http.send(request, HttpResponse.BodyHandlers.ofLines())
-    def lines = response.body().iterator()
+    def response = http.send(request, HttpResponse.BodyHandlers.ofInputStream())
+    def lines = new BufferedReader(new InputStreamReader(response.body()))
     kubectl(kubeconfig(replicaA.clusterUrl('prod'), replicaB), DEPLOYMENT, 'apply', '-f', '-')
 
     then: 'the event arrives while the watch stays open'
     response.statusCode() == 200
-    def event = json.readValue(lines.next(), Map)
+    def event = nextEvent(lines)
     event.type == 'ADDED'
     event.object.metadata.name == 'frontend'
+    cluster.activeWatches() == agentWatches + 1
 
-    cleanup:
-    response?.body()?.close()
+    when: 'the client goes away'
+    response.body().close()
+
+    then: 'replica A drops its connection to B, B cancels the request at the agent, and the agent ends the watch'
+    eventually.eventually { assert cluster.activeWatches() == agentWatches }
   }
 
   def "the forwarding endpoint admits only the shared secret, and each tunnel only the account's token"() {
     given:
-    def http = HttpClient.newHttpClient()
+    def http = HttpClient.newBuilder().sslContext(pki.clientContext()).build()
     def path = '/clusters/prod/api/v1/namespaces'
     def token = replicaB.tokens().issue('prod')
 
@@ -242,6 +261,16 @@ class MultiReplicaTunnelSpec extends Specification {
     cleanup:
     table.releaseAll('replica-1')
     table.releaseAll('replica-2')
+  }
+
+  /** The next watch event other than a bookmark. */
+  private Map nextEvent(BufferedReader lines) {
+    while (true) {
+      def event = json.readValue(lines.readLine(), Map)
+      if (event.type != 'BOOKMARK') {
+        return event
+      }
+    }
   }
 
   private AccountOwner owner(String account) {
