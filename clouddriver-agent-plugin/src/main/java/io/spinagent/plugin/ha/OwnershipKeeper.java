@@ -41,8 +41,11 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   /** Served accounts another live replica owns; logged once, not on every heartbeat. */
   private final Set<String> ownedElsewhere = ConcurrentHashMap.newKeySet();
   private final Set<String> owned = ConcurrentHashMap.newKeySet();
-  /** Claims that failed to reach the database; made again, unconditionally, at the next heartbeat. */
-  private final Set<String> claimsToRetry = ConcurrentHashMap.newKeySet();
+  /**
+   * Accounts whose agent connected here and whose claim is not recorded yet (queued, or failed and
+   * made again at the next heartbeat); the heartbeat leaves them to the claim.
+   */
+  private final Set<String> pendingClaims = ConcurrentHashMap.newKeySet();
   private volatile ScheduledExecutorService worker;
 
   public OwnershipKeeper(
@@ -78,6 +81,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     if (streamedHere) {
       String before = served.put(name, account.cachingAgentId());
       if (!account.cachingAgentId().equals(before)) {
+        pendingClaims.add(name);
         run(() -> acquire(name, account.cachingAgentId()));
       }
     } else if (served.remove(name) != null) {
@@ -136,17 +140,12 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   }
 
   private void acquire(String account, String agentId) {
-    if (!agentId.equals(served.get(account))) {
-      return; // the agent left again before this ran
+    if (!agentId.equals(served.get(account)) || !pendingClaims.contains(account)) {
+      return; // the agent left again, or a heartbeat made the claim, before this ran
     }
     Instant now = clock.instant();
-    try {
-      table.acquire(new AccountOwner(account, replicaId, forwardUrl.get(), agentId, now, now));
-    } catch (RuntimeException e) {
-      claimsToRetry.add(account);
-      throw e;
-    }
-    claimsToRetry.remove(account);
+    table.acquire(new AccountOwner(account, replicaId, forwardUrl.get(), agentId, now, now));
+    pendingClaims.remove(account);
     owned.add(account);
     ownedElsewhere.remove(account);
     meters.counter("spinagent.ha.ownership.changes", "change", "acquired").increment();
@@ -157,7 +156,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     if (served.containsKey(account)) {
       return; // the agent came back before this ran
     }
-    claimsToRetry.remove(account);
+    pendingClaims.remove(account);
     owned.remove(account);
     ownedElsewhere.remove(account);
     if (table.release(account, replicaId)) {
@@ -168,10 +167,10 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
 
   private void heartbeat() {
     try {
-      for (String account : Set.copyOf(claimsToRetry)) {
+      for (String account : Set.copyOf(pendingClaims)) {
         String agentId = served.get(account);
         if (agentId == null) {
-          claimsToRetry.remove(account);
+          pendingClaims.remove(account);
         } else {
           acquire(account, agentId);
         }
@@ -182,7 +181,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
       nowOwned.retainAll(served.keySet());
       for (Map.Entry<String, String> entry : Map.copyOf(served).entrySet()) {
         String account = entry.getKey();
-        if (stillOwned.contains(account)) {
+        if (stillOwned.contains(account) || pendingClaims.contains(account)) {
           continue;
         }
         AccountOwner claim = new AccountOwner(account, replicaId, forwardUrl.get(), entry.getValue(), now, now);
