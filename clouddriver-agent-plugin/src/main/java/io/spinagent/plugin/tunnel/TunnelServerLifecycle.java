@@ -2,38 +2,45 @@ package io.spinagent.plugin.tunnel;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.ha.HighAvailability;
+import java.time.Clock;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
-/** Runs the {@link TunnelHttpServer} with the plugin's context. */
+/**
+ * Runs the {@link TunnelHttpServer} with the plugin's context, and has it serve the requests other
+ * replicas forward to this one.
+ */
 @Component
 public class TunnelServerLifecycle implements SmartLifecycle {
 
   private final TunnelProperties tunnel;
   private final OperationsProperties operations;
-  private final TunnelTokens tokens;
-  private final AccountRegistry accounts;
-  private final SessionRegistry sessions;
+  private final TunnelAuthority authority;
+  private final TunnelRouting routing;
+  private final HighAvailability ha;
   private volatile TunnelHttpServer server;
 
   public TunnelServerLifecycle(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
-      AccountRegistry accounts, SessionRegistry sessions) {
+      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens, TunnelAuthority authority,
+      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha) {
     this.tunnel = tunnel;
     this.operations = operations;
-    this.tokens = tokens;
-    this.accounts = accounts;
-    this.sessions = sessions;
+    this.authority = authority;
+    this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
+    this.ha = ha;
   }
 
   @Override
   public synchronized void start() {
-    server = TunnelHttpServer.start(tunnel, operations, tokens, accounts, sessions);
+    server = TunnelHttpServer.start(tunnel, operations, authority, routing);
+    ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
   }
 
   @Override
   public synchronized void stop() {
     if (server != null) {
+      ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(null));
       server.close();
       server = null;
     }
@@ -42,5 +49,10 @@ public class TunnelServerLifecycle implements SmartLifecycle {
   @Override
   public boolean isRunning() {
     return server != null;
+  }
+
+  /** The running tunnel (for the kubeconfigs of the accounts); null while stopped. */
+  public TunnelHttpServer server() {
+    return server;
   }
 }
