@@ -1,15 +1,14 @@
 package io.spinagent.plugin.tunnel;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.spinagent.plugin.accounts.AccountRegistry;
-import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.ha.ForwardingEndpoint;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import io.spinagent.protocol.v1.TunnelResponseHead;
@@ -19,7 +18,6 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -28,7 +26,6 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,41 +39,43 @@ import org.slf4j.LoggerFactory;
 public final class TunnelHttpServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TunnelHttpServer.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "/clusters/";
   private static final int CHUNK = 64 * 1024;
   /** Hop-by-hop and framing headers: each side of the tunnel sets its own. */
   private static final Set<String> NOT_RELAYED =
       Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-          "transfer-encoding", "upgrade", "content-length");
+          "transfer-encoding", "upgrade", "content-length",
+          ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
 
   private final HttpsServer server;
   private final TunnelTls tls;
   private final ExecutorService executor;
-  private final TunnelTokens tokens;
-  private final AccountRegistry accounts;
-  private final SessionRegistry sessions;
+  private final TunnelRouting routing;
   private final int window;
   private final Duration timeout;
 
   private TunnelHttpServer(
-      HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
-      SessionRegistry sessions, int window, Duration timeout) {
+      HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelRouting routing, int window,
+      Duration timeout) {
     this.server = server;
     this.tls = tls;
     this.executor = executor;
-    this.tokens = tokens;
-    this.accounts = accounts;
-    this.sessions = sessions;
+    this.routing = routing;
     this.window = window;
     this.timeout = timeout;
   }
 
+  /** One replica alone, with a CA of its own. */
   public static TunnelHttpServer start(
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
       AccountRegistry accounts, SessionRegistry sessions) {
+    return start(tunnel, operations, TunnelAuthority.generate(), TunnelRouting.local(tokens, accounts, sessions));
+  }
+
+  public static TunnelHttpServer start(
+      TunnelProperties tunnel, OperationsProperties operations, TunnelAuthority authority, TunnelRouting routing) {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
-    TunnelTls tls = TunnelTls.generate(tunnel.getAddress());
+    TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
     HttpsServer server;
     try {
       server = HttpsServer.create(address, 0);
@@ -94,8 +93,8 @@ public final class TunnelHttpServer implements AutoCloseable {
       return thread;
     });
     TunnelHttpServer tunnelServer = new TunnelHttpServer(
-        server, tls, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
-    server.createContext(PREFIX, tunnelServer::handle);
+        server, tls, executor, routing, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
+    server.createContext(PREFIX, exchange -> tunnelServer.handle(exchange, false));
     server.setExecutor(executor);
     server.start();
     log.info("Kubernetes API tunnel listening on {}:{}", tunnel.getAddress(), server.getAddress().getPort());
@@ -122,31 +121,30 @@ public final class TunnelHttpServer implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
+  /** A request another replica forwarded (the shared secret already checked): served here or refused. */
+  public void serveForwarded(HttpExchange exchange) throws IOException {
+    handle(exchange, true);
+  }
+
+  private void handle(HttpExchange exchange, boolean forwarded) throws IOException {
     boolean cutShort = false;
     try {
       String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
       int slash = rest.indexOf('/');
       String account = slash < 0 ? rest : rest.substring(0, slash);
       String path = slash < 0 ? "/" : rest.substring(slash);
-      Optional<AgentAccount> known = accounts.find(account);
-      if (known.isEmpty()) {
-        status(exchange, 404, "NotFound", "no SpinAgent account named '" + account + "'");
-        return;
-      }
       String authorization = exchange.getRequestHeaders().getFirst("Authorization");
       String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
-      if (!tokens.accepts(account, token)) {
-        status(exchange, 401, "Unauthorized", "the tunnel token for account '" + account + "' is missing or wrong");
-        return;
+      TunnelRoute route = routing.route(account, token, forwarded);
+      if (route instanceof TunnelRoute.Local local) {
+        relay(exchange, account, path, local.session());
+      } else if (route instanceof TunnelRoute.Forward forward) {
+        if (!forward.forwarder().forward(exchange, forward.owner())) {
+          throw new ResponseCutShort("replica '" + forward.owner().replicaId() + "' broke off the response");
+        }
+      } else if (route instanceof TunnelRoute.Refused refused) {
+        status(exchange, refused.code(), refused.reason(), refused.message());
       }
-      Optional<AgentSession> session = servingSession(known.get());
-      if (session.isEmpty()) {
-        status(exchange, 503, "ServiceUnavailable",
-            "account '" + account + "' has no connected agent (state " + known.get().state() + ")");
-        return;
-      }
-      relay(exchange, account, path, session.get());
     } catch (ResponseCutShort e) {
       // Not closing the exchange: closing would finish the chunked body and the client would take
       // a truncated answer for a whole one. Throwing makes the server drop the connection instead.
@@ -243,13 +241,6 @@ public final class TunnelHttpServer implements AutoCloseable {
     return true;
   }
 
-  private Optional<AgentSession> servingSession(AgentAccount account) {
-    return Stream.concat(Stream.ofNullable(account.cachingAgentId()), account.standbyAgentIds().stream())
-        .map(sessions::find)
-        .flatMap(Optional::stream)
-        .findFirst();
-  }
-
   private static List<Header> relayed(Headers headers) {
     return headers.entrySet().stream()
         .filter(e -> !NOT_RELAYED.contains(e.getKey().toLowerCase(Locale.ROOT)))
@@ -257,19 +248,7 @@ public final class TunnelHttpServer implements AutoCloseable {
         .toList();
   }
 
-  /** A Kubernetes Status object, so kubectl shows the message. */
   private static void status(HttpExchange exchange, int code, String reason, String message) throws IOException {
-    Map<String, Object> status = new LinkedHashMap<>();
-    status.put("kind", "Status");
-    status.put("apiVersion", "v1");
-    status.put("metadata", Map.of());
-    status.put("status", "Failure");
-    status.put("message", message);
-    status.put("reason", reason);
-    status.put("code", code);
-    byte[] bytes = JSON.writeValueAsBytes(status);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.sendResponseHeaders(code, bytes.length);
-    exchange.getResponseBody().write(bytes);
+    StatusResponse.send(exchange, code, reason, message);
   }
 }

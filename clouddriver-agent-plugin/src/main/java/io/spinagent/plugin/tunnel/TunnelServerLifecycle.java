@@ -2,45 +2,55 @@ package io.spinagent.plugin.tunnel;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.ha.HighAvailability;
+import java.time.Clock;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
-/** Runs the {@link TunnelHttpServer} with the plugin's context. */
+/**
+ * Runs the {@link TunnelHttpServer} with the plugin's context, and has it serve the requests other
+ * replicas forward to this one.
+ */
 @Component
 public class TunnelServerLifecycle implements SmartLifecycle {
 
   private final TunnelProperties tunnel;
   private final OperationsProperties operations;
   private final TunnelTokens tokens;
-  private final AccountRegistry accounts;
-  private final SessionRegistry sessions;
+  private final TunnelAuthority authority;
+  private final TunnelRouting routing;
+  private final HighAvailability ha;
   private volatile TunnelHttpServer server;
 
   public TunnelServerLifecycle(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
-      AccountRegistry accounts, SessionRegistry sessions) {
+      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens, TunnelAuthority authority,
+      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha) {
     this.tunnel = tunnel;
     this.operations = operations;
     this.tokens = tokens;
-    this.accounts = accounts;
-    this.sessions = sessions;
+    this.authority = authority;
+    this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
+    this.ha = ha;
   }
 
   @Override
   public synchronized void start() {
-    server = TunnelHttpServer.start(tunnel, operations, tokens, accounts, sessions);
+    server = TunnelHttpServer.start(tunnel, operations, authority, routing);
+    ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
   }
 
   @Override
   public synchronized void stop() {
     if (server != null) {
+      ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(null));
       server.close();
       server = null;
     }
   }
 
   /**
-   * The kubeconfig through this replica's tunnel for an account.
+   * The kubeconfig through the tunnel for an account: the same on every replica (shared CA and
+   * token, same port), so the one stored in Clouddriver's account storage works wherever kubectl runs.
    *
    * @throws IllegalStateException while the tunnel is not running
    */
@@ -49,11 +59,16 @@ public class TunnelServerLifecycle implements SmartLifecycle {
     if (running == null) {
       throw new IllegalStateException("the Kubernetes API tunnel is not running");
     }
-    return TunnelKubeconfig.render(account, running.clusterUrl(account), running.caCertificatePem(), tokens.issue(account));
+    return TunnelKubeconfig.render(account, running.clusterUrl(account), authority.certificatePem(), tokens.issue(account));
   }
 
   @Override
   public boolean isRunning() {
     return server != null;
+  }
+
+  /** The running tunnel (for the kubeconfigs of the accounts); null while stopped. */
+  public TunnelHttpServer server() {
+    return server;
   }
 }

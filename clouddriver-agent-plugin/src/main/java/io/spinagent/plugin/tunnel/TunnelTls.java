@@ -16,7 +16,6 @@ import java.util.Date;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralNames;
@@ -28,9 +27,9 @@ import org.bouncycastle.operator.OperatorCreationException;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
- * The tunnel's own certificate authority and serving certificate, made when the plugin starts and
- * never written to disk. kubectl sends bearer tokens only over TLS, so the tunnel speaks HTTPS even
- * on loopback; each account's kubeconfig carries this CA to trust.
+ * The tunnel's serving certificate, made when the plugin starts and never written anywhere, signed
+ * by the {@link TunnelAuthority}. kubectl sends bearer tokens only over TLS, so the tunnel speaks
+ * HTTPS even on loopback; each account's kubeconfig carries the authority's certificate to trust.
  */
 final class TunnelTls {
 
@@ -44,22 +43,27 @@ final class TunnelTls {
     this.servingKeys = servingKeys;
   }
 
-  /** A CA and a certificate for {@code host} (plus localhost and 127.0.0.1), valid for a year. */
+  /** A CA of its own and a certificate for {@code host}: one replica without a database. */
   static TunnelTls generate(String host) {
-    try {
-      KeyPair caKeys = keyPair();
-      X500Name caName = new X500Name("CN=SpinAgent tunnel CA");
-      X509v3CertificateBuilder caBuilder = builder(caName, caName, caKeys);
-      caBuilder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      X509Certificate ca = sign(caBuilder, caKeys);
+    return issue(TunnelAuthority.generate(), host);
+  }
 
+  /**
+   * A certificate for {@code host} (plus localhost and 127.0.0.1) signed by {@code authority}, valid
+   * for a year. The serving key never leaves this replica; only the authority is shared.
+   */
+  static TunnelTls issue(TunnelAuthority authority, String host) {
+    try {
       KeyPair servingKeys = keyPair();
-      X509v3CertificateBuilder servingBuilder = builder(caName, new X500Name("CN=spinagent-tunnel"), servingKeys);
+      X509v3CertificateBuilder servingBuilder =
+          builder(TunnelAuthority.NAME, new X500Name("CN=spinagent-tunnel"), servingKeys);
       servingBuilder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
           new GeneralName(GeneralName.dNSName, "localhost"),
           new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
           new GeneralName(isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host)}));
-      return new TunnelTls(ca, sign(servingBuilder, caKeys), servingKeys);
+      X509Certificate serving = new JcaX509CertificateConverter().getCertificate(
+          servingBuilder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(authority.privateKey())));
+      return new TunnelTls(authority.certificate(), serving, servingKeys);
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
       throw new IllegalStateException("SpinAgent cannot create the tunnel's TLS certificate: " + e.getMessage(), e);
     }
@@ -99,13 +103,7 @@ final class TunnelTls {
         keys.getPublic());
   }
 
-  private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer)
-      throws GeneralSecurityException, OperatorCreationException {
-    return new JcaX509CertificateConverter()
-        .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
-  }
-
-  private static KeyPair keyPair() throws GeneralSecurityException {
+  static KeyPair keyPair() throws GeneralSecurityException {
     KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
     generator.initialize(256);
     return generator.generateKeyPair();

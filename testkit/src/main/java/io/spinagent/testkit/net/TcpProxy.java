@@ -29,7 +29,7 @@ public final class TcpProxy implements AutoCloseable {
 
   private static final int BUFFER_BYTES = 16 * 1024;
 
-  private final InetSocketAddress target;
+  private volatile InetSocketAddress target;
   private final ServerSocket listener;
   private final Thread acceptor;
   private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -67,6 +67,14 @@ public final class TcpProxy implements AutoCloseable {
   /** {@code host:port} to connect to. */
   public String address() {
     return listener.getInetAddress().getHostAddress() + ":" + port();
+  }
+
+  /**
+   * Sends new connections to {@code targetHost:targetPort} from now on (e.g. another server replica,
+   * as a load balancer would after the first one went away); open connections keep their target.
+   */
+  public void retarget(String targetHost, int targetPort) {
+    target = new InetSocketAddress(targetHost, targetPort);
   }
 
   /** Connections accepted so far, including refused ones. */

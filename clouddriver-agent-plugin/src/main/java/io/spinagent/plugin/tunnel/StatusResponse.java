@@ -1,0 +1,30 @@
+package io.spinagent.plugin.tunnel;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Answers of the tunnel itself, as Kubernetes {@code Status} objects so that kubectl prints their message. */
+public final class StatusResponse {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private StatusResponse() {}
+
+  public static void send(HttpExchange exchange, int code, String reason, String message) throws IOException {
+    Map<String, Object> status = new LinkedHashMap<>();
+    status.put("kind", "Status");
+    status.put("apiVersion", "v1");
+    status.put("metadata", Map.of());
+    status.put("status", "Failure");
+    status.put("message", message);
+    status.put("reason", reason);
+    status.put("code", code);
+    byte[] bytes = JSON.writeValueAsBytes(status);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+}

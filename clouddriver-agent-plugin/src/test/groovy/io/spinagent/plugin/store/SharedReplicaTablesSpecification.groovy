@@ -1,0 +1,147 @@
+package io.spinagent.plugin.store
+
+import io.spinagent.plugin.ha.AccountOwner
+import io.spinagent.plugin.tunnel.TunnelAuthority
+import io.spinagent.plugin.tunnel.TunnelTokens
+import io.spinagent.testkit.db.EmbeddedDatabase
+import org.jooq.DSLContext
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
+import spock.lang.Shared
+import spock.lang.Specification
+
+import java.time.Clock
+import java.time.Instant
+import java.util.concurrent.Callable
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.Executors
+
+/**
+ * The tables Clouddriver replicas share, against a real database (subclasses choose the engine):
+ * replicas racing to create the same row all end up with the one that won, and ownership follows
+ * the latest connection.
+ */
+abstract class SharedReplicaTablesSpecification extends Specification {
+
+  static final int REPLICAS = 8
+
+  @Shared EmbeddedDatabase db
+  @Shared DSLContext jooq
+
+  abstract EmbeddedDatabase startDatabase()
+
+  def setupSpec() {
+    db = startDatabase()
+    jooq = DSL.using(db.dataSource(), SQLDialect.valueOf(db.dialect()))
+    SpinAgentSchema.migrate(jooq)
+  }
+
+  def cleanupSpec() {
+    db?.close()
+  }
+
+  def "replicas starting together all use the one tunnel CA that was stored first"() {
+    when:
+    def authorities = race { TunnelAuthority.shared(new SqlTunnelAuthority(jooq, Clock.systemUTC())) }
+
+    then:
+    authorities*.certificatePem().unique().size() == 1
+    authorities*.privateKeyPem().unique().size() == 1
+    jooq.fetchCount(DSL.table('spinagent_tunnel_authority')) == 1
+
+    and: 'a replica starting later reads the same one'
+    TunnelAuthority.shared(new SqlTunnelAuthority(jooq, Clock.systemUTC())).certificatePem() == authorities[0].certificatePem()
+  }
+
+  def "replicas issuing an account's token at once all get the same token, and every replica accepts it"() {
+    when:
+    def tokens = race { new TunnelTokens(new SqlTunnelTokens(jooq, Clock.systemUTC())).issue('racing') }
+    def anotherReplica = new TunnelTokens(new SqlTunnelTokens(jooq, Clock.systemUTC()))
+
+    then:
+    tokens.unique().size() == 1
+    anotherReplica.accepts('racing', tokens[0])
+    !anotherReplica.accepts('racing', tokens[0] + 'x')
+    !anotherReplica.accepts('racing', null)
+    anotherReplica.exists('racing')
+    !anotherReplica.exists('never-issued')
+    !anotherReplica.accepts('never-issued', tokens[0])
+    anotherReplica.issue('other') != tokens[0]
+  }
+
+  def "replicas claiming an account at once leave exactly one owner row"() {
+    given:
+    def table = new AccountOwnerTable(jooq)
+    def now = Instant.now()
+    def next = new java.util.concurrent.atomic.AtomicInteger()
+
+    when:
+    race {
+      def replica = "replica-${next.incrementAndGet()}".toString()
+      table.acquire(new AccountOwner('contested', replica, "http://$replica:9093", 'agent-c', now, now))
+    }
+
+    then:
+    jooq.fetchCount(DSL.table('spinagent_account_owners'), DSL.field('account').eq('contested')) == 1
+    table.find('contested').get().replicaId().startsWith('replica-')
+
+    cleanup:
+    (1..REPLICAS).each { table.releaseAll("replica-$it".toString()) }
+  }
+
+  def "the latest connection owns an account, and the earlier owner's heartbeat cannot take it back"() {
+    given:
+    def table = new AccountOwnerTable(jooq)
+    def now = Instant.now()
+
+    when: 'the agent connects to replica-1, then to replica-2'
+    table.acquire(new AccountOwner('moving', 'replica-1', 'http://one:9093', 'agent-m', now, now))
+    table.acquire(new AccountOwner('moving', 'replica-2', 'http://two:9093', 'agent-m', now.plusSeconds(1), now.plusSeconds(1)))
+    def stillOwnedByOne = table.heartbeat('replica-1', now.plusSeconds(2))
+
+    then:
+    !stillOwnedByOne.contains('moving')
+    table.find('moving').get().replicaId() == 'replica-2'
+    table.heartbeat('replica-2', now.plusSeconds(2)) == ['moving'] as Set
+
+    and: 'while replica-2 renews nobody takes it over; once it is silent, a replica still serving it may'
+    !table.takeOverIfStale(new AccountOwner('moving', 'replica-1', 'http://one:9093', 'agent-m', now, now),
+        now.plusSeconds(2))
+    table.takeOverIfStale(new AccountOwner('moving', 'replica-1', 'http://one:9093', 'agent-m', now, now),
+        now.plusSeconds(30))
+    table.find('moving').get().replicaId() == 'replica-1'
+
+    and: "a release by a replica that no longer owns it changes nothing"
+    !table.release('moving', 'replica-2')
+    table.find('moving').isPresent()
+
+    when: 'the owner lets go'
+    def released = table.release('moving', 'replica-1')
+
+    then:
+    released
+    table.find('moving').isEmpty()
+
+    and: 'an account nobody owns may be taken over'
+    table.takeOverIfStale(new AccountOwner('moving', 'replica-3', 'http://three:9093', 'agent-m', now, now), now)
+    table.find('moving').get().replicaId() == 'replica-3'
+
+    cleanup:
+    ['replica-1', 'replica-2', 'replica-3'].each { table.releaseAll(it) }
+  }
+
+  /** Runs {@code work} on {@link #REPLICAS} threads released at the same moment; their results. */
+  private static <T> List<T> race(Closure<T> work) {
+    def pool = Executors.newFixedThreadPool(REPLICAS)
+    try {
+      def start = new CountDownLatch(1)
+      def futures = (1..REPLICAS).collect {
+        pool.submit({ start.await(); work.call() } as Callable<T>)
+      }
+      start.countDown()
+      futures*.get()
+    } finally {
+      pool.shutdownNow()
+    }
+  }
+}
