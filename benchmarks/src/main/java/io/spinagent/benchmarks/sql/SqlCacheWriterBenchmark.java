@@ -90,16 +90,14 @@ public final class SqlCacheWriterBenchmark {
 
   record Figures(
       String database,
-      double writerRate,
-      double rawRate,
-      double writerStatementsPerChange,
-      double rawStatementsPerChange,
+      Throughput throughput,
       Latencies writerLatency,
       Latencies rawLatency,
       Latencies pollingLatency,
       PollingCycle.Result cycle,
       int cycleChanges,
-      double listingMillis) {}
+      double listingMillis,
+      double firstCycleMillis) {}
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
@@ -151,35 +149,11 @@ public final class SqlCacheWriterBenchmark {
         double listingMillis = (System.nanoTime() - listingStart) / 1e6;
         progress(name, "initial listing through the writer: %.0f ms", listingMillis);
 
-        double writerRate = 0;
-        double rawRate = 0;
-        double writerPerChange = 0;
-        double rawPerChange = 0;
-        for (int round = 0; round < 2; round++) {
-          int count = round == 0 ? Math.min(2_000, options.changes()) : options.changes();
-          List<ObjectChange> forWriter = workload.changes(count);
-          raw.prepare(forWriter);
-          long statements = writerStatements.get();
-          writerRate = changesPerSecond(count, () -> {
-            for (List<ObjectChange> batch : batches(forWriter, options.batch())) {
-              commit(writer, batch);
-            }
-          });
-          writerPerChange = (writerStatements.get() - statements) / (double) count;
-
-          List<ObjectChange> forRaw = workload.changes(count);
-          List<RawUpsert.Row> rows = raw.prepare(forRaw);
-          statements = rawStatements.get();
-          rawRate = changesPerSecond(count, () -> {
-            for (List<RawUpsert.Row> batch : batches(rows, options.batch())) {
-              raw.apply(batch);
-            }
-          });
-          rawPerChange = (rawStatements.get() - statements) / (double) count;
-          catchUp(writer, forRaw, options.batch());
-          progress(name, "%s round: writer %.0f changes/s, raw upsert %.0f changes/s",
-              round == 0 ? "warm-up" : "measured", writerRate, rawRate);
-        }
+        interleave(workload, writer, raw, Math.min(2_000, options.changes()), options.batch(), writerStatements, rawStatements);
+        Throughput throughput =
+            interleave(workload, writer, raw, options.changes(), options.batch(), writerStatements, rawStatements);
+        progress(name, "throughput: writer %.0f changes/s, raw upsert %.0f changes/s", throughput.writerRate(),
+            throughput.rawRate());
 
         int offered = options.rate() * options.seconds();
         List<ObjectChange> forWriter = workload.changes(offered);
@@ -197,7 +171,7 @@ public final class SqlCacheWriterBenchmark {
         Map<String, byte[]> state = new ConcurrentHashMap<>();
         listing = workload.listing();
         listing.forEach(c -> apply(state, c));
-        polling.run(state.values()); // the first cycle writes everything
+        PollingCycle.Result first = polling.run(state.values()); // writes everything
         workload.changes(options.rate()).forEach(c -> apply(state, c));
         polling.run(state.values()); // warm-up
         List<ObjectChange> second = workload.changes(options.rate());
@@ -208,12 +182,61 @@ public final class SqlCacheWriterBenchmark {
             forPolling, options.rate(), i -> apply(state, forPolling.get(i)), () -> polling.run(new ArrayList<>(state.values())));
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
-        return new Figures(name, writerRate, rawRate, writerPerChange, rawPerChange, writerLatency, rawLatency,
-            pollingLatency, cycle, second.size(), listingMillis);
+        return new Figures(name, throughput, writerLatency, rawLatency,
+            pollingLatency, cycle, second.size(), listingMillis, first.nanos() / 1e6);
       } finally {
         executor.shutdownNow();
       }
     }
+  }
+
+  /** @param derivationRate changes/s of deriving the rows alone (parse, derive, serialise, hash; untimed for raw) */
+  record Throughput(
+      double writerRate,
+      double rawRate,
+      double writerStatementsPerChange,
+      double rawStatementsPerChange,
+      double derivationRate) {}
+
+  /**
+   * {@code count} changes for each side, batch by batch in turns (writer, raw upsert, the writer
+   * catching up untimed on the raw upsert's batch), so that both meet the same load on this shared
+   * machine; each side's rate is its changes over the sum of its batches' times.
+   */
+  private static Throughput interleave(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int count,
+      int batch, AtomicLong writerStatements, AtomicLong rawStatements) throws Exception {
+    List<List<ObjectChange>> forWriter = new ArrayList<>();
+    List<List<ObjectChange>> forRaw = new ArrayList<>();
+    List<List<RawUpsert.Row>> rows = new ArrayList<>();
+    long prepareNanos = 0;
+    for (int done = 0; done < count; done += batch) {
+      int size = Math.min(batch, count - done);
+      forWriter.add(workload.changes(size));
+      raw.prepare(forWriter.get(forWriter.size() - 1));
+      forRaw.add(workload.changes(size));
+      long start = System.nanoTime();
+      rows.add(raw.prepare(forRaw.get(forRaw.size() - 1)));
+      prepareNanos += System.nanoTime() - start;
+    }
+    long writerNanos = 0;
+    long rawNanos = 0;
+    long writerCount = 0;
+    long rawCount = 0;
+    for (int i = 0; i < forWriter.size(); i++) {
+      long statements = writerStatements.get();
+      long start = System.nanoTime();
+      commit(writer, forWriter.get(i));
+      writerNanos += System.nanoTime() - start;
+      writerCount += writerStatements.get() - statements;
+      statements = rawStatements.get();
+      start = System.nanoTime();
+      raw.apply(rows.get(i));
+      rawNanos += System.nanoTime() - start;
+      rawCount += rawStatements.get() - statements;
+      commit(writer, forRaw.get(i));
+    }
+    return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9),
+        writerCount / (double) count, rawCount / (double) count, count / (prepareNanos / 1e9));
   }
 
   private static void progress(String database, String format, Object... args) {
@@ -276,16 +299,6 @@ public final class SqlCacheWriterBenchmark {
     }
   }
 
-  private interface Timed {
-    void run() throws Exception;
-  }
-
-  private static double changesPerSecond(int changes, Timed timed) throws Exception {
-    long start = System.nanoTime();
-    timed.run();
-    return changes / ((System.nanoTime() - start) / 1e9);
-  }
-
   private static <T> List<List<T>> batches(List<T> items, int size) {
     List<List<T>> batches = new ArrayList<>();
     for (int from = 0; from < items.size(); from += size) {
@@ -316,17 +329,18 @@ public final class SqlCacheWriterBenchmark {
   private static void print(Options options, int objects, double averageBytes, List<Figures> all) {
     System.out.printf("%nSQL cache writer: one account of %,d objects (Deployments, ReplicaSets, Pods; %.1f KB of JSON each on average)%n",
         objects, averageBytes / 1024);
-    System.out.printf("throughput: %,d changes in batches of %d, second of two rounds; latency: %,d changes/s offered for %d s%n",
+    System.out.printf("throughput: %,d changes in batches of %d, writer and raw upsert in turns batch by batch after a warm-up; latency: %,d changes/s offered for %d s%n",
         options.changes(), options.batch(), options.rate(), options.seconds());
     for (Figures f : all) {
       double cycleMillis = f.cycle().nanos() / 1e6;
       System.out.printf("%n%s%n", f.database().equals("mariadb") ? "MariaDB (jOOQ MYSQL dialect)" : "PostgreSQL");
       System.out.printf("%-40s %12s %12s %12s %14s%n", "", "writer", "raw upsert", "polling", "writer/raw");
+      Throughput t = f.throughput();
       System.out.printf("%-40s %12.0f %12.0f %12s %14.2f%n", "changes committed per second",
-          f.writerRate(), f.rawRate(), "-", f.writerRate() / f.rawRate());
+          t.writerRate(), t.rawRate(), "-", t.writerRate() / t.rawRate());
       System.out.printf("%-40s %12.2f %12.2f %12s %14.2f%n", "SQL statements per change",
-          f.writerStatementsPerChange(), f.rawStatementsPerChange(), "-",
-          f.writerStatementsPerChange() / f.rawStatementsPerChange());
+          t.writerStatementsPerChange(), t.rawStatementsPerChange(), "-",
+          t.writerStatementsPerChange() / t.rawStatementsPerChange());
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p50 at offered rate (ms)",
           f.writerLatency().percentileMillis(50), f.rawLatency().percentileMillis(50), f.pollingLatency().percentileMillis(50),
           f.writerLatency().percentileMillis(50) / f.rawLatency().percentileMillis(50));
@@ -339,10 +353,13 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("polling cycle applying %,d changes: %,.0f ms; %,d rows read, %,d written, %,d deleted"
               + " (writer: %,.0f ms for the same number of changes)%n",
           f.cycleChanges(), cycleMillis, f.cycle().rowsRead(), f.cycle().rowsWritten(), f.cycle().rowsDeleted(),
-          f.cycleChanges() / f.writerRate() * 1000);
+          f.cycleChanges() / t.writerRate() * 1000);
       System.out.printf("at Clouddriver's default 30 s poll interval: latency p50 ≈ %.1f s, p99 ≈ %.1f s%n",
           (15_000 + cycleMillis) / 1000, (29_700 + cycleMillis) / 1000);
-      System.out.printf("initial listing of %,d objects through the writer: %,.0f ms%n", objects, f.listingMillis());
+      System.out.printf("derivation alone (parse, derive, serialise, hash; done untimed for the raw upsert): %,.0f changes/s%n",
+          t.derivationRate());
+      System.out.printf("initial listing of %,d objects: writer %,.0f ms, polling's first cycle %,.0f ms%n", objects,
+          f.listingMillis(), f.firstCycleMillis());
     }
     System.out.println();
     System.out.println("writer:     SqlCacheWriter (derivation, staleness check, relationship diff, bookkeeping), one transaction per batch");
