@@ -47,12 +47,13 @@ import org.jooq.impl.DefaultExecuteListenerProvider;
  * (the physical limit) and Clouddriver's polling (re-list, derive and authoritatively rewrite the
  * whole account every cycle).
  *
- * <p>Writer and raw upsert take turns on the same tables, a warm-up round first. After each raw
- * run the writer is fed the same changes untimed, so that its state (resourceVersions,
+ * <p>Writer and raw upsert take turns on the same tables batch by batch, after a warm-up. After
+ * each raw batch the writer is fed the same changes untimed, so that its state (resourceVersions,
  * relationship index) stays that of a writer that saw the whole stream. Each side has its own JDBC
- * connection, as a connection from Clouddriver's pool would be.
+ * connection, as a connection from Clouddriver's pool would be. The polling baseline runs last,
+ * alone in emptied tables.
  *
- * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per throughput run, 10000),
+ * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per side, 5000),
  * {@code --seconds} (of each latency run, 10), {@code --rate} (offered changes/s, 1000), {@code
  * --batch} (most changes per batch, 500 as the agent sends), {@code --databases}
  * (mariadb,postgres).
@@ -79,7 +80,7 @@ public final class SqlCacheWriterBenchmark {
       }
       Options options = new Options(
           Integer.parseInt(flags.getOrDefault("objects", "5000")),
-          Integer.parseInt(flags.getOrDefault("changes", "10000")),
+          Integer.parseInt(flags.getOrDefault("changes", "5000")),
           Integer.parseInt(flags.getOrDefault("seconds", "10")),
           Integer.parseInt(flags.getOrDefault("rate", "1000")),
           Integer.parseInt(flags.getOrDefault("batch", "500")),
