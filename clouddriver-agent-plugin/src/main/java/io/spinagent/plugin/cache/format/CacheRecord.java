@@ -1,6 +1,7 @@
 package io.spinagent.plugin.cache.format;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -107,7 +108,10 @@ public final class CacheRecord {
     return new CacheRecord(id, type, attrs, rels, Math.min(ttlSeconds, other.ttlSeconds));
   }
 
-  /** The body as a JSON tree; {@code nowMillis} is only used for {@code cacheExpiry}. */
+  /**
+   * The body as a JSON tree; {@code nowMillis} is only used for {@code cacheExpiry}. Attributes
+   * that are trees are shared with this record, so the result is for reading or serialising.
+   */
   public ObjectNode toBody(ObjectMapper mapper, long nowMillis) {
     ObjectNode body = mapper.createObjectNode();
     body.put("id", id);
@@ -116,7 +120,8 @@ public final class CacheRecord {
     attributes.forEach(
         (k, v) -> {
           if (v != null) {
-            attrs.set(k, mapper.valueToTree(v));
+            // a tree (the manifest) is shared, not copied: copying it doubled the cost of a body
+            attrs.set(k, v instanceof JsonNode node ? node : mapper.valueToTree(v));
           }
         });
     if (ttlSeconds > 0) {

@@ -27,6 +27,7 @@ import io.spinagent.protocol.v1.ResyncPhase;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -40,6 +41,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertValuesStep6;
@@ -48,6 +50,7 @@ import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
+import org.jooq.util.mysql.MySQLDSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,6 +67,11 @@ import org.slf4j.LoggerFactory;
  * writes, every relationship lives in {@code _rel} rows, so a Pod change never rewrites its
  * ReplicaSet. Relationship rows are diffed against what the database holds, so a replay or a
  * restart (empty memory) never duplicates them.
+ *
+ * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what
+ * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
+ * one query per kind or type; bodies, spinagent_objects rows and new relationship rows are queued
+ * and written as multi-row statements before anything reads them and at the end.
  */
 public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
 
@@ -80,6 +88,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final int MAX_RV = 64;
   private static final Logger log = LoggerFactory.getLogger(SqlCacheWriter.class);
   private static final int MAX_ATTEMPTS = 32;
+  private static final int MAX_ROWS_PER_STATEMENT = 500;
+  private static final int MAX_CHARS_PER_STATEMENT = 4 << 20;
 
   private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
   private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
@@ -343,6 +353,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     void run(DSLContext ctx, SinkBatch batch) {
       this.ctx = ctx;
       prefetch(batch);
+      prefetchRelationships(batch);
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
           change(c.change());
@@ -350,6 +361,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           marker(r.marker());
         }
       }
+      flushObjects();
+      flushBodies();
+      flushRelationships();
     }
 
     // ------------------------------------------------------------------ changes
@@ -376,13 +390,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       long generation = listing != null ? listing.generation() : stored != null ? stored.generation() : 0;
       if (stored != null && ResourceVersions.isOlder(c.getResourceVersion(), stored.resourceVersion())) {
         if (listing != null && stored.generation() < generation) {
-          ctx.update(table(unquotedName(OBJECTS)))
-              .set(O_GENERATION, generation)
-              .where(objectKey(kind, c.getNamespace(), c.getName()))
-              .execute();
-          held.put(
-              heldKey(kind, c.getNamespace(), c.getName()),
-              new Held(stored.resourceVersion(), stored.deleted(), generation));
+          save(kind, c.getNamespace(), c.getName(), stored.resourceVersion(), stored.deleted(), generation);
         }
         return;
       }
@@ -458,9 +466,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       state.index.remove(key);
       state.indexed(kindKey).remove(key);
       requireTypes(Set.of(type));
-      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
-          .where(ID.eq(key).and(AGENT.eq(agent)))
-          .execute();
+      deleteBody(type, key);
       cleanupLogical(syncEdges(key, type, flatten(state.index.relationshipsOf(key))));
     }
 
@@ -479,11 +485,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Set<String> types = new HashSet<>(desired.values());
       types.add(type);
       requireTypes(types);
-      Map<String, String> have = new LinkedHashMap<>();
-      for (Record r :
-          ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
-        have.put(r.get(REL_ID), r.get(REL_TYPE));
-      }
+      Map<String, String> have = relationshipRows(key, type);
       Set<String> unlinkedLogical = new LinkedHashSet<>();
       List<String> gone = new ArrayList<>();
       have.forEach(
@@ -496,9 +498,11 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             }
           });
       if (!gone.isEmpty()) {
+        flushRelationships();
         ctx.deleteFrom(table(unquotedName(relTable(type))))
             .where(ID.eq(key).and(REL_ID.in(gone)))
             .execute();
+        relationships.remove(key);
         Set<String> goneTypes = new HashSet<>();
         for (String relKey : gone) {
           goneTypes.add(have.get(relKey));
@@ -530,38 +534,135 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           .add(new Object[] {Ulid.next(now), dst, src, relAgent, srcType, now});
     }
 
+    /** Queues relationship rows for {@link #flushRelationships}. */
     void insertRows(Map<String, List<Object[]>> inserts) {
       inserts.forEach(
           (table, rows) -> {
-            InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
-                ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+            pendingRelationships.computeIfAbsent(table, t -> new ArrayList<>()).addAll(rows);
             for (Object[] row : rows) {
-              insert =
-                  insert.values(
-                      (String) row[0], (String) row[1], (String) row[2], (String) row[3], (String) row[4], (Long) row[5]);
+              relationships.remove((String) row[1]);
             }
-            insert.execute();
           });
     }
 
+    /** The queued relationship rows, before anything reads or deletes relationship rows. */
+    void flushRelationships() {
+      pendingRelationships.forEach(
+          (table, rows) -> {
+            for (List<Object[]> chunk : chunks(rows, r -> 0)) {
+              InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
+                  ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+              for (Object[] row : chunk) {
+                insert =
+                    insert.values(
+                        (String) row[0], (String) row[1], (String) row[2], (String) row[3], (String) row[4], (Long) row[5]);
+              }
+              insert.execute();
+            }
+          });
+      pendingRelationships.clear();
+    }
+
     void deleteRow(String ownerType, String id, String relId) {
+      flushRelationships();
       ctx.deleteFrom(table(unquotedName(relTable(ownerType))))
           .where(ID.eq(id).and(REL_ID.eq(relId)))
           .execute();
+      relationships.remove(id);
     }
 
+    /** Queues the row for {@link #flushBodies}; a later write or delete of the key replaces it. */
     void upsertBody(String type, CacheRecord record) {
       String body = record.toBodyJson(mapper, now);
-      String hash = CacheRecord.bodyHash(body);
-      ctx.insertInto(table(unquotedName(resourceTable(type))), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED)
-          .values(record.id(), agent, record.applicationColumn(), hash, body, now)
-          .onConflict(ID, AGENT)
-          .doUpdate()
-          .set(APPLICATION, record.applicationColumn())
-          .set(BODY_HASH, hash)
-          .set(BODY, body)
-          .set(LAST_UPDATED, now)
+      pendingBodies
+          .computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>())
+          .put(record.id(), new String[] {record.id(), record.applicationColumn(), CacheRecord.bodyHash(body), body});
+    }
+
+    void deleteBody(String type, String key) {
+      Map<String, String[]> pending = pendingBodies.get(resourceTable(type));
+      if (pending != null) {
+        pending.remove(key);
+      }
+      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
+          .where(ID.eq(key).and(AGENT.eq(agent)))
           .execute();
+    }
+
+    /** The queued body rows: one multi-row upsert per table and chunk. */
+    void flushBodies() {
+      pendingBodies.forEach(
+          (table, rows) -> {
+            for (List<String[]> chunk : chunks(rows.values(), r -> r[3].length())) {
+              var insert =
+                  ctx.insertInto(table(unquotedName(table)), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
+              for (String[] row : chunk) {
+                insert = insert.values(row[0], agent, row[1], row[2], row[3], now);
+              }
+              insert
+                  .onConflict(ID, AGENT)
+                  .doUpdate()
+                  .set(APPLICATION, newValue(APPLICATION))
+                  .set(BODY_HASH, newValue(BODY_HASH))
+                  .set(BODY, newValue(BODY))
+                  .set(LAST_UPDATED, newValue(LAST_UPDATED))
+                  .execute();
+            }
+          });
+      pendingBodies.clear();
+    }
+
+    /**
+     * The relationship rows of the batch's objects, read up front: one query per type and 500
+     * ids. Entries are dropped whenever this transaction changes an id's rows, and read again.
+     */
+    final Map<String, Map<String, String>> relationships = new HashMap<>();
+
+    void prefetchRelationships(SinkBatch batch) {
+      Map<String, Set<String>> byType = new TreeMap<>();
+      for (SinkEntry entry : batch.entries()) {
+        if (entry instanceof SinkEntry.Change c) {
+          String type = typeOf(c.change().getKind());
+          if (kinds.caches(type) && knownTypes.contains(type)) {
+            byType
+                .computeIfAbsent(type, t -> new LinkedHashSet<>())
+                .add(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()));
+          }
+        }
+      }
+      byType.forEach(
+          (type, keys) -> {
+            List<String> ids = new ArrayList<>(keys);
+            for (int from = 0; from < ids.size(); from += 500) {
+              List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+              chunk.forEach(k -> relationships.put(k, new LinkedHashMap<>()));
+              for (Record r :
+                  ctx.select(ID, REL_ID, REL_TYPE)
+                      .from(table(unquotedName(relTable(type))))
+                      .where(ID.in(chunk))
+                      .fetch()) {
+                Map<String, String> rows = relationships.get(r.get(ID));
+                if (rows != null) { // null: an id equal only under the column's collation
+                  rows.put(r.get(REL_ID), r.get(REL_TYPE));
+                }
+              }
+            }
+          });
+    }
+
+    /** The relationship rows of {@code key} (related key → its type), as the database holds them now. */
+    Map<String, String> relationshipRows(String key, String type) {
+      Map<String, String> known = relationships.get(key);
+      if (known != null) {
+        return new LinkedHashMap<>(known);
+      }
+      flushRelationships();
+      Map<String, String> have = new LinkedHashMap<>();
+      for (Record r :
+          ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
+        have.put(r.get(REL_ID), r.get(REL_TYPE));
+      }
+      return have;
     }
 
     // ------------------------------------------------------------------ logical rows
@@ -583,6 +684,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
       logical.put(key, now);
       if (applicationKey != null) {
+        flushRelationships();
         int linked =
             ctx.fetchCount(
                 ctx.selectOne()
@@ -601,6 +703,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (keys.isEmpty()) {
         return;
       }
+      flushRelationships();
       Set<String> applications = new LinkedHashSet<>();
       for (String key : keys) {
         CacheKeys.ParsedKey parsed = CacheKeys.parse(key).orElse(null);
@@ -623,6 +726,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
               .where(ID.eq(appKey).and(REL_ID.eq(key)))
               .execute();
+          relationships.remove(key);
+          relationships.remove(appKey);
           applications.add(appKey);
         }
       }
@@ -640,9 +745,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     }
 
     void deleteLogical(String type, String key) {
-      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
-          .where(ID.eq(key).and(AGENT.eq(agent)))
-          .execute();
+      deleteBody(type, key);
       logical.remove(key);
     }
 
@@ -655,6 +758,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         return;
       }
       String kindKey = kindKey(kind);
+      flushObjects(); // the queries below read spinagent_objects
+      flushRelationships();
       if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_BEGIN) {
         Long max =
             ctx.select(DSL.max(O_GENERATION))
@@ -701,6 +806,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      * 500 names (an index range on the primary key's account, api_group, kind prefix).
      */
     final Map<List<String>, Held> held = new HashMap<>();
+
+    /** spinagent_objects rows to write, and body rows by table then id: written in bulk. */
+    final Map<List<String>, Held> pendingObjects = new LinkedHashMap<>();
+    final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
+    /** Relationship rows to insert, by table. */
+    final Map<String, List<Object[]>> pendingRelationships = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
       Map<List<String>, Set<List<String>>> byKind = new LinkedHashMap<>();
@@ -755,6 +866,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (held.containsKey(k)) {
         return held.get(k);
       }
+      flushObjects();
       Record r =
           ctx.select(O_RV, O_DELETED, O_GENERATION)
               .from(table(unquotedName(OBJECTS)))
@@ -768,27 +880,52 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
     }
 
+    /** Records the object's state in {@link #held}, and queues its row for {@link #flushObjects}. */
     void save(Kind kind, String namespace, String name, String rv, boolean deleted, long generation) {
-      held.put(heldKey(kind, namespace, name), new Held(rv, deleted, generation));
-      ctx.insertInto(
-              table(unquotedName(OBJECTS)),
-              O_ACCOUNT,
-              O_GROUP,
-              O_KIND,
-              O_NAMESPACE,
-              O_NAME,
-              O_RV,
-              O_DELETED,
-              O_GENERATION,
-              LAST_UPDATED)
-          .values(account, kind.getGroup(), kind.getKind(), namespace, name, rv, deleted, generation, now)
-          .onConflict(O_ACCOUNT, O_GROUP, O_KIND, O_NAMESPACE, O_NAME)
-          .doUpdate()
-          .set(O_RV, rv)
-          .set(O_DELETED, deleted)
-          .set(O_GENERATION, generation)
-          .set(LAST_UPDATED, now)
-          .execute();
+      List<String> k = heldKey(kind, namespace, name);
+      Held state = new Held(rv, deleted, generation);
+      held.put(k, state);
+      pendingObjects.put(k, state);
+    }
+
+    /** The queued spinagent_objects rows: multi-row upserts, before anything reads that table. */
+    void flushObjects() {
+      for (List<Map.Entry<List<String>, Held>> chunk : chunks(pendingObjects.entrySet(), e -> 0)) {
+        var insert =
+            ctx.insertInto(
+                table(unquotedName(OBJECTS)),
+                O_ACCOUNT,
+                O_GROUP,
+                O_KIND,
+                O_NAMESPACE,
+                O_NAME,
+                O_RV,
+                O_DELETED,
+                O_GENERATION,
+                LAST_UPDATED);
+        for (Map.Entry<List<String>, Held> e : chunk) {
+          List<String> k = e.getKey();
+          Held h = e.getValue();
+          insert =
+              insert.values(account, k.get(0), k.get(1), k.get(2), k.get(3), h.resourceVersion(), h.deleted(), h.generation(), now);
+        }
+        insert
+            .onConflict(O_ACCOUNT, O_GROUP, O_KIND, O_NAMESPACE, O_NAME)
+            .doUpdate()
+            .set(O_RV, newValue(O_RV))
+            .set(O_DELETED, newValue(O_DELETED))
+            .set(O_GENERATION, newValue(O_GENERATION))
+            .set(LAST_UPDATED, newValue(LAST_UPDATED))
+            .execute();
+      }
+      pendingObjects.clear();
+    }
+
+    /** The value a multi-row upsert proposed for {@code column}, in the dialect's spelling. */
+    <T> Field<T> newValue(Field<T> column) {
+      return dialect == CacheTypes.Dialect.POSTGRES
+          ? field(unquotedName("excluded", column.getName()), column.getDataType())
+          : MySQLDSL.values(column);
     }
 
     org.jooq.Condition objectsOf(Kind kind) {
@@ -810,6 +947,31 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         throw new MissingTables(missing);
       }
     }
+  }
+
+  /**
+   * Splits rows for multi-row statements: at most {@link #MAX_ROWS_PER_STATEMENT} rows and about
+   * {@link #MAX_CHARS_PER_STATEMENT} characters of body each, well inside MySQL's default
+   * max_allowed_packet.
+   */
+  private static <T> List<List<T>> chunks(Collection<T> rows, ToIntFunction<T> chars) {
+    List<List<T>> chunks = new ArrayList<>();
+    List<T> chunk = new ArrayList<>();
+    long size = 0;
+    for (T row : rows) {
+      int length = chars.applyAsInt(row);
+      if (!chunk.isEmpty() && (chunk.size() >= MAX_ROWS_PER_STATEMENT || size + length > MAX_CHARS_PER_STATEMENT)) {
+        chunks.add(chunk);
+        chunk = new ArrayList<>();
+        size = 0;
+      }
+      chunk.add(row);
+      size += length;
+    }
+    if (!chunk.isEmpty()) {
+      chunks.add(chunk);
+    }
+    return chunks;
   }
 
   private static Map<String, Set<String>> sticky() {
