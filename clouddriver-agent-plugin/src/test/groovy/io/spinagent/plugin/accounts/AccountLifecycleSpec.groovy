@@ -26,6 +26,8 @@ import io.spinagent.plugin.tunnel.OperationsProperties
 import io.spinagent.plugin.tunnel.TunnelProperties
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle
 import io.spinagent.plugin.tunnel.TunnelTokens
+import io.spinagent.plugin.tunnel.TunnelAuthority
+import io.spinagent.plugin.ha.HighAvailability
 import io.spinagent.testkit.clouddriver.ClouddriverAccountsTable
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -84,8 +86,10 @@ class AccountLifecycleSpec extends Specification {
   def setup() {
     def sql = db.dataSource()
     // Each feature starts from an empty database, as a new Clouddriver installation would.
-    ['spinagent_accounts', 'spinagent_objects', 'spinagent_databasechangelog', 'spinagent_databasechangeloglock',
-     'accounts', 'accounts_history'].each { DSL.using(sql, SQLDialect.MYSQL).execute("drop table if exists $it") }
+    def jooq = DSL.using(sql, SQLDialect.MYSQL)
+    def ours = jooq.fetch("select table_name from information_schema.tables where table_schema = database()"
+        + " and (table_name like 'spinagent%' or table_name like 'accounts%')").collect { it.get(0, String) }
+    ours.each { jooq.execute("drop table $it") }
     ClouddriverAccountsTable.create(sql, false)
     repository = new SqlAccountDefinitionRepository(sql, false)
     properties.grpc.address = '127.0.0.1'
@@ -246,7 +250,8 @@ class AccountLifecycleSpec extends Specification {
     registry = config.accountRegistry(properties, [], store, storage, replica, worker,
       provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
       provider({ -> lifecycle.value } as org.springframework.beans.factory.ObjectFactory))
-    tunnel = new TunnelServerLifecycle(new TunnelProperties(port: 0), new OperationsProperties(), tokens, registry, sessions)
+    tunnel = new TunnelServerLifecycle(new TunnelProperties(port: 0), new OperationsProperties(), tokens,
+      TunnelAuthority.generate(), registry, sessions, HighAvailability.off())
     tunnel.start()
     lifecycle.value = tunnel
     dynamic = config.dynamicAccounts(registry, sessions, storage, properties,

@@ -530,7 +530,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     streamListing(application())
     Map other = Manifests.deployment()
     writer.write(new SinkBatch('other', [new SinkEntry.Change(ObjectChange.newBuilder()
-        .setSequence(1).setKind(kindOf(other)).setNamespace('default').setName(other.metadata.name as String)
+        .setSequence(1).setKind(kindOf(other)).setNamespace(other.metadata.namespace as String).setName(other.metadata.name as String)
         .setResourceVersion('1').setType(ChangeType.CHANGE_TYPE_UPSERT)
         .setObjectJson(ByteString.copyFromUtf8(Manifests.MAPPER.writeValueAsString(other))).build())]))
     int otherRows = reader.all(CacheTypes.DEPLOYMENT).keySet().count { it.contains(':other:') }
