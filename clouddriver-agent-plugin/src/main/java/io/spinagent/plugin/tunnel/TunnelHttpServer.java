@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -58,10 +59,11 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final SessionRegistry sessions;
   private final int window;
   private final Duration timeout;
+  private final TunnelOperationListener operations;
 
   private TunnelHttpServer(
       HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
-      SessionRegistry sessions, int window, Duration timeout) {
+      SessionRegistry sessions, int window, Duration timeout, TunnelOperationListener operations) {
     this.server = server;
     this.tls = tls;
     this.executor = executor;
@@ -70,11 +72,19 @@ public final class TunnelHttpServer implements AutoCloseable {
     this.sessions = sessions;
     this.window = window;
     this.timeout = timeout;
+    this.operations = operations;
   }
 
   public static TunnelHttpServer start(
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
       AccountRegistry accounts, SessionRegistry sessions) {
+    return start(tunnel, operations, tokens, accounts, sessions, TunnelOperationListener.NONE);
+  }
+
+  /** As above, telling {@code listener} about every request served. */
+  public static TunnelHttpServer start(
+      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
+      AccountRegistry accounts, SessionRegistry sessions, TunnelOperationListener listener) {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
     TunnelTls tls = TunnelTls.generate(tunnel.getAddress());
     HttpsServer server;
@@ -94,7 +104,8 @@ public final class TunnelHttpServer implements AutoCloseable {
       return thread;
     });
     TunnelHttpServer tunnelServer = new TunnelHttpServer(
-        server, tls, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
+        server, tls, executor, tokens, accounts, sessions, (int) tunnel.getWindow().toBytes(), operations.getTimeout(),
+        listener);
     server.createContext(PREFIX, tunnelServer::handle);
     server.setExecutor(executor);
     server.start();
@@ -123,12 +134,27 @@ public final class TunnelHttpServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
+    TunnelTrace trace = new TunnelTrace(exchange, Clock.systemUTC());
+    try {
+      serve(exchange, trace);
+    } finally {
+      try {
+        operations.completed(trace.end(exchange.getResponseCode()));
+      } catch (RuntimeException e) {
+        log.warn("Could not record the operation {} {}: {}", exchange.getRequestMethod(),
+            exchange.getRequestURI().getRawPath(), e.toString());
+      }
+    }
+  }
+
+  private void serve(HttpExchange exchange, TunnelTrace trace) throws IOException {
     boolean cutShort = false;
     try {
       String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
       int slash = rest.indexOf('/');
       String account = slash < 0 ? rest : rest.substring(0, slash);
       String path = slash < 0 ? "/" : rest.substring(slash);
+      trace.target(account, path);
       Optional<AgentAccount> known = accounts.find(account);
       if (known.isEmpty()) {
         status(exchange, 404, "NotFound", "no SpinAgent account named '" + account + "'");
@@ -146,7 +172,7 @@ public final class TunnelHttpServer implements AutoCloseable {
             "account '" + account + "' has no connected agent (state " + known.get().state() + ")");
         return;
       }
-      relay(exchange, account, path, session.get());
+      relay(exchange, account, path, session.get(), trace);
     } catch (ResponseCutShort e) {
       // Not closing the exchange: closing would finish the chunked body and the client would take
       // a truncated answer for a whole one. Throwing makes the server drop the connection instead.
@@ -168,7 +194,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     }
   }
 
-  private void relay(HttpExchange exchange, String account, String path, AgentSession session)
+  private void relay(HttpExchange exchange, String account, String path, AgentSession session, TunnelTrace trace)
       throws IOException, InterruptedException {
     AgentTunnels tunnels = session.tunnels();
     TunnelRequestHead.Builder head = TunnelRequestHead.newBuilder()
@@ -179,6 +205,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
     TunnelStream stream = tunnels.open(head.build(), window);
     String agent = session.agentId();
+    trace.agent(agent);
     try {
       if (!sendRequestBody(exchange.getRequestBody(), stream)) {
         String failure = stream.failure();
@@ -202,6 +229,7 @@ public final class TunnelHttpServer implements AutoCloseable {
         }
         return;
       }
+      trace.firstByte();
       Headers headers = exchange.getResponseHeaders();
       for (Header header : response.getHeadersList()) {
         if (!NOT_RELAYED.contains(header.getName().toLowerCase(Locale.ROOT))) {
