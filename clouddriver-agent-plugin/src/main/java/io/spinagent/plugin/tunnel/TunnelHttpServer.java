@@ -59,11 +59,11 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final SessionRegistry sessions;
   private final int window;
   private final Duration timeout;
-  private final TunnelOperationListener operations;
+  private final TunnelOperationListener listener;
 
   private TunnelHttpServer(
       HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelTokens tokens, AccountRegistry accounts,
-      SessionRegistry sessions, int window, Duration timeout, TunnelOperationListener operations) {
+      SessionRegistry sessions, int window, Duration timeout, TunnelOperationListener listener) {
     this.server = server;
     this.tls = tls;
     this.executor = executor;
@@ -72,7 +72,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     this.sessions = sessions;
     this.window = window;
     this.timeout = timeout;
-    this.operations = operations;
+    this.listener = listener;
   }
 
   public static TunnelHttpServer start(
@@ -139,7 +139,7 @@ public final class TunnelHttpServer implements AutoCloseable {
       serve(exchange, trace);
     } finally {
       try {
-        operations.completed(trace.end(exchange.getResponseCode()));
+        listener.completed(trace.end(exchange.getResponseCode()));
       } catch (RuntimeException e) {
         log.warn("Could not record the operation {} {}: {}", exchange.getRequestMethod(),
             exchange.getRequestURI().getRawPath(), e.toString());

@@ -526,10 +526,10 @@ abstract class SqlCacheWriterSpecification extends Specification {
     expect:
     List<String> tables = jooq.fetch("select lower(table_name) from information_schema.tables where " +
         (db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()")).collect { it.get(0, String) }
-    tables.containsAll(['spinagent_objects', 'spinagent_databasechangelog'])
+    tables.containsAll(['spinagent_objects', 'spinagent_operations', 'spinagent_databasechangelog'])
     !tables.contains('databasechangelog')
     !tables.contains('databasechangeloglock')
-    jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_databasechangelog'))) == 1
+    jooq.fetchCount(DSL.table(DSL.unquotedName('spinagent_databasechangelog'))) == 2
   }
 
   def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and to memory otherwise"() {
