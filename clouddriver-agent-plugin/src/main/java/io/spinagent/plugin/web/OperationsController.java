@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
@@ -29,6 +30,8 @@ public class OperationsController {
   private final OperationHistory history;
   private final Clock clock;
 
+  // Two constructors: Spring must be told which one is its own.
+  @Autowired
   public OperationsController(OperationHistory history) {
     this(history, Clock.systemUTC());
   }
