@@ -4,6 +4,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HighAvailability;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -19,21 +20,24 @@ public class TunnelServerLifecycle implements SmartLifecycle {
   private final TunnelAuthority authority;
   private final TunnelRouting routing;
   private final HighAvailability ha;
+  private final TunnelOperationListener listener;
   private volatile TunnelHttpServer server;
 
   public TunnelServerLifecycle(
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens, TunnelAuthority authority,
-      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha) {
+      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha,
+      ObjectProvider<TunnelOperationListener> listener) {
     this.tunnel = tunnel;
     this.operations = operations;
     this.authority = authority;
     this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
     this.ha = ha;
+    this.listener = listener.getIfAvailable(() -> TunnelOperationListener.NONE);
   }
 
   @Override
   public synchronized void start() {
-    server = TunnelHttpServer.start(tunnel, operations, authority, routing);
+    server = TunnelHttpServer.start(tunnel, operations, authority, routing, listener);
     ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
   }
 
