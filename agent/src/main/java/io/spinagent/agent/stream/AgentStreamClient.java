@@ -75,6 +75,8 @@ public final class AgentStreamClient implements AutoCloseable {
   private final Set<String> streaming = new LinkedHashSet<>();
   private List<String> streamingView = List.of();
   private ChannelSession session;
+  /** The accounts the current session's Hello announced. */
+  private Map<String, AccountInfo> announcedInHello = Map.of();
   private ScheduledFuture<?> pendingAttempt;
   private boolean started;
   private volatile boolean closed;
@@ -189,21 +191,46 @@ public final class AgentStreamClient implements AutoCloseable {
         outbox.resume(account.getName());
       }
       if (session != null) {
-        // Removals first: the plugin handles additions before removals within one frame.
-        if (!removed.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
-        }
-        if (!added.isEmpty()) {
-          session.sendControl(AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
-        }
+        sendAccountsChanged(removed, added);
       }
       if (!removed.isEmpty() || !added.isEmpty()) {
         log.info("Agent '{}': accounts changed: added or updated {}, removed or updated {}",
             identity.agentId(), added.stream().map(AccountInfo::getName).toList(), removed);
       }
     });
+  }
+
+  /** Only once welcomed: before that the session drops control frames, and {@link #announceChangesSinceHello} catches up. */
+  private void sendAccountsChanged(List<String> removed, List<AccountInfo> added) {
+    // Removals first: the plugin handles additions before removals within one frame.
+    if (!removed.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
+    }
+    if (!added.isEmpty()) {
+      session.sendControl(AgentMessage.newBuilder()
+          .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
+    }
+  }
+
+  /**
+   * Accounts that changed between Hello and Welcome: their AccountsChanged could not be sent
+   * while the handshake was open, and Clouddriver knows only what Hello said.
+   */
+  private void announceChangesSinceHello() {
+    List<String> removed = new ArrayList<>();
+    List<AccountInfo> added = new ArrayList<>();
+    announcedInHello.forEach((name, announced) -> {
+      if (!announced.equals(accounts.get(name))) {
+        removed.add(name);
+      }
+    });
+    for (AccountInfo account : accounts.values()) {
+      if (!account.equals(announcedInHello.get(account.getName()))) {
+        added.add(account);
+      }
+    }
+    sendAccountsChanged(removed, added);
   }
 
   /** Reports an account's health to Clouddriver (e.g. FAILED with the error), if connected. */
@@ -286,6 +313,7 @@ public final class AgentStreamClient implements AutoCloseable {
       return;
     }
     connection.prepareAttempt();
+    announcedInHello = new LinkedHashMap<>(accounts);
     Hello hello = Hello.newBuilder()
         .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
         .setAgentId(identity.agentId())
@@ -318,6 +346,7 @@ public final class AgentStreamClient implements AutoCloseable {
           welcome.getProtocolVersion(), welcome.getHeartbeatIntervalSeconds());
       listener.connected(welcome.getReplicaId(), welcome.getSessionId());
       welcome.getAccountsList().forEach(this::apply);
+      announceChangesSinceHello();
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.spinagent.plugin.tunnel;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import java.util.Optional;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -37,6 +38,11 @@ public class TunnelServerLifecycle implements SmartLifecycle {
       server.close();
       server = null;
     }
+  }
+
+  /** The running server, if the plugin's context is running. */
+  public Optional<TunnelHttpServer> server() {
+    return Optional.ofNullable(server);
   }
 
   @Override
