@@ -2,7 +2,6 @@ package io.spinagent.sandbox
 
 import io.spinagent.sandbox.host.PluginsRoot
 import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
 
 import java.nio.file.Files
 import java.nio.file.Path
@@ -14,10 +13,6 @@ import java.util.concurrent.TimeUnit
  * (SIGTERM, as Ctrl-C's SIGINT) that leaves no process, port or file behind.
  */
 class SandboxCommandSpec extends Specification {
-
-  /** Startup includes an embedded PostgreSQL and a whole Clouddriver: minutes on a busy CI machine. */
-  PollingConditions startup = new PollingConditions(timeout: 600, delay: 1)
-  PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   Process process
 
@@ -40,10 +35,7 @@ class SandboxCommandSpec extends Specification {
     def reader = process.consumeProcessOutputStream(text)
 
     expect: 'the view shows the demo application with its two running pods'
-    startup.eventually {
-      assert process.alive: "the sandbox ended early:\n${output.all()}"
-      assert output.instances().size() == 2
-    }
+    awaitWhileRunning(output, 600) { output.instances().size() == 2 }
     output.latestView().contains('application shop')
     output.latestView().contains('cluster deployment frontend')
     output.latestView().contains('load balancer service frontend')
@@ -56,9 +48,7 @@ class SandboxCommandSpec extends Specification {
 
     then: 'the view follows'
     scaled.exit == 0
-    eventually.eventually {
-      assert output.instances().size() == 4
-    }
+    awaitWhileRunning(output, 60) { output.instances().size() == 4 }
 
     when: 'the user stops it (SIGTERM)'
     def workDir = clusterKubeconfig.parent
@@ -75,6 +65,24 @@ class SandboxCommandSpec extends Specification {
     ports.every { name, port -> port != null }
     ports.findAll { name, port -> !portIsFree(port) } == [:]
     !Files.exists(workDir)
+  }
+
+  /**
+   * Waits for {@code condition}, failing at once with what the sandbox printed if it ends first (a
+   * polling assertion would keep polling a dead process until its timeout).
+   */
+  private void awaitWhileRunning(SandboxOutput output, int seconds, Closure<Boolean> condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds)
+    while (!condition()) {
+      // Not Groovy asserts: Spock would build their messages, exit status included, before checking.
+      if (!process.alive) {
+        throw new AssertionError("the sandbox ended (status ${process.exitValue()}):\n${output.all()}".toString())
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not seen within ${seconds}s; the sandbox printed:\n${output.all()}".toString())
+      }
+      Thread.sleep(200)
+    }
   }
 
   /** The class path the README's command runs with (Maven hands it to the specs). */

@@ -6,7 +6,7 @@ import io.spinagent.agent.stream.AgentIdentity
 import io.spinagent.agent.stream.AgentStreamClient
 import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.StreamListener
-import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.net.TcpProxy
 import spock.lang.AutoCleanup
 import spock.lang.Specification
@@ -50,10 +50,11 @@ class AccountsDuringHandshakeSpec extends Specification {
     client.updateAccounts([RealAgentFixture.account('prod')])
     proxy.resume()
 
-    then: 'the plugin learns of the account on the same connection'
+    then: 'the plugin learns of the account on the same connection, and makes the agent its caching agent'
     eventually.eventually {
       assert client.isConnected()
-      assert fixture.accounts.find('prod').map { it.state() }.orElse(null) == AccountState.ACTIVE
+      assert client.role('prod') == Optional.of(Role.ROLE_CACHING)
+      assert fixture.accounts.find('prod').map { it.cachingAgentId() }.orElse(null) == 'agent-1'
     }
     proxy.acceptedConnections() == 1
   }

@@ -1,5 +1,8 @@
 package io.spinagent.sandbox.cluster;
 
+import io.kubernetes.client.common.KubernetesListObject;
+import io.kubernetes.client.common.KubernetesObject;
+import io.kubernetes.client.common.KubernetesType;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
@@ -40,7 +43,9 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -121,26 +126,26 @@ public final class DemoController implements AutoCloseable {
   }
 
   @SuppressWarnings("unchecked")
-  private static <T extends io.kubernetes.client.common.KubernetesObject> ResourceEventHandler<T> cast(
+  private static <T extends KubernetesObject> ResourceEventHandler<T> cast(
       ResourceEventHandler<?> handler) {
     return (ResourceEventHandler<T>) handler;
   }
 
-  private ResourceEventHandler<io.kubernetes.client.common.KubernetesObject> changeHandler() {
+  private ResourceEventHandler<KubernetesObject> changeHandler() {
     return new ResourceEventHandler<>() {
       @Override
-      public void onAdd(io.kubernetes.client.common.KubernetesObject object) {
+      public void onAdd(KubernetesObject object) {
         schedule(0);
       }
 
       @Override
-      public void onUpdate(io.kubernetes.client.common.KubernetesObject before,
-          io.kubernetes.client.common.KubernetesObject after) {
+      public void onUpdate(KubernetesObject before,
+          KubernetesObject after) {
         schedule(0);
       }
 
       @Override
-      public void onDelete(io.kubernetes.client.common.KubernetesObject object, boolean stateUnknown) {
+      public void onDelete(KubernetesObject object, boolean stateUnknown) {
         schedule(0);
       }
     };
@@ -151,7 +156,7 @@ public final class DemoController implements AutoCloseable {
     if (queued.compareAndSet(false, true)) {
       try {
         worker.schedule(this::runOnce, delayMillis, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException closing) {
+      } catch (RejectedExecutionException closing) {
         queued.set(false);
       }
     }
@@ -444,19 +449,19 @@ public final class DemoController implements AutoCloseable {
     return suffix.toString();
   }
 
-  private <L extends io.kubernetes.client.common.KubernetesListObject, T extends io.kubernetes.client.common.KubernetesObject>
+  private <L extends KubernetesListObject, T extends KubernetesObject>
       List<T> list(GenericKubernetesApi<T, L> api) throws ApiException {
     @SuppressWarnings("unchecked")
     List<T> items = (List<T>) check(api.list(namespace)).getItems();
     return new ArrayList<>(items);
   }
 
-  private static <T extends io.kubernetes.client.common.KubernetesType> T check(KubernetesApiResponse<T> response)
+  private static <T extends KubernetesType> T check(KubernetesApiResponse<T> response)
       throws ApiException {
     return response.throwsApiException().getObject();
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  private static ThreadFactory daemon(String name) {
     AtomicInteger count = new AtomicInteger();
     return runnable -> {
       Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());

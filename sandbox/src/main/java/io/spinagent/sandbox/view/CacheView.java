@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.spinagent.sandbox.view.CacheTables.Item;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -39,11 +40,11 @@ public record CacheView(List<Application> applications) {
     Map<String, Item> clusters = tables.all("clusters", existing);
     Map<String, Item> deployments = tables.all("deployment", existing);
     Map<String, Item> pods = tables.all("pod", existing);
-    Map<String, Map<String, Item>> serverGroups = new java.util.LinkedHashMap<>();
+    Map<String, Map<String, Item>> serverGroups = new LinkedHashMap<>();
     for (String type : SERVER_GROUP_TYPES) {
       serverGroups.put(type, tables.all(type, existing));
     }
-    Map<String, Map<String, Item>> loadBalancers = new java.util.LinkedHashMap<>();
+    Map<String, Map<String, Item>> loadBalancers = new LinkedHashMap<>();
     for (String type : LOAD_BALANCER_TYPES) {
       loadBalancers.put(type, tables.all(type, existing));
     }
