@@ -54,7 +54,9 @@ class SandboxCommandSpec extends Specification {
     def workDir = clusterKubeconfig.parent
     def ports = ['Clouddriver', 'Agent gRPC port', 'Kubernetes tunnel', 'Simulated cluster', 'Agent']
         .collectEntries { [(it): output.port(it)] }
-    process.destroy()
+    // SIGTERM through the process handle: Process.destroy() would also close our end of its
+    // output, and what it prints while stopping would be lost.
+    process.toHandle().destroy()
     def exited = process.waitFor(120, TimeUnit.SECONDS)
     reader.join()
 
