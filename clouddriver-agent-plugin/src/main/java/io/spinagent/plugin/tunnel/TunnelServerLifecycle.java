@@ -5,6 +5,7 @@ import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HighAvailability;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
+import java.util.Optional;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -50,13 +51,13 @@ public class TunnelServerLifecycle implements SmartLifecycle {
     }
   }
 
+  /** The running server, if the plugin's context is running. */
+  public Optional<TunnelHttpServer> server() {
+    return Optional.ofNullable(server);
+  }
+
   @Override
   public boolean isRunning() {
     return server != null;
-  }
-
-  /** The running tunnel (for the kubeconfigs of the accounts); null while stopped. */
-  public TunnelHttpServer server() {
-    return server;
   }
 }
