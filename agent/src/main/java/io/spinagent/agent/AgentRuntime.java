@@ -80,7 +80,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.tunnels = new TunnelExecutor(
         account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
         frame -> upstream[0].sendTunnel(frame),
-        TunnelExecutor.DEFAULT_MAX_PER_ACCOUNT);
+        config.operations(), config.agent().id());
     StreamListener streamListener = new StreamListener() {
       @Override
       public void resyncRequired(String account) {
@@ -197,7 +197,8 @@ public final class AgentRuntime implements AutoCloseable {
   }
 
   private static List<Object> withoutAccounts(AgentConfig c) {
-    return List.of(c.agent(), c.clouddriver(), c.server(), c.prometheus(), c.logging(), c.tasks(), c.timeoutSeconds());
+    return List.of(c.agent(), c.clouddriver(), c.server(), c.prometheus(), c.logging(), c.tasks(), c.timeoutSeconds(),
+        c.operations());
   }
 
   public ClusterManager clusters() {

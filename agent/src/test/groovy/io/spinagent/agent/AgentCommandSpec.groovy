@@ -153,13 +153,13 @@ class AgentCommandSpec extends Specification {
     Thread.start { exit.complete(commandLine.execute('--config', file.toString())) }
 
     when: "it has started, the account (not in a cluster here) is reported, and the agent is stopped"
-    def runtime = started.get(20, java.util.concurrent.TimeUnit.SECONDS)
+    def runtime = started.get(60, java.util.concurrent.TimeUnit.SECONDS)
     def accounts = runtime.clusters().statuses()*.name()
     runtime.close()
 
     then:
     accounts == ['prod']
-    exit.get(20, java.util.concurrent.TimeUnit.SECONDS) == 0
+    exit.get(60, java.util.concurrent.TimeUnit.SECONDS) == 0
     err.toString().isEmpty()
   }
 }

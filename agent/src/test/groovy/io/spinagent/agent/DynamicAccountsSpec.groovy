@@ -1,5 +1,7 @@
 package io.spinagent.agent
 
+import static io.spinagent.agent.Eventually.eventually
+
 import groovy.json.JsonSlurper
 import io.spinagent.agent.cluster.ClusterOptions
 import io.spinagent.agent.config.ConfigLoadResult
@@ -101,21 +103,6 @@ class DynamicAccountsSpec extends Specification {
 
   List<Map> accounts(AgentRuntime runtime) {
     new JsonSlurper().parseText(get(runtime, '/accounts')).accounts as List<Map>
-  }
-
-  static boolean eventually(long timeoutMillis = 15_000, Closure<Boolean> condition) {
-    long deadline = System.currentTimeMillis() + timeoutMillis
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        if (condition()) {
-          return true
-        }
-      } catch (AssertionError | Exception ignored) {
-        // Not yet.
-      }
-      Thread.sleep(50)
-    }
-    condition()
   }
 
   def "an account added by command streams like a configured one; an update restarts only it; removed, it stops"() {

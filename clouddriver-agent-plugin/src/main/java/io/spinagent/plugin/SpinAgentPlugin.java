@@ -2,7 +2,9 @@ package io.spinagent.plugin;
 
 import com.netflix.spinnaker.kork.plugins.api.spring.SpringLoaderPlugin;
 import io.spinagent.plugin.config.SpinAgentPluginConfig;
+import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
 import java.util.List;
+import java.util.function.Function;
 import org.pf4j.PluginWrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,6 +41,15 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
         PLUGIN_ID + ".contextCloser",
         BeanDefinitionBuilder.genericBeanDefinition(
                 PluginContextCloser.class, () -> new PluginContextCloser(pluginContext))
+            .getBeanDefinition());
+
+    // What a host embedding the plugin needs to hand out tunnel kubeconfigs; typed with JDK
+    // interfaces only, because the host cannot see the plugin's classes.
+    registry.registerBeanDefinition(
+        TunnelKubeconfigs.HOST_BEAN_NAME,
+        BeanDefinitionBuilder.genericBeanDefinition(
+                Function.class,
+                () -> (Function<String, String>) account -> pluginContext.getBean(TunnelKubeconfigs.class).kubeconfig(account))
             .getBeanDefinition());
   }
 

@@ -4,12 +4,14 @@ import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
 import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.ClouddriverAccountsTable
+import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
@@ -48,21 +50,19 @@ class AccountsApiSpec extends Specification {
 
   def setupSpec() {
     CatsTemplateTables.create(db)
-    ClouddriverAccountsTable.create(db.dataSource(), true)
+    AccountsTable.create(db.dataSource(), true)
     clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
     int grpcPort = freePort()
     host = ClouddriverHost.start(pluginsRoot.directory(), [
       ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
       'server.port': 0,
-      'sql.enabled': true,
-      'sql.connectionPools.default.jdbcUrl': db.jdbcUrl(),
-      'sql.connectionPools.default.user': db.user(),
-      'sql.connectionPools.default.password': db.password(),
-      'account.storage.enabled': true,
+      'sql.cache.enabled': true,
       'spinagent.grpc.address': '127.0.0.1',
       'spinagent.grpc.port': grpcPort,
       'spinagent.tunnel.port': 0,
-      'spinagent.accounts.grace-period': '3s'])
+      'spinagent.accounts.grace-period': '3s'],
+      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
+       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
     agent = startAgent(grpcPort)
   }
 

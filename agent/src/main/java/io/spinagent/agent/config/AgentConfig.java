@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param logging        log format and level ({@code logging.*})
  * @param tasks          how much concurrent Kubernetes work is allowed ({@code tasks.*})
  * @param timeoutSeconds upper bound, in seconds, for one Kubernetes API request ({@code timeoutSeconds})
+ * @param operations     what is done with the requests Clouddriver relays ({@code operations.*})
  */
 public record AgentConfig(
     AgentIdentityConfig agent,
@@ -24,7 +25,8 @@ public record AgentConfig(
     PrometheusConfig prometheus,
     LoggingConfig logging,
     TasksConfig tasks,
-    int timeoutSeconds) {
+    int timeoutSeconds,
+    OperationsConfig operations) {
 
   /**
    * Long enough for a large list page from a busy API server, short enough that a hung request
@@ -40,5 +42,12 @@ public record AgentConfig(
     Objects.requireNonNull(prometheus, "prometheus");
     Objects.requireNonNull(logging, "logging");
     Objects.requireNonNull(tasks, "tasks");
+    Objects.requireNonNull(operations, "operations");
+  }
+
+  /** With the default {@code operations.*}. */
+  public AgentConfig(AgentIdentityConfig agent, ClouddriverConfig clouddriver, KubernetesConfig kubernetes,
+      ServerConfig server, PrometheusConfig prometheus, LoggingConfig logging, TasksConfig tasks, int timeoutSeconds) {
+    this(agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, OperationsConfig.DEFAULT);
   }
 }

@@ -42,9 +42,10 @@ final class ConfigBinder {
     TasksConfig tasks = r.section("tasks", this::tasks);
     int timeoutSeconds =
         r.integer("timeoutSeconds", AgentConfig.DEFAULT_TIMEOUT_SECONDS, 1, Integer.MAX_VALUE);
+    OperationsConfig operations = r.section("operations", OperationsBinder::bind);
     r.finish();
     return new AgentConfig(
-        agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds);
+        agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, operations);
   }
 
   private AgentIdentityConfig agent(MapReader a) {

@@ -31,7 +31,15 @@ public final class ConfigSummary {
         + (config.prometheus().enabled() ? "port " + config.prometheus().port() : "disabled")
         + ", logging " + config.logging().format().configName()
         + " at " + config.logging().level().configName());
+    lines.add(operations(config.operations()));
     return lines;
+  }
+
+  private static String operations(OperationsConfig operations) {
+    return "operations: " + operations.maxConcurrentPerAccount() + " at once and "
+        + operations.maxQueuedPerAccount() + " queued per account, "
+        + (operations.allow().isEmpty() ? "every request allowed"
+            : "allowed only: " + String.join("; ", operations.allow().stream().map(OperationsConfig.AllowRule::describe).toList()));
   }
 
   private static String transport(ClouddriverConfig clouddriver) {

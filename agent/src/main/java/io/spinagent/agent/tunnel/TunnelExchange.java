@@ -74,6 +74,14 @@ final class TunnelExchange {
     toPlugin.accept(frame(id).setEnd(TunnelEnd.getDefaultInstance()).build());
   }
 
+  long id() {
+    return id;
+  }
+
+  boolean isCancelled() {
+    return cancelled;
+  }
+
   void start(ExecutorService workers) {
     toPlugin.accept(frame(id).setWindow(TunnelWindow.newBuilder().setBytes(REQUEST_WINDOW)).build());
     workers.execute(this::run);

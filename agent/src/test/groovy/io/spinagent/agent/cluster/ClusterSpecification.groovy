@@ -1,6 +1,7 @@
 package io.spinagent.agent.cluster
 
 import groovy.json.JsonSlurper
+import io.spinagent.agent.Eventually
 import io.spinagent.agent.config.AccountPermissions
 import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.config.TasksConfig
@@ -119,19 +120,9 @@ abstract class ClusterSpecification extends Specification {
     ended
   }
 
-  static boolean eventually(long timeoutMillis = 10_000, Closure<Boolean> condition) {
-    long deadline = System.currentTimeMillis() + timeoutMillis
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        if (condition()) {
-          return true
-        }
-      } catch (AssertionError | Exception ignored) {
-        // Not yet.
-      }
-      Thread.sleep(25)
-    }
-    return condition()
+  /** Inherited by the cluster specs: see {@link Eventually}. */
+  static boolean eventually(Closure<?> condition) {
+    Eventually.eventually(condition)
   }
 
   static String namespace(String name) {

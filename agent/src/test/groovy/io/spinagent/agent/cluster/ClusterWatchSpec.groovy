@@ -75,7 +75,7 @@ class ClusterWatchSpec extends ClusterSpecification {
 
     then: "the CRD itself goes out, and its kind is watched once discovery sees it"
     eventually { names('prod', 'CustomResourceDefinition').contains('gadgets.example.com') }
-    eventually(15_000) { manager.status('prod').get().watchedKinds().contains('Gadget.example.com') && manager.allSynced() }
+    eventually { manager.status('prod').get().watchedKinds().contains('Gadget.example.com') && manager.allSynced() }
     eventually { announcements.last().find { it.name == 'prod' }.kindsList*.kind.contains('Gadget') }
 
     when:
@@ -92,7 +92,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     api.deleteObject('apiextensions.k8s.io/v1', 'CustomResourceDefinition', null, 'gadgets.example.com')
 
     then: "its kind is no longer watched, and Clouddriver is told"
-    eventually(15_000) { !manager.status('prod').get().watchedKinds().contains('Gadget.example.com') }
+    eventually { !manager.status('prod').get().watchedKinds().contains('Gadget.example.com') }
     eventually { !announcements.last().find { it.name == 'prod' }.kindsList*.kind.contains('Gadget') }
   }
 
@@ -205,7 +205,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     api.compact()
 
     then: "it is answered with 410, lists again, and the outbox converges on what is stored"
-    eventually(15_000) {
+    eventually {
       def s = state('prod', 'Deployment')
       s.keySet() == ['Deployment default/keep', 'Deployment default/new', 'Deployment default/steady'] as Set &&
           s['Deployment default/keep'].spec.replicas == 5
@@ -224,7 +224,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     api.createObject(deployment('later'))
 
     then:
-    eventually(15_000) { names('prod', 'Deployment') == ['default/keep', 'default/new', 'default/steady', 'default/later'] as Set }
+    eventually { names('prod', 'Deployment') == ['default/keep', 'default/new', 'default/steady', 'default/later'] as Set }
   }
 
   def "after an API server restart the watches resume from where they were, without relisting"() {
@@ -240,7 +240,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     api.createObject(deployment('after'))
 
     then:
-    eventually(15_000) { names('prod', 'Deployment') == ['default/before', 'default/after'] as Set }
+    eventually { names('prod', 'Deployment') == ['default/before', 'default/after'] as Set }
     def requests = api.requestLog().entries().findAll { it.uri().contains('/deployments') }
     requests.every { it.uri().contains('watch=true') && it.uri().contains('resourceVersion=') }
   }
@@ -263,7 +263,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     api.createObject(deployment('after'))
 
     then:
-    eventually(15_000) { names('prod', 'Deployment') == ['default/before', 'default/after'] as Set }
+    eventually { names('prod', 'Deployment') == ['default/before', 'default/after'] as Set }
     eventually { manager.status('prod').get().error() == null }
     manager.status('prod').get().state() == AccountState.READY
   }
@@ -314,7 +314,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     def manager = watch(accounts)
 
     expect:
-    eventually(20_000) { manager.allSynced() }
+    eventually { manager.allSynced() }
     (1..6).every { i -> names("acct-$i", 'Deployment').size() == (i % 2 == 0 ? 3 : 2) }
 
     when:
@@ -349,7 +349,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     closeables << down
 
     then:
-    eventually(15_000) { manager.status('down').get().isSynced() }
+    eventually { manager.status('down').get().isSynced() }
     manager.allSynced()
   }
 

@@ -26,7 +26,7 @@ class SecretHeapProbe {
     def outbox = new Outbox(64L << 20)
     def manager = new ClusterManager(outbox, new TasksConfig(10, 5), 10, options, { } as ClusterManager.Listener)
     manager.apply([ClusterSpecification.account('heap', kubeconfig, kinds: ['Secret'])])
-    long deadline = System.currentTimeMillis() + 30_000
+    long deadline = System.currentTimeMillis() + 60_000 // generous: see Eventually
     // BEGIN, the planted Secret and a second one, END.
     while (!(manager.allSynced() && outbox.size('heap') >= 4) && System.currentTimeMillis() < deadline) {
       Thread.sleep(50)

@@ -53,7 +53,7 @@ class SecretHeapSpec extends Specification {
         .redirectErrorStream(true).start()
     def output = new StringBuilder()
     def reader = Thread.start { process.inputStream.eachLine { output << it << '\n' } }
-    assert process.waitFor(90, TimeUnit.SECONDS): "probe did not finish: $output"
+    assert process.waitFor(150, TimeUnit.SECONDS): "probe did not finish: $output"
     reader.join(5000)
     assert process.exitValue() == 0: "probe failed: $output"
     assert output.contains('DUMPED')

@@ -30,6 +30,10 @@ class ConfigSummarySpec extends Specification {
             serviceAccount: true
             omitKinds: [Event]
       prometheus: {enabled: true}
+      operations:
+        maxConcurrentPerAccount: 8
+        allow:
+          - {verbs: [get, list], paths: ['/api/v1/**']}
       ''') as ConfigLoadResult.Loaded).config()
 
     when:
@@ -42,7 +46,8 @@ class ConfigSummarySpec extends Specification {
         '2 accounts:',
         '  prod: kubeconfig /kube/prod context admin; namespaces web,api; READ [dev] WRITE [ops]',
         '  local: in-cluster service account; all namespaces; all kinds except Event; unrestricted',
-        'server port 8082, prometheus port 8008, logging text at info']
+        'server port 8082, prometheus port 8008, logging text at info',
+        'operations: 8 at once and 64 queued per account, allowed only: verbs [get, list] on [/api/v1/**]']
     lines.every { !it.contains('s3cr3t') }
   }
 
@@ -55,6 +60,7 @@ class ConfigSummarySpec extends Specification {
         'agent id agent-host-1',
         'clouddriver spin-clouddriver-grpc:9091 over plaintext (insecure), auth: token from /run/token',
         'no static accounts (Clouddriver may add accounts at run time)',
-        'server port 8082, prometheus disabled, logging text at info']
+        'server port 8082, prometheus disabled, logging text at info',
+        'operations: 32 at once and 64 queued per account, every request allowed']
   }
 }

@@ -91,6 +91,16 @@ class ConfigValidationSpec extends Specification {
     'tasks: {totalBudget: 0}'                                                   || 'tasks.totalBudget'                    | 'must be at least 1, got 0'
     'timeoutSeconds: 0'                                                         || 'timeoutSeconds'                       | 'must be at least 1, got 0'
     'timeoutSeconds: [1]'                                                       || 'timeoutSeconds'                       | 'expected a whole number, got a list'
+    // operations
+    'operations: {maxConcurrentPerAccount: 0}'                                  || 'operations.maxConcurrentPerAccount'   | 'must be between 1 and 10000, got 0'
+    'operations: {maxQueuedPerAccount: -1}'                                     || 'operations.maxQueuedPerAccount'       | 'must be between 0 and 100000, got -1'
+    'operations: {allow: []}'                                                   || 'operations.allow'                     | 'is empty, which would refuse every request; remove operations.allow to allow every request, or list the rules to allow'
+    'operations: {allow: [{paths: [/api/**]}]}'                                 || 'operations.allow[0].verbs'            | 'is required: list the verbs this rule allows: *, create, delete, deletecollection, get, list, patch, update, watch'
+    'operations: {allow: [{verbs: [get], paths: []}]}'                          || 'operations.allow[0].paths'            | 'is empty, so the rule allows nothing: list the API paths this rule allows, e.g. /apis/apps/v1/namespaces/*/deployments/**'
+    'operations: {allow: [{verbs: [read], paths: [/api/**]}]}'                  || 'operations.allow[0].verbs[0]'         | "'read' is not a Kubernetes API verb: use one of *, create, delete, deletecollection, get, list, patch, update, watch"
+    'operations: {allow: [{verbs: [get], paths: [api/v1]}]}'                    || 'operations.allow[0].paths[0]'         | "'api/v1' is not an API path: it must start with '/', e.g. /api/v1/namespaces/*/pods/*/log"
+    'operations: {allow: [{verbs: [get], paths: [/apis/apps**]}]}'              || 'operations.allow[0].paths[0]'         | "'/apis/apps**': '**' must be a whole segment (/apis/**), not part of one ('apps**')"
+    'operations: {allow: [{verbs: [get], paths: [/api/**], methods: [GET]}]}'   || 'operations.allow[0].methods'          | 'unknown key; known keys here: verbs, paths'
   }
 
   def "account names must be unique; the second use names the first"() {

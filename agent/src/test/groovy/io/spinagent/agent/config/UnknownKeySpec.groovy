@@ -28,7 +28,7 @@ class UnknownKeySpec extends Specification {
     'kubernetes:\n  accounts:\n  - name: a\n    serviceAccount: true\n    namespace: [x]\n' || 5 | 'kubernetes.accounts[0].namespace' | "did you mean 'namespaces'?"
     'logging:\n  levle: debug\n'                                      || 2    | 'logging.levle'                   | "did you mean 'level'?"
     'kubernetes:\n  cluster: x\n'                                     || 2    | 'kubernetes.cluster'              | 'known keys here: accounts'
-    'features: {}\n'                                                  || 1    | 'features'                        | 'known keys here: agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds'
+    'features: {}\n'                                                  || 1    | 'features'                        | 'known keys here: agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, operations'
   }
 
   def "every unknown key is reported, in every section"() {

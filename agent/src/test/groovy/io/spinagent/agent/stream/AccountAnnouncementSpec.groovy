@@ -1,5 +1,7 @@
 package io.spinagent.agent.stream
 
+import static io.spinagent.agent.Eventually.eventually
+
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.agent.config.AuthConfig
 import io.spinagent.agent.config.BackoffConfig
@@ -59,20 +61,5 @@ class AccountAnnouncementSpec extends Specification {
     eventually { channel.accounts.keySet() == ['late'] as Set }
     channel.withdrawn == ['early']
     eventually { client.role('late') == Optional.of(Role.ROLE_CACHING) }
-  }
-
-  static boolean eventually(long timeoutMillis = 10_000, Closure<Boolean> condition) {
-    long deadline = System.currentTimeMillis() + timeoutMillis
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        if (condition()) {
-          return true
-        }
-      } catch (AssertionError | Exception ignored) {
-        // Not yet.
-      }
-      Thread.sleep(25)
-    }
-    condition()
   }
 }

@@ -259,7 +259,7 @@ class OutboxSpec extends Specification {
 
     then: 'the producer waits, and is counted as blocked'
     !done.await(300, TimeUnit.MILLISECONDS)
-    new PollingConditions(timeout: 5).eventually { assert small.blockedPuts() == 1 }
+    new PollingConditions(timeout: 60).eventually { assert small.blockedPuts() == 1 }
     small.bytes() <= 10_000
 
     when:
@@ -351,7 +351,7 @@ class OutboxSpec extends Specification {
         failure = t
       }
     }
-    new PollingConditions(timeout: 5).eventually { assert small.blockedPuts() == 1 }
+    new PollingConditions(timeout: 60).eventually { assert small.blockedPuts() == 1 }
 
     when:
     small.close()

@@ -16,7 +16,7 @@ import io.spinagent.plugin.grpc.ReplicaIdentity;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.store.AccountTable;
 import io.spinagent.plugin.store.SpinAgentSchema;
-import io.spinagent.plugin.tunnel.TunnelServerLifecycle;
+import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
 import io.spinagent.plugin.accounts.AccountState;
 import java.time.Clock;
 import java.time.Duration;
@@ -77,7 +77,7 @@ public class AccountsConfiguration {
       ScheduledExecutorService accountSyncWorker,
       ObjectProvider<AccountDefinitionRepository> repository,
       ObjectProvider<AccountDefinitionMapper> mapper,
-      ObjectProvider<TunnelServerLifecycle> tunnel) {
+      ObjectProvider<TunnelKubeconfigs> tunnel) {
     List<AccountLifecycleListener> all = new ArrayList<>(listeners);
     if (sink instanceof AccountLifecycleListener listener && !all.contains(listener)) {
       all.add(listener);
@@ -134,7 +134,7 @@ public class AccountsConfiguration {
       AccountTable table,
       ObjectProvider<AccountDefinitionRepository> repository,
       ObjectProvider<AccountDefinitionMapper> mapper,
-      ObjectProvider<TunnelServerLifecycle> tunnel,
+      ObjectProvider<TunnelKubeconfigs> tunnel,
       ScheduledExecutorService worker) {
     if (!properties.getAccounts().isClouddriverDefinitions()) {
       log.info("spinagent.accounts.clouddriver-definitions is false: agent accounts stay out of Clouddriver's"

@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -53,27 +54,42 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final TunnelRouting routing;
   private final int window;
   private final Duration timeout;
+  private final TunnelOperationListener listener;
 
   private TunnelHttpServer(
       HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelRouting routing, int window,
-      Duration timeout) {
+      Duration timeout, TunnelOperationListener listener) {
     this.server = server;
     this.tls = tls;
     this.executor = executor;
     this.routing = routing;
     this.window = window;
     this.timeout = timeout;
+    this.listener = listener;
   }
 
   /** One replica alone, with a CA of its own. */
   public static TunnelHttpServer start(
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
       AccountRegistry accounts, SessionRegistry sessions) {
-    return start(tunnel, operations, TunnelAuthority.generate(), TunnelRouting.local(tokens, accounts, sessions));
+    return start(tunnel, operations, tokens, accounts, sessions, TunnelOperationListener.NONE);
   }
 
+  /** As above, telling {@code listener} about every request served. */
   public static TunnelHttpServer start(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelAuthority authority, TunnelRouting routing) {
+      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
+      AccountRegistry accounts, SessionRegistry sessions, TunnelOperationListener listener) {
+    return start(tunnel, operations, TunnelAuthority.generate(), TunnelRouting.local(tokens, accounts, sessions),
+        listener);
+  }
+
+  /**
+   * A replica with the CA it shares with the others, routing each request to its agent or to the
+   * replica that holds it, and telling {@code listener} about every request served.
+   */
+  public static TunnelHttpServer start(
+      TunnelProperties tunnel, OperationsProperties operations, TunnelAuthority authority, TunnelRouting routing,
+      TunnelOperationListener listener) {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
     TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
     HttpsServer server;
@@ -93,7 +109,7 @@ public final class TunnelHttpServer implements AutoCloseable {
       return thread;
     });
     TunnelHttpServer tunnelServer = new TunnelHttpServer(
-        server, tls, executor, routing, (int) tunnel.getWindow().toBytes(), operations.getTimeout());
+        server, tls, executor, routing, (int) tunnel.getWindow().toBytes(), operations.getTimeout(), listener);
     server.createContext(PREFIX, exchange -> tunnelServer.handle(exchange, false));
     server.setExecutor(executor);
     server.start();
@@ -127,17 +143,32 @@ public final class TunnelHttpServer implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange, boolean forwarded) throws IOException {
+    TunnelTrace trace = new TunnelTrace(exchange, Clock.systemUTC());
+    try {
+      serve(exchange, forwarded, trace);
+    } finally {
+      try {
+        listener.completed(trace.end(exchange.getResponseCode()));
+      } catch (RuntimeException e) {
+        log.warn("Could not record the operation {} {}: {}", exchange.getRequestMethod(),
+            exchange.getRequestURI().getRawPath(), e.toString());
+      }
+    }
+  }
+
+  private void serve(HttpExchange exchange, boolean forwarded, TunnelTrace trace) throws IOException {
     boolean cutShort = false;
     try {
       String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
       int slash = rest.indexOf('/');
       String account = slash < 0 ? rest : rest.substring(0, slash);
       String path = slash < 0 ? "/" : rest.substring(slash);
+      trace.target(account, path);
       String authorization = exchange.getRequestHeaders().getFirst("Authorization");
       String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
       TunnelRoute route = routing.route(account, token, forwarded);
       if (route instanceof TunnelRoute.Local local) {
-        relay(exchange, account, path, local.session());
+        relay(exchange, account, path, local.session(), trace);
       } else if (route instanceof TunnelRoute.Forward forward) {
         if (!forward.forwarder().forward(exchange, forward.owner())) {
           throw new ResponseCutShort("replica '" + forward.owner().replicaId() + "' broke off the response");
@@ -166,7 +197,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     }
   }
 
-  private void relay(HttpExchange exchange, String account, String path, AgentSession session)
+  private void relay(HttpExchange exchange, String account, String path, AgentSession session, TunnelTrace trace)
       throws IOException, InterruptedException {
     AgentTunnels tunnels = session.tunnels();
     TunnelRequestHead.Builder head = TunnelRequestHead.newBuilder()
@@ -177,6 +208,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
     TunnelStream stream = tunnels.open(head.build(), window);
     String agent = session.agentId();
+    trace.agent(agent);
     try {
       if (!sendRequestBody(exchange.getRequestBody(), stream)) {
         String failure = stream.failure();
@@ -200,6 +232,7 @@ public final class TunnelHttpServer implements AutoCloseable {
         }
         return;
       }
+      trace.firstByte();
       Headers headers = exchange.getResponseHeaders();
       for (Header header : response.getHeadersList()) {
         if (!NOT_RELAYED.contains(header.getName().toLowerCase(Locale.ROOT))) {

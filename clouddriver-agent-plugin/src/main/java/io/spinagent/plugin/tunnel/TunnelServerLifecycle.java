@@ -4,6 +4,8 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HighAvailability;
 import java.time.Clock;
+import org.springframework.beans.factory.ObjectProvider;
+import java.util.Optional;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -20,22 +22,25 @@ public class TunnelServerLifecycle implements SmartLifecycle {
   private final TunnelAuthority authority;
   private final TunnelRouting routing;
   private final HighAvailability ha;
+  private final TunnelOperationListener listener;
   private volatile TunnelHttpServer server;
 
   public TunnelServerLifecycle(
       TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens, TunnelAuthority authority,
-      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha) {
+      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha,
+      ObjectProvider<TunnelOperationListener> listener) {
     this.tunnel = tunnel;
     this.operations = operations;
     this.tokens = tokens;
     this.authority = authority;
     this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
     this.ha = ha;
+    this.listener = listener.getIfAvailable(() -> TunnelOperationListener.NONE);
   }
 
   @Override
   public synchronized void start() {
-    server = TunnelHttpServer.start(tunnel, operations, authority, routing);
+    server = TunnelHttpServer.start(tunnel, operations, authority, routing, listener);
     ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
   }
 
@@ -48,27 +53,13 @@ public class TunnelServerLifecycle implements SmartLifecycle {
     }
   }
 
-  /**
-   * The kubeconfig through the tunnel for an account: the same on every replica (shared CA and
-   * token, same port), so the one stored in Clouddriver's account storage works wherever kubectl runs.
-   *
-   * @throws IllegalStateException while the tunnel is not running
-   */
-  public String kubeconfig(String account) {
-    TunnelHttpServer running = server;
-    if (running == null) {
-      throw new IllegalStateException("the Kubernetes API tunnel is not running");
-    }
-    return TunnelKubeconfig.render(account, running.clusterUrl(account), authority.certificatePem(), tokens.issue(account));
+  /** The running server, if the plugin's context is running. */
+  public Optional<TunnelHttpServer> server() {
+    return Optional.ofNullable(server);
   }
 
   @Override
   public boolean isRunning() {
     return server != null;
-  }
-
-  /** The running tunnel (for the kubeconfigs of the accounts); null while stopped. */
-  public TunnelHttpServer server() {
-    return server;
   }
 }

@@ -26,9 +26,11 @@ import io.spinagent.plugin.tunnel.OperationsProperties
 import io.spinagent.plugin.tunnel.TunnelProperties
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle
 import io.spinagent.plugin.tunnel.TunnelTokens
+import io.spinagent.plugin.tunnel.TunnelKubeconfigs
+import io.spinagent.plugin.tunnel.TunnelOperationListener
 import io.spinagent.plugin.tunnel.TunnelAuthority
 import io.spinagent.plugin.ha.HighAvailability
-import io.spinagent.testkit.clouddriver.ClouddriverAccountsTable
+import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.EmbeddedDatabase
@@ -90,7 +92,7 @@ class AccountLifecycleSpec extends Specification {
     def ours = jooq.fetch("select table_name from information_schema.tables where table_schema = database()"
         + " and (table_name like 'spinagent%' or table_name like 'accounts%')").collect { it.get(0, String) }
     ours.each { jooq.execute("drop table $it") }
-    ClouddriverAccountsTable.create(sql, false)
+    AccountsTable.create(sql, false)
     repository = new SqlAccountDefinitionRepository(sql, false)
     properties.grpc.address = '127.0.0.1'
     properties.grpc.port = 0
@@ -246,14 +248,14 @@ class AccountLifecycleSpec extends Specification {
     worker = config.accountSyncWorker()
     def replica = new ReplicaIdentity()
     def tokens = new TunnelTokens()
-    def lifecycle = new Object() { TunnelServerLifecycle value }
+    def lifecycle = new Object() { TunnelKubeconfigs value }
     registry = config.accountRegistry(properties, [], store, storage, replica, worker,
       provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
       provider({ -> lifecycle.value } as org.springframework.beans.factory.ObjectFactory))
     tunnel = new TunnelServerLifecycle(new TunnelProperties(port: 0), new OperationsProperties(), tokens,
-      TunnelAuthority.generate(), registry, sessions, HighAvailability.off())
+      TunnelAuthority.generate(), registry, sessions, HighAvailability.off(), new StaticListableBeanFactory().getBeanProvider(TunnelOperationListener))
     tunnel.start()
-    lifecycle.value = tunnel
+    lifecycle.value = new TunnelKubeconfigs(tunnel, tokens)
     dynamic = config.dynamicAccounts(registry, sessions, storage, properties,
       provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper))
     channels << AgentChannel.start(properties, replica.id(), registry, sessions, store, new SimpleMeterRegistry(),
@@ -311,9 +313,9 @@ class AccountLifecycleSpec extends Specification {
     factory.getBeanProvider(type)
   }
 
-  private static org.springframework.beans.factory.ObjectProvider<TunnelServerLifecycle> provider(
-      org.springframework.beans.factory.ObjectFactory<TunnelServerLifecycle> lazy) {
-    [getObject: { -> lazy.getObject() }] as org.springframework.beans.factory.ObjectProvider<TunnelServerLifecycle>
+  private static org.springframework.beans.factory.ObjectProvider<TunnelKubeconfigs> provider(
+      org.springframework.beans.factory.ObjectFactory<TunnelKubeconfigs> lazy) {
+    [getObject: { -> lazy.getObject() }] as org.springframework.beans.factory.ObjectProvider<TunnelKubeconfigs>
   }
 
   private static Map kubectl(Path kubeconfig, String... args) {

@@ -60,7 +60,7 @@ class PluginReplica implements Closeable {
   }
 
   String clusterUrl(String account) {
-    plugin.getBean(TunnelServerLifecycle).server().clusterUrl(account)
+    plugin.getBean(TunnelServerLifecycle).server().orElseThrow().clusterUrl(account)
   }
 
   String caCertificatePem() {

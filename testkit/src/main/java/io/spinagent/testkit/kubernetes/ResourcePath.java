@@ -9,7 +9,7 @@ import java.util.List;
  *
  * @param namespace null for cluster-wide requests
  * @param name null for collection requests
- * @param subresource null, "status" or "scale"
+ * @param subresource null, "status", "scale" or (pods) "log"
  * @param legacyWatch true for the deprecated {@code /watch/} URL form
  */
 record ResourcePath(ResourceType type, String namespace, String name, String subresource, boolean legacyWatch) {
@@ -42,7 +42,8 @@ record ResourcePath(ResourceType type, String namespace, String name, String sub
       throw ApiError.notFoundPath();
     }
     if (subresource != null && !(subresource.equals("status") && type.statusSubresource())
-        && !(subresource.equals("scale") && type.scale() != null)) {
+        && !(subresource.equals("scale") && type.scale() != null)
+        && !(subresource.equals("log") && type.group().isEmpty() && type.plural().equals("pods"))) {
       throw ApiError.notFoundPath();
     }
     return new ResourcePath(type, namespace, name, subresource, legacyWatch);

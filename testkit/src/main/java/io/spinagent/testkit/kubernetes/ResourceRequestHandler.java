@@ -16,13 +16,15 @@ final class ResourceRequestHandler {
   private final AccessControl accessControl;
   private final Duration defaultWatchTimeout;
   private final Duration bookmarkInterval;
+  private final PodLogs podLogs;
 
   ResourceRequestHandler(ResourceStore store, AccessControl accessControl, Duration defaultWatchTimeout,
-      Duration bookmarkInterval) {
+      Duration bookmarkInterval, PodLogs podLogs) {
     this.store = store;
     this.accessControl = accessControl;
     this.defaultWatchTimeout = defaultWatchTimeout;
     this.bookmarkInterval = bookmarkInterval;
+    this.podLogs = podLogs;
   }
 
   void handle(ApiExchange exchange, ResourcePath path, AccessControl.Principal principal) throws IOException {
@@ -46,13 +48,18 @@ final class ResourceRequestHandler {
     }
     accessControl.authorize(principal, new AccessControl.AccessRequest(principal.user(), verb, type.group(),
         type.plural(), path.subresource(), path.namespace() == null ? "" : path.namespace(), path.name()));
+    if ("log".equals(path.subresource()) && !verb.equals("get")) {
+      throw ApiError.methodNotAllowed();
+    }
     boolean dryRun = "All".equals(exchange.query("dryRun"));
     ResponseShape shape = ResponseShape.negotiate(exchange.header("Accept"));
     String includeObject = exchange.query("includeObject");
     switch (verb) {
       case "get" -> {
         StoredObject object = store.get(type, path.namespace(), path.name());
-        if ("scale".equals(path.subresource())) {
+        if ("log".equals(path.subresource())) {
+          podLogs.serve(exchange, object.tree(), () -> store.exists(type, path.namespace(), path.name()));
+        } else if ("scale".equals(path.subresource())) {
           exchange.sendJson(200, ScaleSubresource.toScale(type, object.tree()));
         } else {
           exchange.sendJson(200, shape.single(object, type, includeObject));

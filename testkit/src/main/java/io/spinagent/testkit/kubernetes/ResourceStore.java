@@ -105,6 +105,15 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
   }
 
+  boolean exists(ResourceType type, String namespace, String name) {
+    lock.readLock().lock();
+    try {
+      return objects.containsKey(ObjectKey.of(type, namespace, name));
+    } finally {
+      lock.readLock().unlock();
+    }
+  }
+
   StoredObject get(ResourceType type, String namespace, String name) {
     lock.readLock().lock();
     try {

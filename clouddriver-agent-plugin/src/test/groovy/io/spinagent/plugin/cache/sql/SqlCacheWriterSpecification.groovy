@@ -559,7 +559,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     expect:
     List<String> tables = jooq.fetch("select lower(table_name) from information_schema.tables where " +
         (db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()")).collect { it.get(0, String) }
-    tables.containsAll(['spinagent_objects', 'spinagent_accounts', 'spinagent_databasechangelog'])
+    tables.containsAll(['spinagent_objects', 'spinagent_accounts', 'spinagent_operations', 'spinagent_databasechangelog'])
     !tables.contains('databasechangelog')
     !tables.contains('databasechangeloglock')
     // one row per changeSet of our changelog, whichever were added since

@@ -1,0 +1,303 @@
+package io.spinagent.sandbox;
+
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.util.ClientBuilder;
+import io.kubernetes.client.util.KubeConfig;
+import io.spinagent.agent.AgentRuntime;
+import io.spinagent.sandbox.agent.SandboxAgent;
+import io.spinagent.sandbox.cluster.DemoApplication;
+import io.spinagent.sandbox.cluster.DemoController;
+import io.spinagent.sandbox.db.SandboxDatabase;
+import io.spinagent.sandbox.host.ClouddriverHost;
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
+import org.jooq.SQLDialect;
+import io.spinagent.sandbox.host.PluginsRoot;
+import io.spinagent.sandbox.view.CacheTables;
+import io.spinagent.sandbox.view.LiveView;
+import io.spinagent.sandbox.view.ViewRenderer;
+import io.spinagent.testkit.kubernetes.KubernetesApiServer;
+import io.spinagent.testkit.tls.TestPki;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * Everything the README's command starts, in order, and stops in reverse: the database, the
+ * simulated cluster with its demo application and controller, Clouddriver with the plugin, the
+ * agent, and the live view of the cache. All files (certificates, kubeconfigs, the plugins root)
+ * live in one temporary directory that {@link #close()} deletes.
+ */
+public final class Sandbox implements AutoCloseable {
+
+  public static final String PLUGIN_ID = "SpinAgent.Kubernetes";
+  /** Name of the bean the plugin offers its hosts for tunnel kubeconfigs (see the plugin's TunnelKubeconfigs). */
+  static final String TUNNEL_KUBECONFIGS_BEAN = "spinAgentTunnelKubeconfigs";
+
+  private final SandboxOptions options;
+  private final PrintStream out;
+  private final Deque<AutoCloseable> started = new ArrayDeque<>();
+  private Path workDir;
+  private SandboxDatabase database;
+  private KubernetesApiServer cluster;
+  private ConfigurableApplicationContext host;
+  private Path clusterKubeconfig;
+  private Path tunnelKubeconfig;
+  private int grpcPort;
+  private int agentAdminPort;
+  private boolean closed;
+
+  private Sandbox(SandboxOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+  }
+
+  /** Starts everything; on failure, stops what had started and rethrows. */
+  public static Sandbox start(SandboxOptions options, Path bundle, PrintStream out) {
+    Sandbox sandbox = new Sandbox(options, out);
+    try {
+      sandbox.startAll(bundle);
+      return sandbox;
+    } catch (RuntimeException | Error e) {
+      sandbox.close();
+      throw e;
+    }
+  }
+
+  private void startAll(Path bundle) {
+    long startedAt = System.nanoTime();
+    workDir = createWorkDir();
+    started.push(this::deleteWorkDir);
+
+    step("Database");
+    database = options.jdbcUrl()
+        .map(url -> SandboxDatabase.external(url, options.dbUser(), options.dbPassword()))
+        .orElseGet(SandboxDatabase::embedded);
+    started.push(database);
+
+    step("Simulated Kubernetes cluster");
+    cluster = KubernetesApiServer.builder().port(options.kubernetesPort()).start();
+    started.push(cluster);
+    DemoApplication.seed(cluster);
+    clusterKubeconfig = cluster.kubeconfig().name(options.account()).writeTo(workDir.resolve("cluster.kubeconfig"));
+    started.push(DemoController.start(watchingClient(clusterKubeconfig), DemoApplication.NAMESPACE));
+
+    step("Certificates");
+    Optional<Path> caCertificate = Optional.empty();
+    Map<String, Object> properties = new LinkedHashMap<>();
+    if (!options.plaintext()) {
+      TestPki pki = TestPki.create("SpinAgent sandbox CA");
+      Path pkiDir = workDir.resolve("pki");
+      TestPki.Issued.PemFiles plugin = pki.issueServer("spinagent-plugin").written(pkiDir, "plugin");
+      caCertificate = Optional.of(pki.writeCaCertificate(pkiDir.resolve("ca.crt")));
+      properties.put("spinagent.grpc.security.enabled", true);
+      properties.put("spinagent.grpc.security.certificate-chain", plugin.certificateChain().toString());
+      properties.put("spinagent.grpc.security.private-key", plugin.privateKey().toString());
+    }
+
+    step("Clouddriver with the plugin");
+    PluginsRoot pluginsRoot = PluginsRoot.withBundle(bundle);
+    started.push(pluginsRoot);
+    grpcPort = portOrFree(options.grpcPort());
+    // The sandbox stops Clouddriver itself, after the agent, so its goodbye is not a lost connection.
+    properties.put("spring.main.register-shutdown-hook", false);
+    properties.put("spring.main.banner-mode", "off");
+    properties.put("logging.config", "classpath:" + SandboxMain.LOGGING_CONFIG);
+    properties.put("server.address", "127.0.0.1");
+    properties.put("server.port", options.clouddriverPort());
+    properties.put("spinnaker.extensibility.plugins." + PLUGIN_ID + ".enabled", true);
+    properties.put("spinagent.grpc.address", "127.0.0.1");
+    properties.put("spinagent.grpc.port", grpcPort);
+    properties.put("spinagent.tunnel.port", options.tunnelPort());
+    // As a Clouddriver whose cache is SQL would be configured.
+    properties.put("sql.cache.enabled", true);
+    // Clouddriver's account storage, so agent accounts become Clouddriver accounts.
+    SqlAccountDefinitionRepository accountStorage =
+        new SqlAccountDefinitionRepository(database.dataSource(), database.jooq().dialect() == SQLDialect.POSTGRES);
+    host = ClouddriverHost.start(pluginsRoot.directory(), properties,
+        Map.of("dataSource", database.dataSource(), "jooq", database.jooq(),
+            "accountDefinitionRepository", accountStorage, "accountDefinitionMapper", accountStorage.definitionMapper()));
+    started.push(host::close);
+
+    step("Agent");
+    agentAdminPort = portOrFree(options.agentAdminPort());
+    AgentRuntime agent = SandboxAgent.start(workDir, options.account(), clusterKubeconfig, grpcPort, caCertificate,
+        agentAdminPort);
+    started.push(agent);
+
+    tunnelKubeconfig = writeTunnelKubeconfig();
+    printWhereEverythingIs(Duration.ofNanos(System.nanoTime() - startedAt));
+    started.push(LiveView.start(new CacheTables(database.jooq()), new ViewRenderer(options.color()), out,
+        options.refresh()));
+  }
+
+  @SuppressWarnings("unchecked")
+  private Path writeTunnelKubeconfig() {
+    Function<String, String> kubeconfigs = host.getBean(TUNNEL_KUBECONFIGS_BEAN, Function.class);
+    Path file = workDir.resolve("tunnel.kubeconfig");
+    try {
+      return Files.writeString(file, kubeconfigs.apply(options.account()));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write " + file, e);
+    }
+  }
+
+  private void printWhereEverythingIs(Duration took) {
+    String clouddriver = "http://127.0.0.1:" + host.getEnvironment().getProperty("local.server.port");
+    String database = this.database.isEmbedded()
+        ? "embedded PostgreSQL  " + this.database.jdbcUrl() + "  (user postgres, password postgres)"
+        : this.database.jdbcUrl();
+    String tunnelKubeconfigText;
+    try {
+      tunnelKubeconfigText = Files.readString(tunnelKubeconfig).indent(4);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    out.printf("""
+
+        SpinAgent sandbox is running (started in %.1f s). Ctrl-C stops everything.
+
+          Database              %s
+          Clouddriver           %s   (plugin %s: %s/spinagent/info)
+          Agent gRPC port       127.0.0.1:%d  (%s)
+          Kubernetes tunnel     %s
+          Simulated cluster     %s  (demo application '%s' in namespace %s)
+          Agent                 %s, account '%s', status %s
+
+        Cluster kubeconfig: %s
+          Change the cluster and watch the cache view below follow, e.g.:
+            kubectl --kubeconfig %s scale deployment %s --replicas=4
+            kubectl --kubeconfig %s delete pod -l app=%s
+            kubectl --kubeconfig %s set image deployment/%s web=nginx:1.28
+
+        Tunnel kubeconfig: %s
+          kubectl "as Clouddriver": through the plugin's tunnel, the agent's stream and the agent's credentials:
+            kubectl --kubeconfig %s get deployments,replicasets,pods
+            kubectl --kubeconfig %s scale deployment %s --replicas=1
+        %s
+        """,
+        took.toMillis() / 1000.0,
+        database,
+        clouddriver, PLUGIN_ID, clouddriver,
+        grpcPort, options.plaintext() ? "plaintext" : "TLS, CA " + workDir.resolve("pki/ca.crt"),
+        kubeconfigServer(), cluster.url(), DemoApplication.APPLICATION, DemoApplication.NAMESPACE,
+        SandboxAgent.AGENT_ID, options.account(), "http://127.0.0.1:" + agentAdminPort + "/health",
+        clusterKubeconfig,
+        clusterKubeconfig, DemoApplication.DEPLOYMENT,
+        clusterKubeconfig, DemoApplication.APPLICATION,
+        clusterKubeconfig, DemoApplication.DEPLOYMENT,
+        tunnelKubeconfig,
+        tunnelKubeconfig,
+        tunnelKubeconfig, DemoApplication.DEPLOYMENT,
+        tunnelKubeconfigText);
+    out.flush();
+  }
+
+  private String kubeconfigServer() {
+    try (Stream<String> lines = Files.lines(tunnelKubeconfig)) {
+      return lines.map(String::trim).filter(l -> l.startsWith("server:"))
+          .map(l -> l.substring("server:".length()).trim().replace("'", "")).findFirst().orElse("?");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private void step(String what) {
+    out.println("Starting: " + what);
+    out.flush();
+  }
+
+  public Path clusterKubeconfig() {
+    return clusterKubeconfig;
+  }
+
+  public Path tunnelKubeconfig() {
+    return tunnelKubeconfig;
+  }
+
+  public SandboxDatabase database() {
+    return database;
+  }
+
+  public KubernetesApiServer cluster() {
+    return cluster;
+  }
+
+  public ConfigurableApplicationContext host() {
+    return host;
+  }
+
+  /** Stops everything started, newest first; safe to call twice. */
+  @Override
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    RuntimeException failure = null;
+    while (!started.isEmpty()) {
+      try {
+        started.pop().close();
+      } catch (Exception e) {
+        if (failure == null) {
+          failure = new IllegalStateException("The sandbox did not stop cleanly: " + e.getMessage(), e);
+        } else {
+          failure.addSuppressed(e);
+        }
+      }
+    }
+    if (failure != null) {
+      throw failure;
+    }
+  }
+
+  /** An official-client ApiClient for the cluster, without a read timeout so that watches stay open. */
+  private static ApiClient watchingClient(Path kubeconfig) {
+    try (Reader reader = Files.newBufferedReader(kubeconfig)) {
+      return ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader)).setReadTimeout(Duration.ZERO).build();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot read " + kubeconfig, e);
+    }
+  }
+
+  private static int portOrFree(int port) {
+    if (port != 0) {
+      return port;
+    }
+    try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot find a free port", e);
+    }
+  }
+
+  private static Path createWorkDir() {
+    try {
+      return Files.createTempDirectory("spinagent-sandbox-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot create the sandbox's temporary directory", e);
+    }
+  }
+
+  private void deleteWorkDir() throws IOException {
+    try (Stream<Path> paths = Files.walk(workDir)) {
+      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(path);
+      }
+    }
+  }
+}

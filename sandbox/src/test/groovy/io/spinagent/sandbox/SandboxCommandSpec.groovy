@@ -1,0 +1,105 @@
+package io.spinagent.sandbox
+
+import io.spinagent.sandbox.host.PluginsRoot
+import spock.lang.Specification
+
+import java.nio.file.Files
+import java.nio.file.Path
+import java.util.concurrent.TimeUnit
+
+/**
+ * The README's command, the way a new user meets it: the sandbox's main class in its own JVM,
+ * kubectl on the printed kubeconfig, the change in the printed cache view, then a stop by signal
+ * (SIGTERM, as Ctrl-C's SIGINT) that leaves no process, port or file behind.
+ */
+class SandboxCommandSpec extends Specification {
+
+  Process process
+
+  def cleanup() {
+    process?.destroyForcibly()
+  }
+
+  def "start, see the demo application in the cache view, scale it with kubectl, see the change, stop cleanly"() {
+    given:
+    def text = new StringBuffer()
+    def output = new SandboxOutput(text)
+    process = new ProcessBuilder(
+        Path.of(System.getProperty('java.home'), 'bin', 'java').toString(),
+        "-D${PluginsRoot.BUNDLE_PROPERTY}=${PluginsRoot.builtBundle()}".toString(),
+        '-cp', sandboxClasspath(),
+        SandboxMain.name, '--random-ports', '--no-color')
+        .redirectErrorStream(true)
+        .start()
+    process.outputStream.close()
+    def reader = process.consumeProcessOutputStream(text)
+
+    expect: 'the view shows the demo application with its two running pods'
+    awaitWhileRunning(output, 600) { output.instances().size() == 2 }
+    output.latestView().contains('application shop')
+    output.latestView().contains('cluster deployment frontend')
+    output.latestView().contains('load balancer service frontend')
+    output.latestView().contains('load balancer ingress frontend  -> service frontend')
+    output.instances().every { it.endsWith('Running') }
+
+    when: 'the user scales the deployment with kubectl'
+    def clusterKubeconfig = Path.of(output.printed('Cluster kubeconfig'))
+    def scaled = Kubectl.run(clusterKubeconfig, 'scale', 'deployment', 'frontend', '--replicas=4')
+
+    then: 'the view follows'
+    scaled.exit == 0
+    awaitWhileRunning(output, 60) { output.instances().size() == 4 }
+
+    when: 'the user stops it (SIGTERM)'
+    def workDir = clusterKubeconfig.parent
+    def ports = ['Clouddriver', 'Agent gRPC port', 'Kubernetes tunnel', 'Simulated cluster', 'Agent']
+        .collectEntries { [(it): output.port(it)] }
+    // SIGTERM through the process handle: Process.destroy() would also close our end of its
+    // output, and what it prints while stopping would be lost.
+    process.toHandle().destroy()
+    def exited = process.waitFor(120, TimeUnit.SECONDS)
+    reader.join()
+
+    then: 'it stops everything, exits 0, and frees its ports and files'
+    exited
+    process.exitValue() == 0
+    output.all().contains('Sandbox stopped; nothing left behind.')
+    ports.every { name, port -> port != null }
+    ports.findAll { name, port -> !portIsFree(port) } == [:]
+    !Files.exists(workDir)
+  }
+
+  /**
+   * Waits for {@code condition}, failing at once with what the sandbox printed if it ends first (a
+   * polling assertion would keep polling a dead process until its timeout).
+   */
+  private void awaitWhileRunning(SandboxOutput output, int seconds, Closure<Boolean> condition) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds)
+    while (!condition()) {
+      // Not Groovy asserts: Spock would build their messages, exit status included, before checking.
+      if (!process.alive) {
+        throw new AssertionError("the sandbox ended (status ${process.exitValue()}):\n${output.all()}".toString())
+      }
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not seen within ${seconds}s; the sandbox printed:\n${output.all()}".toString())
+      }
+      Thread.sleep(200)
+    }
+  }
+
+  /** The class path the README's command runs with (Maven hands it to the specs). */
+  private static String sandboxClasspath() {
+    def classpath = System.getProperty('spinagent.sandbox.classpath')
+    assert classpath && !classpath.startsWith('${'): 'run through Maven: spinagent.sandbox.classpath is not set'
+    classpath
+  }
+
+  private static boolean portIsFree(int port) {
+    try {
+      new ServerSocket(port, 0, InetAddress.loopbackAddress).close()
+      true
+    } catch (IOException ignored) {
+      false
+    }
+  }
+}

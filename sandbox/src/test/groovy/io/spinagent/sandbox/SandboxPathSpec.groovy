@@ -1,0 +1,161 @@
+package io.spinagent.sandbox
+
+import groovy.json.JsonSlurper
+import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.sandbox.view.CacheTables
+import io.spinagent.sandbox.view.CacheView
+import spock.lang.AutoCleanup
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.Stepwise
+import spock.util.concurrent.PollingConditions
+
+import java.nio.charset.StandardCharsets
+import java.nio.file.Files
+import java.nio.file.Path
+
+/**
+ * The whole data path through a running sandbox, both ways, with real components only: kubectl
+ * changes the simulated cluster → the agent's watch → the gRPC stream (TLS) → the plugin → rows in
+ * Clouddriver's cache tables (PostgreSQL) → the live view; and kubectl through the tunnel
+ * kubeconfig → the plugin's tunnel → the agent → the cluster → back through the stream into the cache.
+ */
+@Stepwise
+class SandboxPathSpec extends Specification {
+
+  @Shared StringBuffer printed = new StringBuffer()
+  @Shared SandboxOutput output = new SandboxOutput(printed)
+  @Shared @AutoCleanup Sandbox sandbox
+  @Shared CacheTables tables
+
+  PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
+  PollingConditions startup = new PollingConditions(timeout: 300, delay: 0.5)
+
+  def setupSpec() {
+    def sink = new OutputStream() {
+      private final ByteArrayOutputStream line = new ByteArrayOutputStream()
+
+      @Override
+      synchronized void write(int b) {
+        line.write(b)
+        if (b == '\n' as char) {
+          printed.append(line.toString(StandardCharsets.UTF_8))
+          line.reset()
+        }
+      }
+    }
+    sandbox = Sandbox.start(SandboxOptions.parse('--random-ports', '--no-color', '--refresh-millis', '200'),
+        PluginsRoot.builtBundle(), new PrintStream(sink, true, StandardCharsets.UTF_8))
+    tables = new CacheTables(sandbox.database().jooq())
+  }
+
+  def "the agent's first sync fills Clouddriver's cache tables with the demo application"() {
+    expect:
+    startup.eventually {
+      assert serverGroups().collectEntries { [(it.name()): it.instances().size()] }.values().toList() == [2]
+    }
+
+    and: 'the rows are where Clouddriver reads them, bodies and relationships alike'
+    rows('cats_v1_pod') == 2
+    rows('cats_v1_replicaset') == 1
+    rows('cats_v1_deployment') == 1
+    rows('cats_v1_service') == 1
+    rows('cats_v1_ingress') == 1
+    rows("cats_v1_applications where id = 'kubernetes.v2:logical:applications:shop'") == 1
+
+    and: 'the printed view shows them'
+    eventually.eventually { assert output.instances().size() == 2 }
+  }
+
+  def "kubectl on the cluster: scale → agent → plugin → cache rows → view"() {
+    when:
+    def scaled = Kubectl.run(clusterKubeconfig(), 'scale', 'deployment', 'frontend', '--replicas=3')
+
+    then:
+    scaled.exit == 0
+    eventually.eventually {
+      assert rows('cats_v1_pod') == 3
+      assert serverGroups()*.instances().flatten().size() == 3
+      assert serverGroups()[0].desired() == 3
+      assert output.instances().size() == 3
+    }
+
+    when: 'a pod is deleted, the demo controller replaces it, and the cache follows both'
+    def victim = serverGroups()[0].instances()[0].name()
+    def deleted = Kubectl.run(clusterKubeconfig(), 'delete', 'pod', victim)
+
+    then:
+    deleted.exit == 0
+    eventually.eventually {
+      def names = serverGroups()*.instances().flatten()*.name()
+      assert names.size() == 3
+      assert !names.contains(victim)
+      assert !output.latestView().contains(victim)
+    }
+  }
+
+  def "a new pod template: a second ReplicaSet with the next revision replaces the first in the cache"() {
+    when:
+    def changed = Kubectl.run(clusterKubeconfig(), 'set', 'image', 'deployment/frontend', 'web=nginx:1.28')
+
+    then:
+    changed.exit == 0
+    eventually.eventually {
+      def groups = serverGroups()
+      assert groups.size() == 2
+      assert groups.find { it.desired() == 3 }.instances().size() == 3
+      assert groups.find { it.desired() == 0 }.instances().isEmpty()
+    }
+  }
+
+  def "kubectl as Clouddriver: tunnel → plugin → agent → cluster, and back through the stream into the cache"() {
+    when: 'Clouddriver-style kubectl reads through the tunnel'
+    def listed = Kubectl.run(tunnelKubeconfig(), 'get', 'deployments', '-o', 'json')
+
+    then: 'it sees the cluster, through the agent'
+    listed.exit == 0
+    new JsonSlurper().parseText(listed.out).items*.metadata.name == ['frontend']
+
+    when: 'it scales through the tunnel'
+    def scaled = Kubectl.run(tunnelKubeconfig(), 'scale', 'deployment', 'frontend', '--replicas=1')
+
+    then: 'the cluster changed, and the change came back into the cache and the view'
+    scaled.exit == 0
+    new JsonSlurper().parseText(sandbox.cluster().getObject('apps/v1', 'Deployment', 'default', 'frontend').get())
+        .spec.replicas == 1
+    eventually.eventually {
+      assert rows('cats_v1_pod') == 1
+      assert output.instances().size() == 1
+    }
+
+    when: 'a request with another token'
+    def wrongToken = tunnelKubeconfig().parent.resolve('wrong-token.kubeconfig')
+    Files.writeString(wrongToken, Files.readString(tunnelKubeconfig()).replaceAll(/token: '[^']+'/, "token: 'not-the-token'"))
+    def refused = Kubectl.run(wrongToken, 'get', 'pods')
+
+    then: 'the tunnel refuses it'
+    refused.exit != 0
+    refused.err.contains('Unauthorized') || refused.err.contains('the tunnel token')
+  }
+
+  private List<CacheView.ServerGroup> serverGroups() {
+    def view = CacheView.read(tables)
+    view.applications().find { it.name() == 'shop' }?.clusters()?.collectMany { it.serverGroups() } ?: []
+  }
+
+  private int rows(String tableAndCondition) {
+    try {
+      sandbox.database().jooq().fetchOne("select count(*) from $tableAndCondition".toString()).get(0, Integer)
+    } catch (Exception ignored) {
+      -1
+    }
+  }
+
+  private Path clusterKubeconfig() {
+    sandbox.clusterKubeconfig()
+  }
+
+  private Path tunnelKubeconfig() {
+    sandbox.tunnelKubeconfig()
+  }
+}
