@@ -103,7 +103,8 @@ public final class AccountTable {
         .set(CACHING_AGENT, account.cachingAgentId())
         .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
         .set(OWNER_REPLICA, replica)
-        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), PERMISSIONS))
+        // Qualified: on PostgreSQL a bare column in ON CONFLICT … DO UPDATE is ambiguous with EXCLUDED's.
+        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), field(DSL.name("spinagent_accounts", "permissions"), String.class)))
         .set(LAST_ERROR, account.lastError())
         .set(STATE_SINCE, account.stateSince().toEpochMilli())
         .set(UPDATED_AT, now)

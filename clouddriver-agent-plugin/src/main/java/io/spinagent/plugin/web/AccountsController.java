@@ -40,7 +40,7 @@ import org.springframework.web.bind.annotation.RestController;
  */
 @RestController
 @RequestMapping(path = "/spinagent/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
-public class AccountsController {
+public class AccountsController extends ApiErrors {
 
   private static final int MAX_PAGE_SIZE = 500;
   private static final ObjectMapper STRICT =

@@ -15,7 +15,7 @@ import org.springframework.web.bind.annotation.RestController;
 /** {@code /spinagent/agents}: the agents connected to this Clouddriver replica. */
 @RestController
 @RequestMapping(path = "/spinagent/agents", produces = MediaType.APPLICATION_JSON_VALUE)
-public class AgentsController {
+public class AgentsController extends ApiErrors {
 
   private final SessionRegistry sessions;
 

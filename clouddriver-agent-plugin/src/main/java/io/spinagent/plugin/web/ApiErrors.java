@@ -6,15 +6,18 @@ import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.HttpMediaTypeNotSupportedException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
-import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.method.annotation.MethodArgumentTypeMismatchException;
 
-/** Errors of SpinAgent's REST API as {@code {"status", "error", "message"}}, with the status they mean. */
-@RestControllerAdvice(assignableTypes = {AccountsController.class, AgentsController.class})
-public class ApiErrors {
+/**
+ * Errors of SpinAgent's REST API as {@code {"status", "error", "message"}}, with the status they
+ * mean. A base class rather than a controller advice: the plugin's controllers are served by
+ * Clouddriver's dispatcher, which looks for advice only in Clouddriver's own context, while a
+ * controller's own exception handlers always apply.
+ */
+public abstract class ApiErrors {
 
   @ExceptionHandler(AccountRequestException.class)
-  ResponseEntity<ApiError> accountRequest(AccountRequestException e) {
+  protected ResponseEntity<ApiError> accountRequest(AccountRequestException e) {
     HttpStatus status =
         switch (e.problem()) {
           case INVALID -> HttpStatus.BAD_REQUEST;
@@ -26,12 +29,12 @@ public class ApiErrors {
   }
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
-  ResponseEntity<ApiError> badParameter(MethodArgumentTypeMismatchException e) {
+  protected ResponseEntity<ApiError> badParameter(MethodArgumentTypeMismatchException e) {
     return error(HttpStatus.BAD_REQUEST, e.getName() + ": '" + e.getValue() + "' is not a valid value");
   }
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)
-  ResponseEntity<ApiError> mediaType(HttpMediaTypeNotSupportedException e) {
+  protected ResponseEntity<ApiError> mediaType(HttpMediaTypeNotSupportedException e) {
     return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as application/json");
   }
 
