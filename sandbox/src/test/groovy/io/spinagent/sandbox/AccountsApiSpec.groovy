@@ -171,6 +171,61 @@ class AccountsApiSpec extends Specification {
     }
   }
 
+  def "a dynamic account is pushed to the agent, served, and deleted"() {
+    when:
+    def created = send('POST', '/spinagent/accounts',
+      JsonOutput.toJson([name: 'dyn', agentId: 'agent-1', kubeconfigContents: kubeconfigText(), kinds: ['Deployment'],
+                         permissions: [read: ['dev'], write: ['ops']]]))
+
+    then:
+    created.status == 201
+    created.body.source == 'API'
+    created.body.definition.kubeconfigContents == '<redacted>'
+    eventually.eventually {
+      assert getJson('/spinagent/accounts/dyn').body.state == 'ACTIVE'
+      def definition = clouddriverAccounts.getByName('dyn') as KubernetesAccountDefinition
+      assert definition?.kubeconfigContents?.contains('/clusters/dyn')
+      assert definition.permissions == [READ: ['dev'], WRITE: ['ops']]
+    }
+    getJson('/spinagent/agents/agent-1').body.accounts.contains('dyn')
+
+    when:
+    def deleted = send('DELETE', '/spinagent/accounts/dyn', null)
+
+    then:
+    deleted.status == 204
+    eventually.eventually {
+      assert clouddriverAccounts.getByName('dyn') == null
+      assert !getJson('/spinagent/agents/agent-1').body.accounts.contains('dyn')
+    }
+    getJson('/spinagent/accounts').body.accounts*.name == ['prod']
+  }
+
+  def "a Clouddriver-managed account is migrated to the agent, and its definition replaced by the tunnel one"() {
+    given:
+    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: kubeconfigText(),
+      kinds: ['Deployment'], cacheThreads: 2))
+
+    when:
+    def migrated = send('POST', '/spinagent/accounts/migrate', '{"accounts": ["legacy"], "agentId": "agent-1"}')
+
+    then:
+    migrated.status == 200
+    migrated.body.results == [[name: 'legacy', migrated: true]]
+    eventually.eventually {
+      def account = getJson('/spinagent/accounts/legacy').body
+      assert account.state == 'ACTIVE'
+      assert account.source == 'MIGRATED'
+      def definition = clouddriverAccounts.getByName('legacy') as KubernetesAccountDefinition
+      assert definition.cacheThreads == 0
+      assert definition.kubeconfigContents.contains('/clusters/legacy')
+    }
+
+    cleanup:
+    send('DELETE', '/spinagent/accounts/legacy', null)
+    eventually.eventually { assert clouddriverAccounts.getByName('legacy') == null }
+  }
+
   def "the agent goes: its account is ORPHANED, then removed with its Clouddriver account"() {
     when:
     agent.destroy()

@@ -96,7 +96,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
   private void write(AgentAccount account) {
     String name = account.name();
     Optional<StoredAccount> stored = table.find(name);
-    boolean ours = stored.map(StoredAccount::clouddriverDefinition).orElse(false);
+    // A migrated account's original definition is SpinAgent's to replace once the agent serves it.
+    boolean ours = stored.map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED).orElse(false);
     if (!ours && definitions.find(name).isPresent()) {
       String reason =
           "Clouddriver already has an account named '" + name + "' that SpinAgent did not create;"

@@ -4,6 +4,7 @@ import static io.spinagent.plugin.accounts.AccountRequestException.conflict;
 import static io.spinagent.plugin.accounts.AccountRequestException.invalid;
 import static io.spinagent.plugin.accounts.AccountRequestException.notFound;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionListener;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -131,7 +132,15 @@ public final class DynamicAccounts implements SessionListener {
     if (dynamic) {
       agentsOf(stored.get().definition()).forEach(agent -> removeFrom(agent, name));
     }
-    registry.delete(name, "account '" + name + "' was deleted through the SpinAgent API");
+    if (!registry.delete(name, "account '" + name + "' was deleted through the SpinAgent API")) {
+      // Not served here (never activated, or expired): no listener hears of it, so finish here.
+      stored.ifPresent(row -> {
+        if (row.clouddriverDefinition()) {
+          clouddriver.ifPresent(definitions -> definitions.delete(name));
+        }
+        table.get().markRemoved(name);
+      });
+    }
     log.info("Account '{}' deleted through the API", name);
   }
 
@@ -164,8 +173,7 @@ public final class DynamicAccounts implements SessionListener {
           accounts.delete(name);
           throw e;
         }
-        // From now on the definition is SpinAgent's to replace, once the agent serves the account.
-        accounts.setClouddriverDefinition(name, true);
+        // The bridge replaces the definition once the agent serves the account (source MIGRATED).
         results.add(MigrationResult.migrated(name));
         log.info("Clouddriver account '{}' migrated to {}", name, describeTarget(spec));
       } catch (AccountRequestException e) {
@@ -356,6 +364,7 @@ public final class DynamicAccounts implements SessionListener {
   }
 
   /** The outcome of migrating one account. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
   public record MigrationResult(String name, boolean migrated, String error) {
     static MigrationResult migrated(String name) {
       return new MigrationResult(name, true, null);

@@ -167,6 +167,18 @@ public final class AccountTable {
         .execute();
   }
 
+  /** Keeps the account's row for the record, as REMOVED and no longer owning a definition. */
+  public void markRemoved(String name) {
+    long now = clock.millis();
+    jooq.update(ACCOUNTS)
+        .set(STATE, AccountState.REMOVED.name())
+        .set(CLOUDDRIVER_DEFINITION, false)
+        .set(STATE_SINCE, now)
+        .set(UPDATED_AT, now)
+        .where(NAME.eq(name))
+        .execute();
+  }
+
   public void delete(String name) {
     jooq.deleteFrom(ACCOUNTS).where(NAME.eq(name)).execute();
   }
