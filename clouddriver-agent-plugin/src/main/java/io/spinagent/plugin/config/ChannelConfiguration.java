@@ -1,5 +1,7 @@
 package io.spinagent.plugin.config;
 
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.AccountFormatOptions;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.InMemoryObjectStore;
 import io.spinagent.plugin.cache.sql.SqlCacheConfiguration;
@@ -20,10 +22,14 @@ public class ChannelConfiguration {
    */
   @Bean
   ChangeSink changeSink(
-      ObjectProvider<DSLContext> jooq, SpinAgentProperties properties, Environment environment) {
+      ObjectProvider<DSLContext> jooq,
+      SpinAgentProperties properties,
+      Environment environment,
+      ObjectProvider<AccountRegistry> accounts) {
     DSLContext context = jooq.getIfAvailable();
     if (context != null) {
-      return SqlCacheConfiguration.sqlWriter(context, properties, environment);
+      return SqlCacheConfiguration.sqlWriter(
+          context, properties, environment, new AccountFormatOptions(accounts::getIfAvailable));
     }
     return new InMemoryObjectStore();
   }

@@ -7,6 +7,7 @@ import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -24,7 +25,10 @@ public final class SqlCacheConfiguration {
   private SqlCacheConfiguration() {}
 
   public static ChangeSink sqlWriter(
-      DSLContext jooq, SpinAgentProperties properties, Environment environment) {
+      DSLContext jooq,
+      SpinAgentProperties properties,
+      Environment environment,
+      Function<String, FormatOptions> accountOptions) {
     if (!"true".equalsIgnoreCase(environment.getProperty("sql.cache.enabled"))) {
       log.warn(
           "sql.enabled without sql.cache.enabled: SpinAgent writes the cats_v1_* tables, but this"
@@ -40,12 +44,11 @@ public final class SqlCacheConfiguration {
               t.setDaemon(true);
               return t;
             });
-    // TODO per-account onlySpinnakerManaged/cacheAllApplicationRelationships once accounts carry them
     return new SqlCacheWriter(
         jooq,
         environment.getProperty("sql.table-namespace"),
         CachedKinds.of(properties.getCache()),
-        account -> FormatOptions.DEFAULTS,
+        accountOptions,
         executor,
         Clock.systemUTC());
   }

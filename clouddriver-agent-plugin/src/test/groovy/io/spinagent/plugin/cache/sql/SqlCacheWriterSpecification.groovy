@@ -35,7 +35,11 @@ import org.jooq.impl.DSL
 import org.jooq.impl.DefaultConfiguration
 import org.jooq.impl.DefaultExecuteListener
 import org.jooq.impl.DefaultExecuteListenerProvider
+import io.spinagent.plugin.accounts.AccountMember
+import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.protocol.v1.AccountInfo
+import java.time.Duration
 import io.spinagent.plugin.accounts.AgentAccount
 import spock.util.concurrent.PollingConditions
 import spock.lang.Shared
@@ -576,8 +580,33 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def properties = new SpinAgentProperties()
 
     expect:
-    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment()) instanceof SqlCacheWriter
-    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment()) instanceof InMemoryObjectStore
+    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry()) instanceof SqlCacheWriter
+    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry()) instanceof InMemoryObjectStore
+  }
+
+  def "an account its agent reports as onlySpinnakerManaged caches only what Spinnaker manages"() {
+    given: 'the writer as the plugin wires it, and the account claimed with onlySpinnakerManaged'
+    def beans = new StaticListableBeanFactory()
+    beans.addBean('jooq', jooq)
+    def registry = new AccountRegistry(clock, Duration.ofMinutes(5), [])
+    def registryBeans = new StaticListableBeanFactory()
+    registryBeans.addBean('registry', registry)
+    writer = new ChannelConfiguration().changeSink(beans.getBeanProvider(DSLContext), new SpinAgentProperties(),
+        new StandardEnvironment(), registryBeans.getBeanProvider(AccountRegistry)) as SqlCacheWriter
+    def member = [agentId: { 'agent-1' }, sessionId: { 's-1' }, decisionChanged: { d -> }] as AccountMember
+    registry.claim(member, AccountInfo.newBuilder().setName(ACCOUNT).setOnlySpinnakerManaged(true)
+        .setCluster(io.spinagent.protocol.v1.ClusterIdentity.newBuilder().setApiServerHost('10.0.0.1:6443')).build())
+
+    when: 'a managed ReplicaSet and an unannotated StatefulSet arrive'
+    commit(upsert(Manifests.replicaSet(), '1'), upsert(Manifests.statefulSet(), '1'))
+
+    then:
+    reader.all(CacheTypes.REPLICA_SET).size() == 1
+    reader.all(CacheTypes.STATEFUL_SET).isEmpty()
+  }
+
+  private static org.springframework.beans.factory.ObjectProvider<AccountRegistry> noRegistry() {
+    new StaticListableBeanFactory().getBeanProvider(AccountRegistry)
   }
 
   static void retry(Closure work) {
