@@ -38,7 +38,8 @@ class ConfigurationReferenceSpec extends Specification {
 
     when:
     def undocumented = accepted - documented.keySet()
-    def unknown = documented.keySet() - accepted
+    // A row for a list of maps itself (`operations.allow`) documents the list its items' rows describe.
+    def unknown = (documented.keySet() - accepted).findAll { key -> !accepted.any { it.startsWith(key + ITEM + '.') } }
 
     then: 'the binder was read at all'
     accepted.containsAll(['clouddriver.grpc', 'kubernetes.accounts[].name'])

@@ -240,6 +240,32 @@ class AccountLifecycleSpec extends Specification {
     definition('staging') == null
   }
 
+  def "without Clouddriver's account storage the plugin says at start-up what to configure, and still serves the cache"() {
+    given:
+    def appender = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>()
+    def logger = org.slf4j.LoggerFactory.getLogger(AccountsConfiguration) as ch.qos.logback.classic.Logger
+    appender.start()
+    logger.addAppender(appender)
+
+    when:
+    def config = new AccountsConfiguration()
+    def storage = config.accountStorage(provider(DSL.using(db.dataSource(), SQLDialect.MYSQL)))
+    def withoutStorage = config.accountRegistry(properties, [], store, storage, new ReplicaIdentity(), worker,
+      new StaticListableBeanFactory().getBeanProvider(AccountDefinitionRepository),
+      new StaticListableBeanFactory().getBeanProvider(AccountDefinitionMapper),
+      new StaticListableBeanFactory().getBeanProvider(TunnelKubeconfigs))
+
+    then:
+    def warning = appender.list*.formattedMessage.find { it.contains('account storage is off') }
+    warning != null
+    ['account.storage.enabled: true', 'account.storage.kubernetes.enabled: true', 'credentials.poller.enabled: true',
+     'spinagent.accounts.clouddriver-definitions: false'].every { warning.contains(it) }
+    withoutStorage != null
+
+    cleanup:
+    logger.detachAppender(appender)
+  }
+
   private void startPlugin() {
     def config = new AccountsConfiguration()
     def jooq = DSL.using(db.dataSource(), SQLDialect.MYSQL)
