@@ -94,6 +94,13 @@ class MultiReplicaTunnelSpec extends Specification {
   }
 
   def setup() {
+    // Every feature brings a new test cluster under the same account name: the previous feature's
+    // account, still ORPHANED in the shared table, would own the name (it belongs to one cluster).
+    if (jooq.fetchExists(DSL.selectOne().from(DSL.table('information_schema.tables'))
+        .where(DSL.field('table_schema').eq(DSL.field('database()')))
+        .and(DSL.field('table_name').eq('spinagent_accounts')))) {
+      jooq.execute('delete from spinagent_accounts')
+    }
     replicaA = new PluginReplica(jooq, replicaSettings)
     replicaB = new PluginReplica(jooq, replicaSettings)
     // Agents reach Clouddriver through a load balancer; this one sends them to replica B for now.

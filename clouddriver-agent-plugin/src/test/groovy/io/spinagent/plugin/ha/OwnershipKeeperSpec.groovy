@@ -110,6 +110,6 @@ class OwnershipKeeperSpec extends Specification {
 
   private static AgentAccount account(String name, AccountState state, String cachingAgent) {
     new AgentAccount(name, new ClusterIdentity('10.0.0.1:6443', '', 'v1.29.4'), state, Instant.now(), cachingAgent,
-        [], null)
+        [], null, null)
   }
 }
