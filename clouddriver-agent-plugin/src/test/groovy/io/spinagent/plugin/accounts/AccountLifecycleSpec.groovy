@@ -1,5 +1,7 @@
 package io.spinagent.plugin.accounts
 
+import io.spinagent.plugin.channel.Kubectl
+
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
@@ -345,15 +347,7 @@ class AccountLifecycleSpec extends Specification {
   }
 
   private static Map kubectl(Path kubeconfig, String... args) {
-    def command = ['kubectl', "--kubeconfig=$kubeconfig".toString(), '--request-timeout=20s'] + args.toList()
-    def process = new ProcessBuilder(command).start()
-    process.outputStream.close()
-    def out = new StringBuffer()
-    def err = new StringBuffer()
-    def readers = [process.consumeProcessOutputStream(out), process.consumeProcessErrorStream(err)]
-    assert process.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    readers*.join()
-    [exit: process.exitValue(), out: out.toString(), err: err.toString()]
+    Kubectl.run(kubeconfig, null, args)
   }
 
   private static int freePort() {

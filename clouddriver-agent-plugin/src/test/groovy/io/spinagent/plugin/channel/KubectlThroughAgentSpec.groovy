@@ -328,21 +328,7 @@ class KubectlThroughAgentSpec extends Specification {
   }
 
   private Map kubectl(String stdin, String... args) {
-    def command = ['kubectl', "--kubeconfig=$kubeconfig".toString(), '--request-timeout=20s'] + args.toList()
-    def process = new ProcessBuilder(command).redirectErrorStream(false).start()
-    if (stdin != null) {
-      process.outputStream.withWriter { it << stdin }
-    } else {
-      process.outputStream.close()
-    }
-    def out = new StringBuffer()
-    def err = new StringBuffer()
-    // Join the readers, not waitForProcessOutput(): that closes the streams under readers still
-    // draining them, and output goes missing.
-    def readers = [process.consumeProcessOutputStream(out), process.consumeProcessErrorStream(err)]
-    assert process.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    readers*.join()
-    [exit: process.exitValue(), out: out.toString(), err: err.toString()]
+    Kubectl.run(kubeconfig, stdin, args)
   }
 
   private static int freePort() {

@@ -1,5 +1,7 @@
 package io.spinagent.plugin.ha
 
+import io.spinagent.plugin.channel.Kubectl
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AccountPermissions
@@ -301,19 +303,7 @@ class MultiReplicaTunnelSpec extends Specification {
   }
 
   private static Map kubectl(Path kubeconfig, String stdin, String... args) {
-    def command = ['kubectl', "--kubeconfig=$kubeconfig".toString(), '--request-timeout=20s'] + args.toList()
-    def process = new ProcessBuilder(command).start()
-    if (stdin != null) {
-      process.outputStream.withWriter { it << stdin }
-    } else {
-      process.outputStream.close()
-    }
-    def out = new StringBuffer()
-    def err = new StringBuffer()
-    def readers = [process.consumeProcessOutputStream(out), process.consumeProcessErrorStream(err)]
-    assert process.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    readers*.join()
-    [exit: process.exitValue(), out: out.toString(), err: err.toString()]
+    Kubectl.run(kubeconfig, stdin, args)
   }
 
   private static int freePort() {
