@@ -18,7 +18,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
-import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -187,10 +186,9 @@ public final class AccountTable {
     return jooq.selectFrom(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
   }
 
-  /** Accounts in name order, optionally only those in {@code state}. */
-  public List<StoredAccount> list(AccountState state, int offset, int limit) {
-    Condition condition = state == null ? DSL.noCondition() : STATE.eq(state.name());
-    return jooq.selectFrom(ACCOUNTS).where(condition).orderBy(NAME).limit(limit).offset(offset).fetch(this::read);
+  /** Every account, in name order. */
+  public List<StoredAccount> all() {
+    return jooq.selectFrom(ACCOUNTS).orderBy(NAME).fetch(this::read);
   }
 
   public List<StoredAccount> dynamicAccounts() {

@@ -76,7 +76,7 @@ public class AccountsController extends ApiErrors {
     Map<String, AccountView> views = new LinkedHashMap<>();
     if (storage.table().isPresent()) {
       // Rows of other replicas come from the table; this replica's live state overlays its own.
-      for (StoredAccount stored : storage.table().get().list(null, 0, Integer.MAX_VALUE)) {
+      for (StoredAccount stored : storage.table().get().all()) {
         views.put(stored.name(), AccountView.of(stored, registry.find(stored.name()).orElse(null), replica.id()));
       }
     }
