@@ -79,7 +79,7 @@ public final class AgentRuntime implements AutoCloseable {
     AgentStreamClient[] upstream = new AgentStreamClient[1];
     this.tunnels = new TunnelExecutor(
         account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
-        frame -> upstream[0].sendTunnel(frame),
+        frames -> upstream[0].sendTunnel(frames),
         config.operations(), config.agent().id());
     StreamListener streamListener = new StreamListener() {
       @Override

@@ -229,12 +229,19 @@ public final class AgentStreamClient implements AutoCloseable {
     });
   }
 
-  /** Sends a frame of a relayed Kubernetes API request; dropped when no session is up. */
-  public void sendTunnel(TunnelFrame frame) {
-    AgentMessage message = AgentMessage.newBuilder().setTunnel(frame).build();
+  /**
+   * Sends frames of relayed Kubernetes API requests, in order and in one hand-off to the stream
+   * thread (so a small answer's head, body and end reach gRPC together); dropped when no session
+   * is up.
+   */
+  public void sendTunnel(TunnelFrame... frames) {
+    List<AgentMessage> messages = new ArrayList<>(frames.length);
+    for (TunnelFrame frame : frames) {
+      messages.add(AgentMessage.newBuilder().setTunnel(frame).build());
+    }
     onStreamThread(() -> {
       if (session != null) {
-        session.sendControl(message);
+        messages.forEach(session::sendControl);
       }
     });
   }

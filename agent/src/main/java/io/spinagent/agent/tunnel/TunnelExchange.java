@@ -24,6 +24,7 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
 import okio.Buffer;
 import okio.BufferedSink;
 import okio.Pipe;
@@ -46,10 +47,13 @@ final class TunnelExchange {
       Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
           "transfer-encoding", "upgrade", "content-length");
 
+  /** Methods OkHttp only sends with a body. */
+  private static final Set<String> METHODS_WITH_BODY = Set.of("POST", "PUT", "PATCH");
+
   private final long id;
   private final TunnelRequestHead head;
   private final ApiClient client;
-  private final java.util.function.Consumer<TunnelFrame> toPlugin;
+  private final TunnelFrameSink toPlugin;
   private final Runnable finished;
   private final Pipe requestBody = new Pipe(REQUEST_WINDOW);
   private long responseCredit;
@@ -57,7 +61,7 @@ final class TunnelExchange {
   private volatile Call call;
 
   TunnelExchange(long id, TunnelRequestHead head, ApiClient client,
-      java.util.function.Consumer<TunnelFrame> toPlugin, Runnable finished) {
+      TunnelFrameSink toPlugin, Runnable finished) {
     this.id = id;
     this.head = head;
     this.client = client;
@@ -67,11 +71,13 @@ final class TunnelExchange {
   }
 
   /** Answers a request that cannot run with a Kubernetes Status, without an exchange. */
-  static void refuse(long id, java.util.function.Consumer<TunnelFrame> toPlugin, int code, String reason, String message) {
-    toPlugin.accept(frame(id).setResponseHead(TunnelResponseHead.newBuilder().setStatus(code)
-        .addHeaders(Header.newBuilder().setName("Content-Type").addValues("application/json"))).build());
-    toPlugin.accept(frame(id).setBody(ByteString.copyFromUtf8(status(code, reason, message))).build());
-    toPlugin.accept(frame(id).setEnd(TunnelEnd.getDefaultInstance()).build());
+  static void refuse(long id, TunnelFrameSink toPlugin, int code, String reason, String message) {
+    ByteString body = ByteString.copyFromUtf8(status(code, reason, message));
+    toPlugin.send(
+        frame(id).setResponseHead(TunnelResponseHead.newBuilder().setStatus(code).setBodyLength(body.size())
+            .addHeaders(Header.newBuilder().setName("Content-Type").addValues("application/json"))).build(),
+        frame(id).setBody(body).build(),
+        frame(id).setEnd(TunnelEnd.getDefaultInstance()).build());
   }
 
   long id() {
@@ -83,7 +89,11 @@ final class TunnelExchange {
   }
 
   void start(ExecutorService workers) {
-    toPlugin.accept(frame(id).setWindow(TunnelWindow.newBuilder().setBytes(REQUEST_WINDOW)).build());
+    if (head.getWithoutBody()) {
+      requestEnded();
+    } else {
+      toPlugin.send(frame(id).setWindow(TunnelWindow.newBuilder().setBytes(REQUEST_WINDOW)).build());
+    }
     workers.execute(this::run);
   }
 
@@ -137,12 +147,23 @@ final class TunnelExchange {
           responseHead.addHeaders(Header.newBuilder().setName(name).addAllValues(values));
         }
       });
-      toPlugin.accept(frame(id).setResponseHead(responseHead).build());
-      answered = true;
-      if (response.body() != null) {
-        streamBody(response.body().byteStream());
+      ResponseBody body = response.body();
+      long length = head.getMethod().equalsIgnoreCase("HEAD") || body == null ? 0 : body.contentLength();
+      if (length >= 0) {
+        responseHead.setBodyLength(length);
       }
-      toPlugin.accept(frame(id).setEnd(TunnelEnd.getDefaultInstance()).build());
+      if (length >= 0 && length <= Math.min(CHUNK, credit())) {
+        // Small and declared: read whole, so head, body and end leave in one hand-off.
+        sendWhole(responseHead.build(), length == 0 ? new byte[0] : body.source().readByteArray(length));
+        answered = true;
+        return;
+      }
+      toPlugin.send(frame(id).setResponseHead(responseHead).build());
+      answered = true;
+      if (body != null) {
+        streamBody(body.byteStream());
+      }
+      toPlugin.send(end());
     } catch (IOException | ApiException | InterruptedException e) {
       if (e instanceof InterruptedException) {
         Thread.currentThread().interrupt();
@@ -152,7 +173,7 @@ final class TunnelExchange {
             + head.getAccount() + "': " + e.getMessage();
         log.warn(error);
         if (answered) {
-          toPlugin.accept(frame(id).setEnd(TunnelEnd.newBuilder().setError(error)).build());
+          toPlugin.send(frame(id).setEnd(TunnelEnd.newBuilder().setError(error)).build());
         } else {
           refuse(id, toPlugin, 502, "BadGateway", error);
         }
@@ -176,7 +197,7 @@ final class TunnelExchange {
     Request.Builder request = template.newBuilder()
         .url(template.url().newBuilder().encodedQuery(head.getQuery().isEmpty() ? null : head.getQuery()).build());
     String method = head.getMethod().toUpperCase(Locale.ROOT);
-    request.method(method, method.equals("GET") || method.equals("HEAD") ? null : streamingBody(headers));
+    request.method(method, requestBody(method, headers));
     // Watches and followed logs answer for as long as they last; Clouddriver's side bounds the wait.
     OkHttpClient http = client.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
     Call newCall = http.newCall(request.build());
@@ -185,6 +206,17 @@ final class TunnelExchange {
       newCall.cancel();
     }
     return newCall.execute();
+  }
+
+  private RequestBody requestBody(String method, Map<String, String> headers) {
+    if (method.equals("GET") || method.equals("HEAD")) {
+      return null;
+    }
+    if (head.getWithoutBody()) {
+      // Methods such as POST must carry a body in OkHttp; an empty one is what the client sent.
+      return METHODS_WITH_BODY.contains(method) ? RequestBody.create(new byte[0], null) : null;
+    }
+    return streamingBody(headers);
   }
 
   private RequestBody streamingBody(Map<String, String> headers) {
@@ -203,7 +235,7 @@ final class TunnelExchange {
         while ((read = source.read(chunk, CHUNK)) != -1) {
           sink.write(chunk, read);
           // What the API server took frees room in the pipe: let Clouddriver send that much more.
-          toPlugin.accept(frame(id).setWindow(TunnelWindow.newBuilder().setBytes((int) read)).build());
+          toPlugin.send(frame(id).setWindow(TunnelWindow.newBuilder().setBytes((int) read)).build());
         }
       }
     };
@@ -226,11 +258,31 @@ final class TunnelExchange {
       if (read < 0) {
         return;
       }
-      synchronized (this) {
-        responseCredit -= read;
-      }
-      toPlugin.accept(frame(id).setBody(ByteString.copyFrom(buffer, 0, read)).build());
+      takeCredit(read);
+      toPlugin.send(frame(id).setBody(ByteString.copyFrom(buffer, 0, read)).build());
     }
+  }
+
+  private void sendWhole(TunnelResponseHead responseHead, byte[] body) {
+    takeCredit(body.length);
+    TunnelFrame headFrame = frame(id).setResponseHead(responseHead).build();
+    if (body.length == 0) {
+      toPlugin.send(headFrame, end());
+    } else {
+      toPlugin.send(headFrame, frame(id).setBody(ByteString.copyFrom(body)).build(), end());
+    }
+  }
+
+  private synchronized long credit() {
+    return responseCredit;
+  }
+
+  private synchronized void takeCredit(int bytes) {
+    responseCredit -= bytes;
+  }
+
+  private TunnelFrame end() {
+    return frame(id).setEnd(TunnelEnd.getDefaultInstance()).build();
   }
 
   private static TunnelFrame.Builder frame(long id) {

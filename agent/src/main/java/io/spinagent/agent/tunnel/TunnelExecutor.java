@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +30,7 @@ public final class TunnelExecutor implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TunnelExecutor.class);
 
   private final Function<String, Optional<ApiClient>> clients;
-  private final Consumer<TunnelFrame> toPlugin;
+  private final TunnelFrameSink toPlugin;
   private final OperationsConfig operations;
   private final OperationPolicy policy;
   private final String agentId;
@@ -39,7 +38,7 @@ public final class TunnelExecutor implements AutoCloseable {
   private final Map<Long, TunnelExchange> exchanges = new ConcurrentHashMap<>();
   private final Map<String, AccountLane> lanes = new ConcurrentHashMap<>();
 
-  public TunnelExecutor(Function<String, Optional<ApiClient>> clients, Consumer<TunnelFrame> toPlugin,
+  public TunnelExecutor(Function<String, Optional<ApiClient>> clients, TunnelFrameSink toPlugin,
       OperationsConfig operations, String agentId) {
     this.clients = clients;
     this.toPlugin = toPlugin;

@@ -33,6 +33,7 @@ class TunnelExecutorSpec extends Specification {
   TunnelExecutor executor
 
   List<TunnelFrame> sent = new CopyOnWriteArrayList<>()
+  List<List<TunnelFrame>> handOffs = new CopyOnWriteArrayList<>()
   PollingConditions eventually = new PollingConditions(timeout: 20, delay: 0.05)
   Map<Long, Map> responses = new ConcurrentHashMap<>()
   long lastId = 0
@@ -109,20 +110,59 @@ class TunnelExecutorSpec extends Specification {
     body(queued).kind == 'NamespaceList'
   }
 
+  def "a request without a body runs without credit, and a small answer leaves as head, body and end together"() {
+    given:
+    start(OperationsConfig.DEFAULT)
+    cluster.createObject('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"default"},"data":{"mode":"blue"}}')
+
+    when:
+    def id = request('GET', '/api/v1/namespaces/default/configmaps/settings', '', null, [:], true)
+
+    then: 'no credit for a body that does not exist'
+    eventually.eventually { assert ended(id) }
+    !sent.any { it.streamId == id && it.hasWindow() }
+
+    and: 'one hand-off carries the whole answer, its length declared'
+    def answer = handOffs.find { frames -> frames.any { it.streamId == id } }
+    answer*.frameCase == [TunnelFrame.FrameCase.RESPONSE_HEAD, TunnelFrame.FrameCase.BODY, TunnelFrame.FrameCase.END]
+    answer[0].responseHead.status == 200
+    answer[0].responseHead.bodyLength == answer[1].body.size()
+    body(id).data == [mode: 'blue']
+  }
+
+  def "a request with a body is given credit for it, and an answer of unknown length streams"() {
+    given:
+    start(OperationsConfig.DEFAULT)
+
+    when:
+    def create = request('POST', '/api/v1/namespaces/default/configmaps', '',
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"flags","namespace":"default"}}', ['Content-Type': 'application/json'])
+    def watch = request('GET', '/api/v1/namespaces/default/configmaps', 'watch=true', null, [:], true)
+
+    then:
+    eventually.eventually { assert ended(create) && status(watch) == 200 }
+    sent.find { it.streamId == create && it.hasWindow() }.window.bytes == TunnelExchange.REQUEST_WINDOW
+    status(create) == 201
+    def watchHead = sent.find { it.streamId == watch && it.hasResponseHead() }.responseHead
+    !watchHead.hasBodyLength()
+    !ended(watch)
+  }
+
   private void start(OperationsConfig operations) {
     def kubeconfig = cluster.kubeconfig().token('agent-token').toYaml()
     ApiClient client = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(new StringReader(kubeconfig))).build()
     executor = new TunnelExecutor({ account -> account == 'prod' ? Optional.of(client) : Optional.empty() },
-      { TunnelFrame frame -> sent << frame; collect(frame) }, operations, 'agent-1')
+      { TunnelFrame[] frames -> handOffs << (frames as List); frames.each { sent << it; collect(it) } } as TunnelFrameSink, operations, 'agent-1')
   }
 
-  private long request(String method, String path, String query, String body = null, Map<String, String> headers = [:]) {
+  private long request(String method, String path, String query, String body = null, Map<String, String> headers = [:],
+                       boolean withoutBody = false) {
     long id = ++lastId
     def head = TunnelRequestHead.newBuilder().setAccount('prod').setMethod(method).setPath(path).setQuery(query)
-      .setInitialWindow(1 << 20)
+      .setInitialWindow(1 << 20).setWithoutBody(withoutBody)
       .addHeaders(Header.newBuilder().setName('Accept').addValues('application/json'))
     headers.each { name, value -> head.addHeaders(Header.newBuilder().setName(name).addValues(value)) }
-    if (body != null) {
+    if (body != null && !headers.containsKey('Content-Type')) {
       head.addHeaders(Header.newBuilder().setName('Content-Type').addValues('application/merge-patch+json'))
     }
     executor.frame(TunnelFrame.newBuilder().setStreamId(id).setRequestHead(head).build())

@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.tunnel.StatusResponse;
+import io.spinagent.plugin.tunnel.TcpNoDelay;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -53,6 +54,7 @@ public final class ForwardingEndpoint implements AutoCloseable {
     InetSocketAddress address = new InetSocketAddress(properties.getAddress(), properties.getPort());
     boolean tls = properties.getTls().isEnabled();
     HttpServer server;
+    TcpNoDelay.enable();
     try {
       if (tls) {
         HttpsServer https = HttpsServer.create(address, 0);

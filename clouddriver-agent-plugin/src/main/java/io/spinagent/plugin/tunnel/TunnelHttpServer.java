@@ -93,6 +93,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
     TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
     HttpsServer server;
+    TcpNoDelay.enable();
     try {
       server = HttpsServer.create(address, 0);
       server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
@@ -204,7 +205,8 @@ public final class TunnelHttpServer implements AutoCloseable {
         .setAccount(account)
         .setMethod(exchange.getRequestMethod())
         .setPath(path)
-        .setQuery(Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""));
+        .setQuery(Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""))
+        .setWithoutBody(withoutBody(exchange.getRequestHeaders()));
     relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
     TunnelStream stream = tunnels.open(head.build(), window);
     String agent = session.agentId();
@@ -239,7 +241,7 @@ public final class TunnelHttpServer implements AutoCloseable {
           headers.put(header.getName(), List.copyOf(header.getValuesList()));
         }
       }
-      exchange.sendResponseHeaders(response.getStatus(), 0);
+      exchange.sendResponseHeaders(response.getStatus(), responseLength(exchange, response));
       OutputStream body = exchange.getResponseBody();
       ByteString chunk;
       while ((chunk = stream.nextChunk()) != null) {
@@ -261,6 +263,27 @@ public final class TunnelHttpServer implements AutoCloseable {
     } finally {
       tunnels.finished(stream);
     }
+  }
+
+  /** HTTP/1.1: a request without Transfer-Encoding and without a positive Content-Length has no body. */
+  private static boolean withoutBody(Headers headers) {
+    String length = headers.getFirst("Content-Length");
+    return !headers.containsKey("Transfer-Encoding") && (length == null || length.trim().equals("0"));
+  }
+
+  /**
+   * The length argument of {@code sendResponseHeaders}: the agent's declared length when it has one
+   * (-1 for no body), else 0 for a chunked body that ends when the agent ends it.
+   */
+  private static long responseLength(HttpExchange exchange, TunnelResponseHead response) {
+    if (exchange.getRequestMethod().equalsIgnoreCase("HEAD") || response.getStatus() == 204
+        || response.getStatus() == 304) {
+      return -1;
+    }
+    if (!response.hasBodyLength()) {
+      return 0;
+    }
+    return response.getBodyLength() == 0 ? -1 : response.getBodyLength();
   }
 
   private boolean sendRequestBody(InputStream in, TunnelStream stream) throws IOException, InterruptedException {

@@ -72,6 +72,7 @@ class TunnelSpec extends Specification {
     head.requestHead.path == '/api/v1/namespaces/default/pods'
     head.requestHead.query == 'limit=5'
     head.requestHead.initialWindow == 64 * 1024
+    head.requestHead.withoutBody
     headers['accept'] == ['application/json']
     !headers.containsKey('authorization')
     response.statusCode() == 200
@@ -90,6 +91,7 @@ class TunnelSpec extends Specification {
       .header('Authorization', "Bearer $token").POST(HttpRequest.BodyPublishers.ofByteArray(manifest)).build(),
       HttpResponse.BodyHandlers.ofString())
     def head = agent.next(TUNNEL).tunnel
+    assert !head.requestHead.withoutBody
     def received = new ByteArrayOutputStream()
     while (true) {
       grant(head.streamId, 100 * 1024)
@@ -111,6 +113,37 @@ class TunnelSpec extends Specification {
     then:
     received.toByteArray() == manifest
     pending.get().statusCode() == 201
+  }
+
+  def "an answer of declared length goes to the client with that Content-Length, one of unknown length in chunks"() {
+    given:
+    def token = tokens.issue('prod')
+    def json = '{"kind":"Deployment","metadata":{"name":"frontend"}}'
+
+    when:
+    def declared = http.sendAsync(get('/apis/apps/v1/namespaces/default/deployments/frontend', token),
+      HttpResponse.BodyHandlers.ofString())
+    def head = agent.next(TUNNEL).tunnel
+    agent.next(TUNNEL)
+    respond(head.streamId, 200, json, json.length())
+    def unknown = http.sendAsync(get('/apis/apps/v1/namespaces/default/deployments/frontend', token),
+      HttpResponse.BodyHandlers.ofString())
+    head = agent.next(TUNNEL).tunnel
+    agent.next(TUNNEL)
+    respond(head.streamId, 200, json)
+
+    then:
+    with(declared.get()) {
+      statusCode() == 200
+      body() == json
+      headers().firstValue('Content-Length').get() == "${json.length()}"
+      headers().firstValue('Transfer-Encoding').isEmpty()
+    }
+    with(unknown.get()) {
+      statusCode() == 200
+      body() == json
+      headers().firstValue('Transfer-Encoding').get() == 'chunked'
+    }
   }
 
   def "a watch streams as the agent writes, never more than the credit ahead of the reader"() {
@@ -197,9 +230,13 @@ class TunnelSpec extends Specification {
     new ObjectMapper().readValue(response.body(), Map).message.startsWith("agent 'agent-1' disconnected")
   }
 
-  private void respond(long streamId, int status, String body) {
-    agent.send(tunnel(streamId, TunnelFrame.newBuilder().setResponseHead(TunnelResponseHead.newBuilder().setStatus(status)
-      .addHeaders(Header.newBuilder().setName('Content-Type').addValues('application/json')))))
+  private void respond(long streamId, int status, String body, Long bodyLength = null) {
+    def responseHead = TunnelResponseHead.newBuilder().setStatus(status)
+      .addHeaders(Header.newBuilder().setName('Content-Type').addValues('application/json'))
+    if (bodyLength != null) {
+      responseHead.setBodyLength(bodyLength)
+    }
+    agent.send(tunnel(streamId, TunnelFrame.newBuilder().setResponseHead(responseHead)))
     agent.send(tunnel(streamId, TunnelFrame.newBuilder().setBody(ByteString.copyFromUtf8(body))))
     agent.send(tunnel(streamId, TunnelFrame.newBuilder().setEnd(TunnelEnd.getDefaultInstance())))
   }
