@@ -29,6 +29,7 @@ import io.spinagent.plugin.tunnel.OperationsProperties;
 import io.spinagent.plugin.tunnel.TunnelHttpServer;
 import io.spinagent.plugin.tunnel.TunnelProperties;
 import io.spinagent.plugin.tunnel.TunnelTokens;
+import io.spinagent.testkit.kubernetes.KubeconfigWriter;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import java.io.ByteArrayInputStream;
 import java.net.InetAddress;
@@ -55,11 +56,19 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * Latency of {@code kubectl get deployment frontend -o json} through the tunnel (plugin tunnel →
- * agent session → agent → testkit API server) against the same request sent straight to the test
- * server: the Java HTTP client sends what kubectl sends (GET, Accept JSON, bearer token, a
- * keep-alive connection over TLS). Both sides alternate in rounds after a warm-up, and p50/p99 of
- * each with their ratio are reported. Run: {@code ./mvnw -q -pl benchmarks -am -DskipTests verify
- * -Pbenchmark} (or this class's main with the number of requests per side).
+ * agent session → agent → testkit API server) against the same command sent straight to the test
+ * server, measured twice:
+ *
+ * <ul>
+ *   <li>the real {@code kubectl} process, as Clouddriver runs it (one process per command, a
+ *       kubeconfig file, discovery cached in a cache directory per side): what an operation waits;
+ *   <li>the request alone, sent by the Java HTTP client as kubectl sends it (GET, Accept JSON,
+ *       bearer token, a keep-alive connection over TLS): the tunnel's own cost per request.
+ * </ul>
+ *
+ * Both sides alternate in rounds after a warm-up, and p50/p99 of each with their ratio are
+ * reported. Run: {@code ./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark} (or this
+ * class's main with the number of requests and of kubectl runs per side).
  */
 public final class TunnelLatencyBenchmark {
 
@@ -70,6 +79,7 @@ public final class TunnelLatencyBenchmark {
 
   public static void main(String[] args) throws Exception {
     int requests = args.length > 0 ? Integer.parseInt(args[0]) : 2_000;
+    int kubectlRuns = args.length > 1 ? Integer.parseInt(args[1]) : 100;
     Path dir = Files.createTempDirectory("spinagent-tunnel-benchmark");
     SpinAgentProperties properties = new SpinAgentProperties();
     properties.getGrpc().setAddress("127.0.0.1");
@@ -93,19 +103,25 @@ public final class TunnelLatencyBenchmark {
           + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\"}]}}}}");
       awaitActive(accounts, "prod");
 
-      Side direct = new Side("direct to the API server", client(cluster.caCertificatePem()),
+      String tunnelToken = tokens.issue("prod");
+      HttpSide direct = new HttpSide("direct to the API server", client(cluster.caCertificatePem()),
           URI.create(cluster.url() + PATH), "agent-token");
-      Side tunneled = new Side("through the tunnel and agent", client(tunnel.caCertificatePem()),
-          URI.create(tunnel.clusterUrl("prod") + PATH), tokens.issue("prod"));
-      int warmUp = Math.max(200, requests / 5);
-      direct.run(warmUp, false);
-      tunneled.run(warmUp, false);
-      int perRound = Math.max(1, requests / ROUNDS);
-      for (int round = 0; round < ROUNDS; round++) {
-        direct.run(perRound, true);
-        tunneled.run(perRound, true);
+      HttpSide tunneled = new HttpSide("through the tunnel and agent", client(tunnel.caCertificatePem()),
+          URI.create(tunnel.clusterUrl("prod") + PATH), tunnelToken);
+      Optional<String> kubectl = kubectlOnPath();
+      if (kubectl.isPresent() && kubectlRuns > 0) {
+        KubectlSide kubectlDirect = new KubectlSide(kubectl.get(), dir, "direct",
+            cluster.kubeconfig().token("agent-token").writeTo(dir.resolve("direct.yaml")));
+        KubectlSide kubectlTunneled = new KubectlSide(kubectl.get(), dir, "tunnel",
+            new KubeconfigWriter(tunnel.clusterUrl("prod"), tunnel.caCertificatePem()).token(tunnelToken)
+                .writeTo(dir.resolve("tunnel.yaml")));
+        compare("kubectl get deployment frontend -o json (the kubectl process, as Clouddriver runs it)",
+            kubectlDirect, kubectlTunneled, Math.max(5, kubectlRuns / 10), kubectlRuns);
+      } else {
+        System.out.println("\nkubectl is not on the PATH (or 0 runs were asked for): the kubectl figure is left out");
       }
-      report(direct, tunneled);
+      compare("GET " + PATH + " (the request kubectl sends, alone)", direct, tunneled,
+          Math.max(200, requests / 5), requests);
     } finally {
       try (var files = Files.walk(dir)) {
         files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
@@ -142,9 +158,16 @@ public final class TunnelLatencyBenchmark {
     }
   }
 
-  private static void report(Side direct, Side tunneled) {
-    System.out.printf("%nkubectl get deployment -o json: %,d requests per side in %d alternating rounds%n",
-        direct.latencies.size(), ROUNDS);
+  /** Warms both sides up, then alternates them in rounds and prints both sides' percentiles and ratios. */
+  private static void compare(String title, Side direct, Side tunneled, int warmUp, int count) throws Exception {
+    direct.run(warmUp, false);
+    tunneled.run(warmUp, false);
+    int perRound = Math.max(1, count / ROUNDS);
+    for (int round = 0; round < ROUNDS; round++) {
+      direct.run(perRound, true);
+      tunneled.run(perRound, true);
+    }
+    System.out.printf("%n%s: %,d per side in %d alternating rounds%n", title, direct.latencies.size(), ROUNDS);
     System.out.printf("%-10s %16s %16s %8s%n", "", "direct", "tunnel", "ratio");
     for (double percentile : new double[] {50, 99}) {
       double d = direct.percentile(percentile);
@@ -152,6 +175,14 @@ public final class TunnelLatencyBenchmark {
       System.out.printf("%-10s %13.3f ms %13.3f ms %8.2f%n", "p" + (int) percentile, d, t, t / d);
     }
     System.out.printf("%-10s %16d %16d%n", "timed out", direct.timedOut, tunneled.timedOut);
+  }
+
+  private static Optional<String> kubectlOnPath() {
+    return Arrays.stream(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
+        .map(directory -> Path.of(directory, "kubectl"))
+        .filter(Files::isExecutable)
+        .map(Path::toString)
+        .findFirst();
   }
 
   private static HttpClient client(String caPem) throws Exception {
@@ -175,16 +206,63 @@ public final class TunnelLatencyBenchmark {
     }
   }
 
-  /** One way of sending the request, and the latencies it measured. */
-  private static final class Side {
+  /** One way of reaching the cluster, and the latencies it measured. */
+  private abstract static class Side {
+
+    final List<Long> latencies = new ArrayList<>();
+    int timedOut;
+
+    abstract void run(int count, boolean record) throws Exception;
+
+    double percentile(double percentile) {
+      long[] sorted = latencies.stream().mapToLong(Long::longValue).toArray();
+      Arrays.sort(sorted);
+      int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
+      return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1_000_000.0;
+    }
+  }
+
+  /**
+   * The kubectl process with a kubeconfig, as Clouddriver runs it. Each side has its own cache
+   * directory, so discovery is fetched once in the warm-up and then read from disk, as on a
+   * Clouddriver host that has run kubectl before.
+   */
+  private static final class KubectlSide extends Side {
+
+    final List<String> command;
+
+    KubectlSide(String kubectl, Path dir, String name, Path kubeconfig) {
+      this.command = List.of(kubectl, "--kubeconfig=" + kubeconfig, "--cache-dir=" + dir.resolve("cache-" + name),
+          "--request-timeout=10s", "get", "deployment", "frontend", "-o", "json");
+    }
+
+    @Override
+    void run(int count, boolean record) throws Exception {
+      for (int i = 0; i < count; i++) {
+        long start = System.nanoTime();
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        byte[] output = process.getInputStream().readAllBytes();
+        int exit = process.waitFor();
+        long elapsed = System.nanoTime() - start;
+        if (exit != 0) {
+          throw new IllegalStateException(String.join(" ", command) + " exited with " + exit + ": "
+              + new String(output, StandardCharsets.UTF_8));
+        }
+        if (record) {
+          latencies.add(elapsed);
+        }
+      }
+    }
+  }
+
+  /** The request kubectl sends, by the Java HTTP client on a keep-alive connection. */
+  private static final class HttpSide extends Side {
 
     final String name;
     final HttpClient http;
     final HttpRequest request;
-    final List<Long> latencies = new ArrayList<>();
-    int timedOut;
 
-    Side(String name, HttpClient http, URI uri, String token) {
+    HttpSide(String name, HttpClient http, URI uri, String token) {
       this.name = name;
       this.http = http;
       // kubectl's --request-timeout, so that a request lost by a server shows as such instead of hanging.
@@ -192,6 +270,7 @@ public final class TunnelLatencyBenchmark {
           .header("Authorization", "Bearer " + token).GET().build();
     }
 
+    @Override
     void run(int count, boolean record) throws Exception {
       for (int i = 0; i < count; i++) {
         long start = System.nanoTime();
@@ -211,13 +290,6 @@ public final class TunnelLatencyBenchmark {
           latencies.add(elapsed);
         }
       }
-    }
-
-    double percentile(double percentile) {
-      long[] sorted = latencies.stream().mapToLong(Long::longValue).toArray();
-      Arrays.sort(sorted);
-      int index = (int) Math.ceil(percentile / 100.0 * sorted.length) - 1;
-      return sorted[Math.max(0, Math.min(sorted.length - 1, index))] / 1_000_000.0;
     }
   }
 }
