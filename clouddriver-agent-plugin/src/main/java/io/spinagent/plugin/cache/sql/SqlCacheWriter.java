@@ -332,6 +332,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
   private record Held(String resourceVersion, boolean deleted, long generation) {}
 
+  /** Queued changes to one relationship table. */
+  private static final class RelationshipChanges {
+    /** ids all of whose rows go */
+    final Set<String> cleared = new LinkedHashSet<>();
+    /** id → rel_ids of rows that go */
+    final Map<String, Set<String>> deleted = new LinkedHashMap<>();
+    /** id → rel_id → row (uuid, id, rel_id, rel_agent, rel_type, last_updated) to insert */
+    final Map<String, Map<String, Object[]>> inserted = new LinkedHashMap<>();
+  }
+
   /** One attempt at one batch. */
   private final class Tx {
     final AccountCache state;
@@ -362,8 +372,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         }
       }
       flushObjects();
-      flushBodies();
+      settleLogical();
       flushRelationships();
+      flushBodies();
     }
 
     // ------------------------------------------------------------------ changes
@@ -459,7 +470,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
                       cl.id(),
                       CacheTypes.CLUSTERS,
                       records.application().map(CacheRecord::id).orElse(null)));
-      cleanupLogical(syncEdges(key, type, flatten(infra.relationships())));
+      syncEdges(key, type, flatten(infra.relationships()));
     }
 
     void uncache(String key, String type, String kindKey) {
@@ -467,14 +478,15 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       state.indexed(kindKey).remove(key);
       requireTypes(Set.of(type));
       deleteBody(type, key);
-      cleanupLogical(syncEdges(key, type, flatten(state.index.relationshipsOf(key))));
+      syncEdges(key, type, flatten(state.index.relationshipsOf(key)));
     }
 
     /**
      * Makes the relationship rows of {@code key} exactly {@code desired} (related key → its type),
-     * both directions, touching only the differences; returns the logical keys it unlinked.
+     * both directions, touching only the differences; queues the logical keys it unlinked for
+     * {@link #settleLogical}.
      */
-    Set<String> syncEdges(String key, String type, Map<String, String> wanted) {
+    void syncEdges(String key, String type, Map<String, String> wanted) {
       Map<String, String> desired = new LinkedHashMap<>();
       wanted.forEach(
           (k, t) -> {
@@ -486,72 +498,117 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       types.add(type);
       requireTypes(types);
       Map<String, String> have = relationshipRows(key, type);
-      Set<String> unlinkedLogical = new LinkedHashSet<>();
-      List<String> gone = new ArrayList<>();
+      Map<String, String> gone = new LinkedHashMap<>();
       have.forEach(
           (relKey, relType) -> {
             if (!relType.equals(desired.get(relKey))) {
-              gone.add(relKey);
-              if (relType != null && CacheTypes.isLogical(relType)) {
-                unlinkedLogical.add(relKey);
+              gone.put(relKey, relType);
+              if (CacheTypes.isLogical(relType)) {
+                logicalToSettle.add(relKey);
               }
             }
           });
-      if (!gone.isEmpty()) {
-        flushRelationships();
-        ctx.deleteFrom(table(unquotedName(relTable(type))))
-            .where(ID.eq(key).and(REL_ID.in(gone)))
-            .execute();
-        relationships.remove(key);
-        Set<String> goneTypes = new HashSet<>();
-        for (String relKey : gone) {
-          goneTypes.add(have.get(relKey));
-        }
-        requireTypes(goneTypes);
-        for (String relKey : gone) {
-          deleteRow(have.get(relKey), relKey, key);
-        }
-      }
-      Map<String, List<Object[]>> inserts = new TreeMap<>();
+      requireTypes(new HashSet<>(gone.values()));
+      gone.forEach(
+          (relKey, relType) -> {
+            deleteRelationshipRow(type, key, relKey);
+            deleteRelationshipRow(relType, relKey, key);
+          });
       desired.forEach(
           (relKey, relType) -> {
             if (!relType.equals(have.get(relKey))) {
-              addEdge(inserts, key, type, relKey, relType);
+              addEdge(key, type, relKey, relType);
             }
           });
-      insertRows(inserts);
-      return unlinkedLogical;
     }
 
     /** Queues both rows of the edge src → dst (forward in src's table, reverse in dst's). */
-    void addEdge(Map<String, List<Object[]>> inserts, String src, String srcType, String dst, String dstType) {
+    void addEdge(String src, String srcType, String dst, String dstType) {
       String relAgent = CacheTypes.agentColumn(dstType + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
-      inserts
-          .computeIfAbsent(relTable(srcType), t -> new ArrayList<>())
-          .add(new Object[] {Ulid.next(now), src, dst, relAgent, dstType, now});
-      inserts
-          .computeIfAbsent(relTable(dstType), t -> new ArrayList<>())
-          .add(new Object[] {Ulid.next(now), dst, src, relAgent, srcType, now});
+      insertRelationshipRow(srcType, src, dst, dstType, relAgent);
+      insertRelationshipRow(dstType, dst, src, srcType, relAgent);
     }
 
-    /** Queues relationship rows for {@link #flushRelationships}. */
-    void insertRows(Map<String, List<Object[]>> inserts) {
-      inserts.forEach(
-          (table, rows) -> {
-            pendingRelationships.computeIfAbsent(table, t -> new ArrayList<>()).addAll(rows);
-            for (Object[] row : rows) {
-              relationships.remove((String) row[1]);
-            }
-          });
+    // ------------------------------------------------------------------ queued relationship rows
+
+    /**
+     * Relationship rows to delete and insert, by table, applied in that order by {@link
+     * #flushRelationships}: so a row deleted and then inserted again in one batch ends up once,
+     * and a row inserted and then deleted never reaches the database.
+     */
+    final Map<String, RelationshipChanges> pendingRelationships = new TreeMap<>();
+
+    /**
+     * The relationship rows of the batch's objects as the database holds them with this
+     * transaction's queued changes applied: read up front for the batch's objects, on first use
+     * for any other id, and kept current as changes are queued. (A key names its type, so an id
+     * has rows in one table only.)
+     */
+    final Map<String, Map<String, String>> relationships = new HashMap<>();
+
+    RelationshipChanges relationshipChanges(String ownerType) {
+      return pendingRelationships.computeIfAbsent(relTable(ownerType), t -> new RelationshipChanges());
     }
 
-    /** The queued relationship rows, before anything reads or deletes relationship rows. */
+    void insertRelationshipRow(String ownerType, String id, String relId, String relType, String relAgent) {
+      relationshipChanges(ownerType)
+          .inserted
+          .computeIfAbsent(id, k -> new LinkedHashMap<>())
+          .put(relId, new Object[] {Ulid.next(now), id, relId, relAgent, relType, now});
+      Map<String, String> known = relationships.get(id);
+      if (known != null) {
+        known.put(relId, relType);
+      }
+    }
+
+    void deleteRelationshipRow(String ownerType, String id, String relId) {
+      RelationshipChanges changes = relationshipChanges(ownerType);
+      Map<String, Object[]> inserted = changes.inserted.get(id);
+      if (inserted != null) {
+        inserted.remove(relId);
+      }
+      changes.deleted.computeIfAbsent(id, k -> new LinkedHashSet<>()).add(relId);
+      Map<String, String> known = relationships.get(id);
+      if (known != null) {
+        known.remove(relId);
+      }
+    }
+
+    void deleteAllRelationshipRows(String ownerType, String id) {
+      RelationshipChanges changes = relationshipChanges(ownerType);
+      changes.inserted.remove(id);
+      changes.deleted.remove(id);
+      changes.cleared.add(id);
+      relationships.put(id, new LinkedHashMap<>());
+    }
+
+    /**
+     * The queued relationship changes, before anything reads relationship tables: per table, one
+     * multi-row delete per 500 ids cleared and per 500 rows deleted, then multi-row inserts.
+     */
     void flushRelationships() {
       pendingRelationships.forEach(
-          (table, rows) -> {
-            for (List<Object[]> chunk : chunks(rows, r -> 0)) {
+          (table, changes) -> {
+            Table<Record> t = table(unquotedName(table));
+            for (List<String> ids : chunks(changes.cleared, id -> 0)) {
+              ctx.deleteFrom(t).where(ID.in(ids)).execute();
+            }
+            List<org.jooq.Condition> rows = new ArrayList<>();
+            changes.deleted.forEach(
+                (id, relIds) -> {
+                  for (List<String> relChunk : chunks(relIds, r -> 0)) {
+                    rows.add(ID.eq(id).and(REL_ID.in(relChunk)));
+                  }
+                });
+            // an id's rows are found through its index; OR-ed, a few hundred ids per statement
+            for (List<org.jooq.Condition> chunk : chunks(rows, r -> 0)) {
+              ctx.deleteFrom(t).where(DSL.or(chunk)).execute();
+            }
+            List<Object[]> inserts = new ArrayList<>();
+            changes.inserted.values().forEach(byRelId -> inserts.addAll(byRelId.values()));
+            for (List<Object[]> chunk : chunks(inserts, r -> 0)) {
               InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
-                  ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+                  ctx.insertInto(t, UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
               for (Object[] row : chunk) {
                 insert =
                     insert.values(
@@ -563,39 +620,43 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingRelationships.clear();
     }
 
-    void deleteRow(String ownerType, String id, String relId) {
-      flushRelationships();
-      ctx.deleteFrom(table(unquotedName(relTable(ownerType))))
-          .where(ID.eq(id).and(REL_ID.eq(relId)))
-          .execute();
-      relationships.remove(id);
-    }
-
     /** Queues the row for {@link #flushBodies}; a later write or delete of the key replaces it. */
     void upsertBody(String type, CacheRecord record) {
       String body = record.toBodyJson(mapper, now);
+      upsertBody(type, record.id(), record.applicationColumn(), CacheRecord.bodyHash(body), body);
+    }
+
+    void upsertBody(String type, String id, String application, String hash, String body) {
       pendingBodies
           .computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>())
-          .put(record.id(), new String[] {record.id(), record.applicationColumn(), CacheRecord.bodyHash(body), body});
+          .put(id, new String[] {id, application, hash, body});
     }
 
+    /** Queues the row's delete for {@link #flushBodies}; a later write of the key replaces it. */
     void deleteBody(String type, String key) {
-      Map<String, String[]> pending = pendingBodies.get(resourceTable(type));
-      if (pending != null) {
-        pending.remove(key);
-      }
-      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
-          .where(ID.eq(key).and(AGENT.eq(agent)))
-          .execute();
+      pendingBodies.computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>()).put(key, null);
     }
 
-    /** The queued body rows: one multi-row upsert per table and chunk. */
+    /** The queued body rows: per table and chunk, one multi-row delete and one multi-row upsert. */
     void flushBodies() {
       pendingBodies.forEach(
           (table, rows) -> {
-            for (List<String[]> chunk : chunks(rows.values(), r -> r[3].length())) {
-              var insert =
-                  ctx.insertInto(table(unquotedName(table)), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
+            Table<Record> t = table(unquotedName(table));
+            List<String> deletes = new ArrayList<>();
+            List<String[]> upserts = new ArrayList<>();
+            rows.forEach(
+                (id, row) -> {
+                  if (row == null) {
+                    deletes.add(id);
+                  } else {
+                    upserts.add(row);
+                  }
+                });
+            for (List<String> ids : chunks(deletes, id -> 0)) {
+              ctx.deleteFrom(t).where(AGENT.eq(agent).and(ID.in(ids))).execute();
+            }
+            for (List<String[]> chunk : chunks(upserts, r -> r[3].length())) {
+              var insert = ctx.insertInto(t, ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
               for (String[] row : chunk) {
                 insert = insert.values(row[0], agent, row[1], row[2], row[3], now);
               }
@@ -612,12 +673,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingBodies.clear();
     }
 
-    /**
-     * The relationship rows of the batch's objects, read up front: one query per type and 500
-     * ids. Entries are dropped whenever this transaction changes an id's rows, and read again.
-     */
-    final Map<String, Map<String, String>> relationships = new HashMap<>();
-
+    /** The relationship rows of the batch's objects, read up front: one query per type and 500 ids. */
     void prefetchRelationships(SinkBatch batch) {
       Map<String, Set<String>> byType = new TreeMap<>();
       for (SinkEntry entry : batch.entries()) {
@@ -632,9 +688,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
       byType.forEach(
           (type, keys) -> {
-            List<String> ids = new ArrayList<>(keys);
-            for (int from = 0; from < ids.size(); from += 500) {
-              List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
+            for (List<String> chunk : chunks(keys, k -> 0)) {
               chunk.forEach(k -> relationships.put(k, new LinkedHashMap<>()));
               for (Record r :
                   ctx.select(ID, REL_ID, REL_TYPE)
@@ -650,22 +704,32 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           });
     }
 
-    /** The relationship rows of {@code key} (related key → its type), as the database holds them now. */
+    /** The relationship rows of {@code key} (related key → its type), queued changes included. */
     Map<String, String> relationshipRows(String key, String type) {
-      Map<String, String> known = relationships.get(key);
-      if (known != null) {
-        return new LinkedHashMap<>(known);
+      Map<String, String> cached = relationships.get(key);
+      if (cached == null) {
+        Map<String, String> known = new LinkedHashMap<>();
+        RelationshipChanges changes = pendingRelationships.get(relTable(type));
+        if (changes == null || !changes.cleared.contains(key)) {
+          for (Record r :
+              ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
+            known.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+        if (changes != null) {
+          changes.deleted.getOrDefault(key, Set.of()).forEach(known::remove);
+          changes.inserted.getOrDefault(key, Map.of()).forEach((relId, row) -> known.put(relId, (String) row[4]));
+        }
+        relationships.put(key, known);
+        cached = known;
       }
-      flushRelationships();
-      Map<String, String> have = new LinkedHashMap<>();
-      for (Record r :
-          ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
-        have.put(r.get(REL_ID), r.get(REL_TYPE));
-      }
-      return have;
+      return new LinkedHashMap<>(cached);
     }
 
     // ------------------------------------------------------------------ logical rows
+
+    /** Logical keys some row stopped linking in this batch: deleted at its end if nothing links them. */
+    final Set<String> logicalToSettle = new LinkedHashSet<>();
 
     /**
      * Writes an application or cluster row if this process has not written it in the last half
@@ -683,62 +747,64 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       String name = CacheKeys.parse(key).map(CacheKeys.ParsedKey::name).orElse(key);
       upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
       logical.put(key, now);
-      if (applicationKey != null) {
-        flushRelationships();
-        int linked =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
-                    .where(ID.eq(key).and(REL_ID.eq(applicationKey))));
-        if (linked == 0) {
-          Map<String, List<Object[]>> inserts = new TreeMap<>();
-          addEdge(inserts, key, CacheTypes.CLUSTERS, applicationKey, CacheTypes.APPLICATIONS);
-          insertRows(inserts);
-        }
+      if (applicationKey != null && !relationshipRows(key, CacheTypes.CLUSTERS).containsKey(applicationKey)) {
+        addEdge(key, CacheTypes.CLUSTERS, applicationKey, CacheTypes.APPLICATIONS);
       }
     }
 
-    /** Deletes the logical rows among {@code keys} that no member of this account links any more. */
-    void cleanupLogical(Set<String> keys) {
-      if (keys.isEmpty()) {
+    /**
+     * Deletes the logical rows in {@link #logicalToSettle} that no member of this account links at
+     * the end of the batch (what the batch's rows look like then is all a reader can see): one
+     * query per 500 clusters, then per 500 applications.
+     */
+    void settleLogical() {
+      if (logicalToSettle.isEmpty()) {
         return;
       }
       flushRelationships();
       Set<String> applications = new LinkedHashSet<>();
-      for (String key : keys) {
+      Map<String, String> clusters = new LinkedHashMap<>(); // cluster key → its application key
+      for (String key : logicalToSettle) {
         CacheKeys.ParsedKey parsed = CacheKeys.parse(key).orElse(null);
         if (parsed == null) {
           continue;
         }
         if (CacheTypes.APPLICATIONS.equals(parsed.type())) {
           applications.add(key);
-          continue;
-        }
-        int members =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
-                    .where(ID.eq(key).and(REL_TYPE.ne(CacheTypes.APPLICATIONS))));
-        if (members == 0) {
-          deleteLogical(CacheTypes.CLUSTERS, key);
-          String appKey = CacheKeys.application(parsed.application());
-          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.CLUSTERS)))).where(ID.eq(key)).execute();
-          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
-              .where(ID.eq(appKey).and(REL_ID.eq(key)))
-              .execute();
-          relationships.remove(key);
-          relationships.remove(appKey);
-          applications.add(appKey);
+        } else {
+          clusters.put(key, CacheKeys.application(parsed.application()));
         }
       }
+      logicalToSettle.clear();
+      Set<String> linked = new HashSet<>();
+      for (List<String> chunk : chunks(clusters.keySet(), k -> 0)) {
+        linked.addAll(
+            ctx.selectDistinct(ID)
+                .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                .where(ID.in(chunk).and(REL_TYPE.ne(CacheTypes.APPLICATIONS)))
+                .fetch(ID));
+      }
+      clusters.forEach(
+          (key, appKey) -> {
+            if (!linked.contains(key)) {
+              deleteLogical(CacheTypes.CLUSTERS, key);
+              deleteAllRelationshipRows(CacheTypes.CLUSTERS, key);
+              deleteRelationshipRow(CacheTypes.APPLICATIONS, appKey, key);
+              applications.add(appKey);
+            }
+          });
+      flushRelationships();
       String relAgent = CacheTypes.agentColumn(CacheTypes.APPLICATIONS + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      linked.clear();
+      for (List<String> chunk : chunks(applications, k -> 0)) {
+        linked.addAll(
+            ctx.selectDistinct(ID)
+                .from(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
+                .where(ID.in(chunk).and(REL_AGENT.eq(relAgent)))
+                .fetch(ID));
+      }
       for (String appKey : applications) {
-        int members =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
-                    .where(ID.eq(appKey).and(REL_AGENT.eq(relAgent))));
-        if (members == 0) {
+        if (!linked.contains(appKey)) {
           deleteLogical(CacheTypes.APPLICATIONS, appKey);
         }
       }
@@ -759,7 +825,6 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
       String kindKey = kindKey(kind);
       flushObjects(); // the queries below read spinagent_objects
-      flushRelationships();
       if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_BEGIN) {
         Long max =
             ctx.select(DSL.max(O_GENERATION))
@@ -807,11 +872,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      */
     final Map<List<String>, Held> held = new HashMap<>();
 
-    /** spinagent_objects rows to write, and body rows by table then id: written in bulk. */
+    /** spinagent_objects rows to write, and body rows by table then id (null: delete): written in bulk. */
     final Map<List<String>, Held> pendingObjects = new LinkedHashMap<>();
     final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
-    /** Relationship rows to insert, by table. */
-    final Map<String, List<Object[]>> pendingRelationships = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
       Map<List<String>, Set<List<String>>> byKind = new LinkedHashMap<>();
