@@ -137,9 +137,16 @@ public final class SqlCacheWriterBenchmark {
         t.setDaemon(true);
         return t;
       });
+      // as SqlCacheConfiguration builds it for Clouddriver
+      ExecutorService derivation = Executors.newFixedThreadPool(SqlCacheWriter.DERIVATION_HELPERS, r -> {
+        Thread t = new Thread(r, "spinagent-sql-derive");
+        t.setDaemon(true);
+        return t;
+      });
       try {
         SqlCacheWriter writer = new SqlCacheWriter(
-            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, Clock.systemUTC());
+            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, derivation,
+            Clock.systemUTC());
         RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
@@ -187,6 +194,7 @@ public final class SqlCacheWriterBenchmark {
             pollingLatency, cycle, second.size(), listingMillis, first.nanos() / 1e6);
       } finally {
         executor.shutdownNow();
+        derivation.shutdownNow();
       }
     }
   }

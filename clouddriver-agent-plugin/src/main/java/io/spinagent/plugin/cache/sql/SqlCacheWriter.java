@@ -91,6 +91,20 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final int MAX_ROWS_PER_STATEMENT = 500;
   private static final int MAX_CHARS_PER_STATEMENT = 4 << 20;
 
+  /**
+   * Helper tasks that parse, derive and serialise a batch's objects alongside the batch's own
+   * thread, which joins in after its up-front queries: all cores but one, one per 16 changes.
+   */
+  public static final int DERIVATION_HELPERS = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+
+  private static final int CHANGES_PER_HELPER = 16;
+
+  /**
+   * Queued rows worth a round trip while derivation is behind: large enough to keep statements
+   * few per batch, small enough that a batch's writing starts well before its derivation ends.
+   */
+  private static final int ROWS_TO_FLUSH_WHILE_DERIVING = 100;
+
   private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
   private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
   private static final Field<String> APPLICATION =
@@ -119,6 +133,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final CachedKinds kinds;
   private final Function<String, FormatOptions> accountOptions;
   private final Executor executor;
+  private final Executor derivation;
   private final Clock clock;
   private final ObjectMapper mapper = new ObjectMapper();
   private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
@@ -128,6 +143,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   /**
    * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
    *     {@code kinds}, so its cachedTypes are ignored
+   * @param executor runs each batch (one at a time per account)
+   * @param derivation helps a batch parse and serialise its objects (see {@link #DERIVATION_HELPERS})
    */
   public SqlCacheWriter(
       DSLContext jooq,
@@ -135,6 +152,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       CachedKinds kinds,
       Function<String, FormatOptions> accountOptions,
       Executor executor,
+      Executor derivation,
       Clock clock) {
     this.jooq = jooq;
     this.dialect = dialectOf(jooq.dialect());
@@ -142,6 +160,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     this.kinds = kinds;
     this.accountOptions = accountOptions;
     this.executor = executor;
+    this.derivation = derivation;
     this.clock = clock;
   }
 
@@ -233,9 +252,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           types.add(type);
         }
       }
+      long now = clock.millis();
+      FormatOptions options = accountOptions.apply(batch.account()).withCachedTypes(null);
+      // started before the DDL and the up-front queries, whose round trips it overlaps
+      ParallelBatch<SinkEntry, Derived> derived =
+          ParallelBatch.start(
+              batch.entries(),
+              entry -> derive(batch.account(), entry, options, now),
+              derivation,
+              Math.min(DERIVATION_HELPERS, batch.entries().size() / CHANGES_PER_HELPER));
       createTables(types);
       for (int attempt = 1; ; attempt++) {
-        Tx tx = new Tx(state);
+        Tx tx = new Tx(state, now, options, derived);
         try {
           jooq.transaction(cfg -> tx.run(DSL.using(cfg), batch));
         } catch (RuntimeException e) {
@@ -252,6 +280,47 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
     }
   }
+
+  /**
+   * What a change's object yields on its own, without the account's other objects: parsed,
+   * filtered, its records derived and its body serialised and hashed. Null for what has no
+   * object to derive (deletes, markers, kinds not cached).
+   */
+  private Derived derive(String account, SinkEntry entry, FormatOptions options, long now) {
+    if (!(entry instanceof SinkEntry.Change c)
+        || c.change().getType() == ChangeType.CHANGE_TYPE_DELETE
+        || !kinds.caches(typeOf(c.change().getKind()))) {
+      return null;
+    }
+    JsonNode object;
+    try {
+      object = mapper.readTree(c.change().getObjectJson().toByteArray());
+    } catch (IOException e) {
+      return new Derived(null, false, null, null, null, "unreadable object JSON (" + e.getMessage() + ")");
+    }
+    if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
+      return new Derived(object, true, null, null, null, null);
+    }
+    try {
+      ManifestCacheRecords records = ManifestCacheRecords.of(account, object, options).orElseThrow();
+      CacheRecord infra = records.infrastructure();
+      // bodies carry the empty groups Clouddriver always writes; relationships live in _rel rows
+      String body =
+          new CacheRecord(records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
+              .toBodyJson(mapper, now);
+      return new Derived(object, false, records, body, CacheRecord.bodyHash(body), null);
+    } catch (RuntimeException e) {
+      // an object shape the derivation cannot handle: Clouddriver would skip it as well
+      return new Derived(object, false, null, null, null, e.toString());
+    }
+  }
+
+  /**
+   * @param skipped not cached by the account's options or the ignore annotation
+   * @param problem why the object cannot be cached, or null
+   */
+  private record Derived(
+      JsonNode object, boolean skipped, ManifestCacheRecords records, String body, String bodyHash, String problem) {}
 
   private static MissingTables missingTables(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -349,24 +418,36 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final String agent;
     final Map<String, Listing> listings;
     final Map<String, Long> logical;
-    final long now = clock.millis();
+    final long now;
+    final FormatOptions options;
+    final ParallelBatch<SinkEntry, Derived> derivation;
     DSLContext ctx;
 
-    Tx(AccountCache state) {
+    Tx(AccountCache state, long now, FormatOptions options, ParallelBatch<SinkEntry, Derived> derivation) {
       this.state = state;
       this.account = state.account;
       this.agent = agentColumn(account);
       this.listings = new HashMap<>(state.listings);
       this.logical = new HashMap<>(state.logical);
+      this.now = now;
+      this.options = options;
+      this.derivation = derivation;
     }
 
     void run(DSLContext ctx, SinkBatch batch) {
       this.ctx = ctx;
       prefetch(batch);
       prefetchRelationships(batch);
-      for (SinkEntry entry : batch.entries()) {
+      for (int i = 0; i < batch.entries().size(); i++) {
+        SinkEntry entry = batch.entries().get(i);
         if (entry instanceof SinkEntry.Change c) {
-          change(c.change());
+          if (!derivation.isDone(i) && queuedRows >= ROWS_TO_FLUSH_WHILE_DERIVING) {
+            // the database writes what is queued while the helpers derive what comes next
+            flushObjects();
+            flushRelationships();
+            flushBodies();
+          }
+          change(c.change(), derivation.get(i));
         } else if (entry instanceof SinkEntry.Resync r) {
           marker(r.marker());
         }
@@ -379,7 +460,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     // ------------------------------------------------------------------ changes
 
-    void change(ObjectChange c) {
+    void change(ObjectChange c, Derived derived) {
       Kind kind = c.getKind();
       String type = typeOf(kind);
       if (!kinds.caches(type)) {
@@ -411,56 +492,43 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         uncache(key, type, kindKey(kind));
         return;
       }
-      JsonNode object;
-      try {
-        object = mapper.readTree(c.getObjectJson().toByteArray());
-      } catch (IOException e) {
-        // never retried into success: leave it out rather than block the account's stream
-        log.warn("Not caching {}: unreadable object JSON ({})", key, e.getMessage());
+      if (derived.skipped()) {
         uncache(key, type, kindKey(kind));
         return;
       }
-      FormatOptions options = accountOptions.apply(account).withCachedTypes(null);
-      if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
-        uncache(key, type, kindKey(kind));
-        return;
-      }
-      if (key.length() > dialect.maxIdLength) {
+      String problem = derived.problem();
+      if (problem == null && key.length() > dialect.maxIdLength) {
         // cats-sql drops such ids too (with an error log); writing one would fail the batch forever
-        log.warn("Not caching {}: longer than the {} characters of the id column", key, dialect.maxIdLength);
-        uncache(key, type, kindKey(kind));
-        return;
+        problem = "longer than the " + dialect.maxIdLength + " characters of the id column";
       }
-      ManifestCacheRecords records;
-      try {
-        state.index.put(object);
-        records = ManifestCacheRecords.of(account, object, options, state.index).orElseThrow();
-        if (!records.key().equals(key)) {
-          throw new IllegalArgumentException("its JSON names " + records.key());
-        }
-      } catch (RuntimeException e) {
-        // an object shape the derivation cannot handle: Clouddriver would skip it as well
-        log.warn("Not caching {}: {}", key, e.toString());
+      if (problem == null && !derived.records().key().equals(key)) {
+        problem = "its JSON names " + derived.records().key();
+      }
+      if (problem == null) {
         try {
-          state.index.remove(ManifestCacheRecords.keyOf(account, object));
-        } catch (RuntimeException ignored) {
-          // nothing was indexed
+          state.index.put(derived.object());
+        } catch (RuntimeException e) {
+          problem = e.toString();
         }
+      }
+      if (problem != null) {
+        // never retried into success: leave it out rather than block the account's stream
+        log.warn("Not caching {}: {}", key, problem);
         uncache(key, type, kindKey(kind));
         return;
       }
-      cache(records, kindKey(kind));
+      cache(derived, kindKey(kind));
     }
 
-    void cache(ManifestCacheRecords records, String kindKey) {
+    /** Writes an object's body and its relationship rows to the account's other objects. */
+    void cache(Derived derived, String kindKey) {
+      ManifestCacheRecords records = derived.records();
       String key = records.key();
       String type = records.type();
       state.indexed(kindKey).add(key);
       CacheRecord infra = records.infrastructure();
       requireTypes(Set.of(type));
-      upsertBody(
-          type,
-          new CacheRecord(key, type, infra.attributes(), sticky(), infra.ttlSeconds()));
+      upsertBody(type, key, infra.applicationColumn(), derived.bodyHash(), derived.body());
       records.application().ifPresent(a -> ensureLogical(a.id(), CacheTypes.APPLICATIONS, null));
       records
           .cluster()
@@ -470,7 +538,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
                       cl.id(),
                       CacheTypes.CLUSTERS,
                       records.application().map(CacheRecord::id).orElse(null)));
-      syncEdges(key, type, flatten(infra.relationships()));
+      Map<String, String> edges = flatten(infra.relationships());
+      edges.putAll(flatten(state.index.relationshipsOf(key)));
+      syncEdges(key, type, edges);
     }
 
     void uncache(String key, String type, String kindKey) {
@@ -620,6 +690,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingRelationships.clear();
     }
 
+    /** Body rows queued since the last {@link #flushBodies} (an estimate: a key may be queued twice). */
+    int queuedRows;
+
     /** Queues the row for {@link #flushBodies}; a later write or delete of the key replaces it. */
     void upsertBody(String type, CacheRecord record) {
       String body = record.toBodyJson(mapper, now);
@@ -627,6 +700,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     }
 
     void upsertBody(String type, String id, String application, String hash, String body) {
+      queuedRows++;
       pendingBodies
           .computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>())
           .put(id, new String[] {id, application, hash, body});
@@ -671,6 +745,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             }
           });
       pendingBodies.clear();
+      queuedRows = 0;
     }
 
     /** The relationship rows of the batch's objects, read up front: one query per type and 500 ids. */

@@ -58,6 +58,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   @Shared DSLContext jooq
   @Shared CatsReader reader
   @Shared ExecutorService executor = Executors.newSingleThreadExecutor()
+  @Shared ExecutorService derivation = Executors.newFixedThreadPool(2)
 
   MutableClock clock = new MutableClock(1_700_000_000_000L)
   SqlCacheWriter writer
@@ -76,6 +77,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def cleanupSpec() {
     executor.shutdownNow()
+    derivation.shutdownNow()
     db?.close()
   }
 
@@ -86,7 +88,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   SqlCacheWriter newWriter() {
-    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
   }
 
   List<String> cacheTables() {
@@ -406,7 +408,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def killingJooq = DSL.using(new DefaultConfiguration()
         .set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
         .set(new DefaultExecuteListenerProvider(killer)))
-    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
     writer.commit(new SinkBatch(ACCOUNT, [upsert(pod2(), '1')])).toCompletableFuture().get(60, TimeUnit.SECONDS) // tables known
     Map pod3 = Manifests.pod()
     pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
@@ -452,7 +454,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def "ignored objects and kinds outside the configured set are not cached"() {
     given:
-    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, clock)
+    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, derivation, clock)
 
     when:
     streamListing(application() + [Manifests.ignoredService()])
