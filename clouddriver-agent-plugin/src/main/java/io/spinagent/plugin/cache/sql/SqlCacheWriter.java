@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.unquotedName;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -302,7 +303,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       return new Derived(object, true, null, null, null, null);
     }
     try {
-      ManifestCacheRecords records = ManifestCacheRecords.of(account, object, options).orElseThrow();
+      // an object (skipReason skips anything else), parsed for this alone; the relationship
+      // index reads no member that making the manifest of it drops or adds
+      ManifestCacheRecords records =
+          ManifestCacheRecords.ofOwned(account, (ObjectNode) object, options).orElseThrow();
       CacheRecord infra = records.infrastructure();
       // bodies carry the empty groups Clouddriver always writes; relationships live in _rel rows
       String body =
@@ -748,35 +752,39 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       queuedRows = 0;
     }
 
-    /** The relationship rows of the batch's objects, read up front: one query per type and 500 ids. */
+    /**
+     * The relationship rows of the batch's objects, read up front: one query (a UNION ALL over
+     * their types' tables) per 500 ids.
+     */
     void prefetchRelationships(SinkBatch batch) {
-      Map<String, Set<String>> byType = new TreeMap<>();
+      Map<String, String> wanted = new LinkedHashMap<>(); // key → type
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
           String type = typeOf(c.change().getKind());
           if (kinds.caches(type) && knownTypes.contains(type)) {
-            byType
-                .computeIfAbsent(type, t -> new LinkedHashSet<>())
-                .add(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()));
+            wanted.put(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()), type);
           }
         }
       }
-      byType.forEach(
-          (type, keys) -> {
-            for (List<String> chunk : chunks(keys, k -> 0)) {
-              chunk.forEach(k -> relationships.put(k, new LinkedHashMap<>()));
-              for (Record r :
-                  ctx.select(ID, REL_ID, REL_TYPE)
-                      .from(table(unquotedName(relTable(type))))
-                      .where(ID.in(chunk))
-                      .fetch()) {
-                Map<String, String> rows = relationships.get(r.get(ID));
-                if (rows != null) { // null: an id equal only under the column's collation
-                  rows.put(r.get(REL_ID), r.get(REL_TYPE));
-                }
-              }
-            }
-          });
+      for (List<Map.Entry<String, String>> chunk : chunks(wanted.entrySet(), k -> 0)) {
+        Map<String, List<String>> byType = new TreeMap<>();
+        for (Map.Entry<String, String> e : chunk) {
+          byType.computeIfAbsent(e.getValue(), t -> new ArrayList<>()).add(e.getKey());
+          relationships.put(e.getKey(), new LinkedHashMap<>());
+        }
+        org.jooq.Select<org.jooq.Record3<String, String, String>> query = null;
+        for (Map.Entry<String, List<String>> e : byType.entrySet()) {
+          var select =
+              ctx.select(ID, REL_ID, REL_TYPE).from(table(unquotedName(relTable(e.getKey())))).where(ID.in(e.getValue()));
+          query = query == null ? select : query.unionAll(select);
+        }
+        for (Record r : query.fetch()) {
+          Map<String, String> rows = relationships.get(r.get(ID));
+          if (rows != null) { // null: an id equal only under the column's collation
+            rows.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+      }
     }
 
     /** The relationship rows of {@code key} (related key → its type), queued changes included. */
@@ -942,8 +950,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     // ------------------------------------------------------------------ spinagent_objects
 
     /**
-     * What spinagent_objects holds for the batch's objects, read up front: one query per kind and
-     * 500 names (an index range on the primary key's account, api_group, kind prefix).
+     * What spinagent_objects holds for the batch's objects, read up front: one query per 500
+     * objects (per kind, an index range on the primary key's account, api_group, kind prefix).
      */
     final Map<List<String>, Held> held = new HashMap<>();
 
@@ -952,47 +960,37 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
-      Map<List<String>, Set<List<String>>> byKind = new LinkedHashMap<>();
+      Set<List<String>> wanted = new LinkedHashSet<>();
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
-          Kind kind = c.change().getKind();
-          byKind
-              .computeIfAbsent(List.of(kind.getGroup(), kind.getKind()), k -> new LinkedHashSet<>())
-              .add(heldKey(kind, c.change().getNamespace(), c.change().getName()));
+          wanted.add(heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName()));
         }
       }
-      byKind.forEach(
-          (groupKind, wanted) -> {
-            List<List<String>> keys = new ArrayList<>(wanted);
-            for (int from = 0; from < keys.size(); from += 500) {
-              List<List<String>> chunk = keys.subList(from, Math.min(keys.size(), from + 500));
-              Set<String> names = new HashSet<>();
-              for (List<String> k : chunk) {
-                names.add(k.get(3));
-                held.put(k, null); // absent unless found
-              }
-              for (Record r :
-                  ctx.select(O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
-                      .from(table(unquotedName(OBJECTS)))
-                      .where(O_ACCOUNT.eq(account))
-                      .and(O_GROUP.eq(groupKind.get(0)))
-                      .and(O_KIND.eq(groupKind.get(1)))
-                      .and(O_NAME.in(names))
-                      .fetch()) {
-                List<String> k =
-                    List.of(groupKind.get(0), groupKind.get(1), r.get(O_NAMESPACE), r.get(O_NAME));
-                if (held.containsKey(k)) {
-                  Long generation = r.get(O_GENERATION);
-                  held.put(
-                      k,
-                      new Held(
-                          r.get(O_RV),
-                          Boolean.TRUE.equals(r.get(O_DELETED)),
-                          generation == null ? 0 : generation));
-                }
-              }
-            }
-          });
+      for (List<List<String>> chunk : chunks(wanted, k -> 0)) {
+        Map<List<String>, Set<String>> namesByKind = new LinkedHashMap<>();
+        for (List<String> k : chunk) {
+          namesByKind.computeIfAbsent(List.of(k.get(0), k.get(1)), x -> new HashSet<>()).add(k.get(3));
+          held.put(k, null); // absent unless found
+        }
+        List<org.jooq.Condition> byKind = new ArrayList<>();
+        namesByKind.forEach(
+            (groupKind, names) ->
+                byKind.add(O_GROUP.eq(groupKind.get(0)).and(O_KIND.eq(groupKind.get(1))).and(O_NAME.in(names))));
+        for (Record r :
+            ctx.select(O_GROUP, O_KIND, O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
+                .from(table(unquotedName(OBJECTS)))
+                .where(O_ACCOUNT.eq(account))
+                .and(DSL.or(byKind))
+                .fetch()) {
+          List<String> k = List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
+          if (held.containsKey(k)) {
+            Long generation = r.get(O_GENERATION);
+            held.put(
+                k,
+                new Held(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation));
+          }
+        }
+      }
     }
 
     List<String> heldKey(Kind kind, String namespace, String name) {

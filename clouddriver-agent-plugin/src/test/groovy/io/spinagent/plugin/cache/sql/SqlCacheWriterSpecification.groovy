@@ -264,6 +264,59 @@ abstract class SqlCacheWriterSpecification extends Specification {
     totalCacheRows() == 0
   }
 
+  def "batches of hundreds of changes, derived on helper threads and written in several statements, read back as derived"() {
+    given: 'an application whose replicaSet has 202 pods, listed in one batch per kind'
+    Map<String, Map> live = [:]
+    application().each { live[it.kind + '/' + it.metadata.name] = it }
+    (0..<200).each { i ->
+      Map p = Manifests.pod()
+      p.metadata.name = 'frontend-7d9f8c6b5-p' + String.format('%03d', i)
+      live['Pod/' + p.metadata.name] = p
+    }
+    streamListing(live.values() as List)
+
+    when: 'one batch updates every pod, replaces 30 of them (delete, create) and deletes the service'
+    List<SinkEntry> entries = []
+    int rv = 10
+    live.values().findAll { it.kind == 'Pod' }.toList().eachWithIndex { Map p, int i ->
+      if (i < 30) {
+        entries << delete(p, "${rv++}")
+        live.remove('Pod/' + p.metadata.name)
+        Map replacement = Manifests.pod()
+        replacement.metadata.name = p.metadata.name + '-new'
+        live['Pod/' + replacement.metadata.name] = replacement
+        entries << upsert(replacement, "${rv++}")
+      } else {
+        p.status.phase = 'Succeeded'
+        entries << upsert(p, "${rv++}")
+      }
+    }
+    entries << delete(Manifests.service(), "${rv++}")
+    live.remove('Service/frontend')
+    commit(entries)
+    def expected = AccountSnapshot.build(ACCOUNT, live.values().collect { Manifests.json(it) }, FormatOptions.DEFAULTS)
+
+    then: 'every record is what the derivation of the remaining objects gives, and no other is there'
+    expected.records().each { id, record ->
+      Map actual = reader.get(record.type(), id)
+      assert actual != null: "missing $id"
+      if (record.attributes().manifest != null) { // metadata.resourceVersion differs: it is the stream's
+        assert actual.attributes.manifest.status == Manifests.MAPPER.convertValue(record.attributes().manifest.get('status'), Map)
+      }
+      assert normalised(actual.relationships) == normalised(record.relationships())
+    }
+    reader.all(CacheTypes.POD).size() == 202
+    reader.all(CacheTypes.SERVICE).isEmpty()
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances.size() == 202
+
+    when: 'one batch deletes everything'
+    commit(live.values().collect { delete(it, "${rv++}") })
+
+    then: 'the logical rows go with their last members, and nothing is left'
+    reader.walk('shop') == null
+    totalCacheRows() == 0
+  }
+
   def "a pod change writes the pod's rows and never its replicaSet's body"() {
     given:
     streamListing(application())
