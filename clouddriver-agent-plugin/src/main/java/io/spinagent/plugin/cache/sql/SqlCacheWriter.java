@@ -457,6 +457,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         }
       }
       flushObjects();
+      linkClusters();
       settleLogical();
       flushRelationships();
       flushBodies();
@@ -830,9 +831,50 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       String name = CacheKeys.parse(key).map(CacheKeys.ParsedKey::name).orElse(key);
       upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
       logical.put(key, now);
-      if (applicationKey != null && !relationshipRows(key, CacheTypes.CLUSTERS).containsKey(applicationKey)) {
-        addEdge(key, CacheTypes.CLUSTERS, applicationKey, CacheTypes.APPLICATIONS);
+      if (applicationKey != null) {
+        clusterLinks.put(key, applicationKey);
       }
+    }
+
+    /** Clusters whose row this batch wrote → their application, linked by {@link #linkClusters}. */
+    final Map<String, String> clusterLinks = new LinkedHashMap<>();
+
+    /**
+     * Adds each written cluster's link to its application where it is missing, reading the
+     * clusters' rows together (one query per 500) rather than one query per cluster: a listing
+     * writes every cluster of the account.
+     */
+    void linkClusters() {
+      if (clusterLinks.isEmpty()) {
+        return;
+      }
+      flushRelationships(); // the rows read below are then all there is
+      List<String> unread = new ArrayList<>();
+      for (String key : clusterLinks.keySet()) {
+        if (!relationships.containsKey(key)) {
+          unread.add(key);
+          relationships.put(key, new LinkedHashMap<>());
+        }
+      }
+      for (List<String> chunk : chunks(unread, k -> 0)) {
+        for (Record r :
+            ctx.select(ID, REL_ID, REL_TYPE)
+                .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                .where(ID.in(chunk))
+                .fetch()) {
+          Map<String, String> rows = relationships.get(r.get(ID));
+          if (rows != null) { // null: an id equal only under the column's collation
+            rows.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+      }
+      clusterLinks.forEach(
+          (cluster, application) -> {
+            if (!relationships.get(cluster).containsKey(application)) {
+              addEdge(cluster, CacheTypes.CLUSTERS, application, CacheTypes.APPLICATIONS);
+            }
+          });
+      clusterLinks.clear();
     }
 
     /**
