@@ -71,8 +71,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what
  * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
- * one query per kind or type; bodies, spinagent_objects rows and new relationship rows are queued
- * and written as multi-row statements before anything reads them and at the end.
+ * one query each per 500 objects; bodies, spinagent_objects rows and relationship rows, deletes
+ * included, are queued and written as multi-row statements; logical rows are linked and settled
+ * once at the end of the batch. The work on each object alone (parse, derive, serialise, hash)
+ * runs on helper threads from the moment a batch is handed over ({@link ParallelBatch}), and the
+ * batch's thread writes queued rows whenever it would otherwise wait for that work.
  */
 public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
 
