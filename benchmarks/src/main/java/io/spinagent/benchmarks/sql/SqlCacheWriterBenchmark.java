@@ -95,6 +95,7 @@ public final class SqlCacheWriterBenchmark {
       Latencies writerLatency,
       Latencies rawLatency,
       Latencies pollingLatency,
+      BelowCapacity belowCapacity,
       PollingCycle.Result cycle,
       int cycleChanges,
       double listingMillis,
@@ -137,9 +138,16 @@ public final class SqlCacheWriterBenchmark {
         t.setDaemon(true);
         return t;
       });
+      // as SqlCacheConfiguration builds it for Clouddriver
+      ExecutorService derivation = Executors.newFixedThreadPool(SqlCacheWriter.DERIVATION_HELPERS, r -> {
+        Thread t = new Thread(r, "spinagent-sql-derive");
+        t.setDaemon(true);
+        return t;
+      });
       try {
         SqlCacheWriter writer = new SqlCacheWriter(
-            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, Clock.systemUTC());
+            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, derivation,
+            Clock.systemUTC());
         RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
@@ -157,14 +165,20 @@ public final class SqlCacheWriterBenchmark {
             throughput.rawRate());
 
         int offered = options.rate() * options.seconds();
-        List<ObjectChange> forWriter = workload.changes(offered);
-        raw.prepare(forWriter);
-        Latencies writerLatency = OpenLoop.run(forWriter, options.rate(), options.batch(), batch -> commit(writer, batch));
-        List<ObjectChange> forRaw = workload.changes(offered);
-        Latencies rawLatency = OpenLoop.run(raw.prepare(forRaw), options.rate(), options.batch(), raw::apply);
-        catchUp(writer, forRaw, options.batch());
+        Latencies[] latency = latencies(workload, writer, raw, options.rate(), options.seconds(), options.batch());
+        Latencies writerLatency = latency[0];
+        Latencies rawLatency = latency[1];
         progress(name, "latency at %d/s: writer p99 %.1f ms, raw upsert p99 %.1f ms", options.rate(),
             writerLatency.percentileMillis(99), rawLatency.percentileMillis(99));
+        BelowCapacity belowCapacity = null;
+        if (throughput.writerRate() < options.rate()) {
+          // above the writer's capacity the queue grows all run long: also measure a steady state
+          int rate = (int) (0.7 * throughput.writerRate());
+          Latencies[] below = latencies(workload, writer, raw, rate, options.seconds(), options.batch());
+          belowCapacity = new BelowCapacity(rate, below[0], below[1]);
+          progress(name, "latency at %d/s (70%% of the writer's capacity): writer p99 %.1f ms, raw upsert p99 %.1f ms",
+              rate, below[0].percentileMillis(99), below[1].percentileMillis(99));
+        }
 
         // Polling alone in the tables, as Clouddriver's agent would be.
         clearCacheTables(writerJooq, dialect);
@@ -184,11 +198,32 @@ public final class SqlCacheWriterBenchmark {
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
         return new Figures(name, throughput, writerLatency, rawLatency,
-            pollingLatency, cycle, second.size(), listingMillis, first.nanos() / 1e6);
+            pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6);
       } finally {
         executor.shutdownNow();
+        derivation.shutdownNow();
       }
     }
+  }
+
+  /** Latencies at a rate the writer sustains, measured when the offered rate is above its capacity. */
+  record BelowCapacity(int rate, Latencies writer, Latencies raw) {}
+
+  /**
+   * The writer's and then the raw upsert's latency with {@code rate} changes/s offered open-loop
+   * for {@code seconds}, each on its own changes; the writer then catches up, untimed, on the raw
+   * upsert's changes.
+   */
+  private static Latencies[] latencies(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate,
+      int seconds, int batch) throws Exception {
+    int offered = rate * seconds;
+    List<ObjectChange> forWriter = workload.changes(offered);
+    raw.prepare(forWriter);
+    Latencies writerLatency = OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b));
+    List<ObjectChange> forRaw = workload.changes(offered);
+    Latencies rawLatency = OpenLoop.run(raw.prepare(forRaw), rate, batch, raw::apply);
+    catchUp(writer, forRaw, batch);
+    return new Latencies[] {writerLatency, rawLatency};
   }
 
   /** @param derivationRate changes/s of deriving the rows alone (parse, derive, serialise, hash; untimed for raw) */
@@ -348,6 +383,17 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p99 at offered rate (ms)",
           f.writerLatency().percentileMillis(99), f.rawLatency().percentileMillis(99), f.pollingLatency().percentileMillis(99),
           f.writerLatency().percentileMillis(99) / f.rawLatency().percentileMillis(99));
+      if (f.belowCapacity() != null) {
+        BelowCapacity b = f.belowCapacity();
+        System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p50 at " + b.rate() + "/s (ms)",
+            b.writer().percentileMillis(50), b.raw().percentileMillis(50), "-",
+            b.writer().percentileMillis(50) / b.raw().percentileMillis(50));
+        System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p99 at " + b.rate() + "/s (ms)",
+            b.writer().percentileMillis(99), b.raw().percentileMillis(99), "-",
+            b.writer().percentileMillis(99) / b.raw().percentileMillis(99));
+        System.out.printf("(the writer's capacity here, %.0f changes/s, is below the %d/s offered above: %d/s is 70%% of it)%n",
+            t.writerRate(), options.rate(), b.rate());
+      }
       System.out.printf("polling vs writer latency: p50 %.0f×, p99 %.0f× (polling cycles back to back)%n",
           f.pollingLatency().percentileMillis(50) / f.writerLatency().percentileMillis(50),
           f.pollingLatency().percentileMillis(99) / f.writerLatency().percentileMillis(99));
@@ -363,7 +409,8 @@ public final class SqlCacheWriterBenchmark {
           f.listingMillis(), f.firstCycleMillis());
     }
     System.out.println();
-    System.out.println("writer:     SqlCacheWriter (derivation, staleness check, relationship diff, bookkeeping), one transaction per batch");
+    System.out.println("writer:     SqlCacheWriter.commit from call to completed transaction: parsing, derivation (on the batch's thread"
+        + " and " + SqlCacheWriter.DERIVATION_HELPERS + " helper(s)), staleness check, relationship diff, bookkeeping, one transaction per batch");
     System.out.println("raw upsert: the same body and relationship rows, multi-row jOOQ upserts, one transaction per batch");
     System.out.println("polling:    Clouddriver-style cycle: parse the full listing, derive all records, cats-sql authoritative store");
   }

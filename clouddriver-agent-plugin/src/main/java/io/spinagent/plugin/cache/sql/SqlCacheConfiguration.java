@@ -44,12 +44,22 @@ public final class SqlCacheConfiguration {
               t.setDaemon(true);
               return t;
             });
+    // shared by all accounts' batches; a batch's own thread always works too, so none waits on it
+    ExecutorService derivation =
+        Executors.newFixedThreadPool(
+            SqlCacheWriter.DERIVATION_HELPERS,
+            r -> {
+              Thread t = new Thread(r, "spinagent-sql-derive");
+              t.setDaemon(true);
+              return t;
+            });
     return new SqlCacheWriter(
         jooq,
         environment.getProperty("sql.table-namespace"),
         CachedKinds.of(properties.getCache()),
         accountOptions,
         executor,
+        derivation,
         Clock.systemUTC());
   }
 }

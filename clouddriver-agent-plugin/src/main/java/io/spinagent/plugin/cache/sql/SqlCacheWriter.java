@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.unquotedName;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -70,8 +71,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what
  * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
- * one query per kind or type; bodies, spinagent_objects rows and new relationship rows are queued
- * and written as multi-row statements before anything reads them and at the end.
+ * one query each per 500 objects; bodies, spinagent_objects rows and relationship rows, deletes
+ * included, are queued and written as multi-row statements; logical rows are linked and settled
+ * once at the end of the batch. The work on each object alone (parse, derive, serialise, hash)
+ * runs on helper threads from the moment a batch is handed over ({@link ParallelBatch}), and the
+ * batch's thread writes queued rows whenever it would otherwise wait for that work.
  */
 public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
 
@@ -90,6 +94,20 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final int MAX_ATTEMPTS = 32;
   private static final int MAX_ROWS_PER_STATEMENT = 500;
   private static final int MAX_CHARS_PER_STATEMENT = 4 << 20;
+
+  /**
+   * Helper tasks that parse, derive and serialise a batch's objects alongside the batch's own
+   * thread, which joins in after its up-front queries: all cores but one, one per 16 changes.
+   */
+  public static final int DERIVATION_HELPERS = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+
+  private static final int CHANGES_PER_HELPER = 16;
+
+  /**
+   * Queued rows worth a round trip while derivation is behind: large enough to keep statements
+   * few per batch, small enough that a batch's writing starts well before its derivation ends.
+   */
+  private static final int ROWS_TO_FLUSH_WHILE_DERIVING = 100;
 
   private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
   private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
@@ -119,6 +137,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final CachedKinds kinds;
   private final Function<String, FormatOptions> accountOptions;
   private final Executor executor;
+  private final Executor derivation;
   private final Clock clock;
   private final ObjectMapper mapper = new ObjectMapper();
   private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
@@ -128,6 +147,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   /**
    * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
    *     {@code kinds}, so its cachedTypes are ignored
+   * @param executor runs each batch (one at a time per account)
+   * @param derivation helps a batch parse and serialise its objects (see {@link #DERIVATION_HELPERS})
    */
   public SqlCacheWriter(
       DSLContext jooq,
@@ -135,6 +156,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       CachedKinds kinds,
       Function<String, FormatOptions> accountOptions,
       Executor executor,
+      Executor derivation,
       Clock clock) {
     this.jooq = jooq;
     this.dialect = dialectOf(jooq.dialect());
@@ -142,6 +164,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     this.kinds = kinds;
     this.accountOptions = accountOptions;
     this.executor = executor;
+    this.derivation = derivation;
     this.clock = clock;
   }
 
@@ -233,9 +256,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           types.add(type);
         }
       }
+      long now = clock.millis();
+      FormatOptions options = accountOptions.apply(batch.account()).withCachedTypes(null);
+      // started before the DDL and the up-front queries, whose round trips it overlaps
+      ParallelBatch<SinkEntry, Derived> derived =
+          ParallelBatch.start(
+              batch.entries(),
+              entry -> derive(batch.account(), entry, options, now),
+              derivation,
+              Math.min(DERIVATION_HELPERS, batch.entries().size() / CHANGES_PER_HELPER));
       createTables(types);
       for (int attempt = 1; ; attempt++) {
-        Tx tx = new Tx(state);
+        Tx tx = new Tx(state, now, options, derived);
         try {
           jooq.transaction(cfg -> tx.run(DSL.using(cfg), batch));
         } catch (RuntimeException e) {
@@ -252,6 +284,50 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
     }
   }
+
+  /**
+   * What a change's object yields on its own, without the account's other objects: parsed,
+   * filtered, its records derived and its body serialised and hashed. Null for what has no
+   * object to derive (deletes, markers, kinds not cached).
+   */
+  private Derived derive(String account, SinkEntry entry, FormatOptions options, long now) {
+    if (!(entry instanceof SinkEntry.Change c)
+        || c.change().getType() == ChangeType.CHANGE_TYPE_DELETE
+        || !kinds.caches(typeOf(c.change().getKind()))) {
+      return null;
+    }
+    JsonNode object;
+    try {
+      object = mapper.readTree(c.change().getObjectJson().toByteArray());
+    } catch (IOException e) {
+      return new Derived(null, false, null, null, null, "unreadable object JSON (" + e.getMessage() + ")");
+    }
+    if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
+      return new Derived(object, true, null, null, null, null);
+    }
+    try {
+      // an object (skipReason skips anything else), parsed for this alone; the relationship
+      // index reads no member that making the manifest of it drops or adds
+      ManifestCacheRecords records =
+          ManifestCacheRecords.ofOwned(account, (ObjectNode) object, options).orElseThrow();
+      CacheRecord infra = records.infrastructure();
+      // bodies carry the empty groups Clouddriver always writes; relationships live in _rel rows
+      String body =
+          new CacheRecord(records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
+              .toBodyJson(mapper, now);
+      return new Derived(object, false, records, body, CacheRecord.bodyHash(body), null);
+    } catch (RuntimeException e) {
+      // an object shape the derivation cannot handle: Clouddriver would skip it as well
+      return new Derived(object, false, null, null, null, e.toString());
+    }
+  }
+
+  /**
+   * @param skipped not cached by the account's options or the ignore annotation
+   * @param problem why the object cannot be cached, or null
+   */
+  private record Derived(
+      JsonNode object, boolean skipped, ManifestCacheRecords records, String body, String bodyHash, String problem) {}
 
   private static MissingTables missingTables(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -332,6 +408,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
   private record Held(String resourceVersion, boolean deleted, long generation) {}
 
+  /** Queued changes to one relationship table. */
+  private static final class RelationshipChanges {
+    /** ids all of whose rows go */
+    final Set<String> cleared = new LinkedHashSet<>();
+    /** id → rel_ids of rows that go */
+    final Map<String, Set<String>> deleted = new LinkedHashMap<>();
+    /** id → rel_id → row (uuid, id, rel_id, rel_agent, rel_type, last_updated) to insert */
+    final Map<String, Map<String, Object[]>> inserted = new LinkedHashMap<>();
+  }
+
   /** One attempt at one batch. */
   private final class Tx {
     final AccountCache state;
@@ -339,36 +425,50 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final String agent;
     final Map<String, Listing> listings;
     final Map<String, Long> logical;
-    final long now = clock.millis();
+    final long now;
+    final FormatOptions options;
+    final ParallelBatch<SinkEntry, Derived> derivation;
     DSLContext ctx;
 
-    Tx(AccountCache state) {
+    Tx(AccountCache state, long now, FormatOptions options, ParallelBatch<SinkEntry, Derived> derivation) {
       this.state = state;
       this.account = state.account;
       this.agent = agentColumn(account);
       this.listings = new HashMap<>(state.listings);
       this.logical = new HashMap<>(state.logical);
+      this.now = now;
+      this.options = options;
+      this.derivation = derivation;
     }
 
     void run(DSLContext ctx, SinkBatch batch) {
       this.ctx = ctx;
       prefetch(batch);
       prefetchRelationships(batch);
-      for (SinkEntry entry : batch.entries()) {
+      for (int i = 0; i < batch.entries().size(); i++) {
+        SinkEntry entry = batch.entries().get(i);
         if (entry instanceof SinkEntry.Change c) {
-          change(c.change());
+          if (!derivation.isDone(i) && queuedRows >= ROWS_TO_FLUSH_WHILE_DERIVING) {
+            // the database writes what is queued while the helpers derive what comes next
+            flushObjects();
+            flushRelationships();
+            flushBodies();
+          }
+          change(c.change(), derivation.get(i));
         } else if (entry instanceof SinkEntry.Resync r) {
           marker(r.marker());
         }
       }
       flushObjects();
-      flushBodies();
+      linkClusters();
+      settleLogical();
       flushRelationships();
+      flushBodies();
     }
 
     // ------------------------------------------------------------------ changes
 
-    void change(ObjectChange c) {
+    void change(ObjectChange c, Derived derived) {
       Kind kind = c.getKind();
       String type = typeOf(kind);
       if (!kinds.caches(type)) {
@@ -400,56 +500,43 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         uncache(key, type, kindKey(kind));
         return;
       }
-      JsonNode object;
-      try {
-        object = mapper.readTree(c.getObjectJson().toByteArray());
-      } catch (IOException e) {
-        // never retried into success: leave it out rather than block the account's stream
-        log.warn("Not caching {}: unreadable object JSON ({})", key, e.getMessage());
+      if (derived.skipped()) {
         uncache(key, type, kindKey(kind));
         return;
       }
-      FormatOptions options = accountOptions.apply(account).withCachedTypes(null);
-      if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
-        uncache(key, type, kindKey(kind));
-        return;
-      }
-      if (key.length() > dialect.maxIdLength) {
+      String problem = derived.problem();
+      if (problem == null && key.length() > dialect.maxIdLength) {
         // cats-sql drops such ids too (with an error log); writing one would fail the batch forever
-        log.warn("Not caching {}: longer than the {} characters of the id column", key, dialect.maxIdLength);
-        uncache(key, type, kindKey(kind));
-        return;
+        problem = "longer than the " + dialect.maxIdLength + " characters of the id column";
       }
-      ManifestCacheRecords records;
-      try {
-        state.index.put(object);
-        records = ManifestCacheRecords.of(account, object, options, state.index).orElseThrow();
-        if (!records.key().equals(key)) {
-          throw new IllegalArgumentException("its JSON names " + records.key());
-        }
-      } catch (RuntimeException e) {
-        // an object shape the derivation cannot handle: Clouddriver would skip it as well
-        log.warn("Not caching {}: {}", key, e.toString());
+      if (problem == null && !derived.records().key().equals(key)) {
+        problem = "its JSON names " + derived.records().key();
+      }
+      if (problem == null) {
         try {
-          state.index.remove(ManifestCacheRecords.keyOf(account, object));
-        } catch (RuntimeException ignored) {
-          // nothing was indexed
+          state.index.put(derived.object());
+        } catch (RuntimeException e) {
+          problem = e.toString();
         }
+      }
+      if (problem != null) {
+        // never retried into success: leave it out rather than block the account's stream
+        log.warn("Not caching {}: {}", key, problem);
         uncache(key, type, kindKey(kind));
         return;
       }
-      cache(records, kindKey(kind));
+      cache(derived, kindKey(kind));
     }
 
-    void cache(ManifestCacheRecords records, String kindKey) {
+    /** Writes an object's body and its relationship rows to the account's other objects. */
+    void cache(Derived derived, String kindKey) {
+      ManifestCacheRecords records = derived.records();
       String key = records.key();
       String type = records.type();
       state.indexed(kindKey).add(key);
       CacheRecord infra = records.infrastructure();
       requireTypes(Set.of(type));
-      upsertBody(
-          type,
-          new CacheRecord(key, type, infra.attributes(), sticky(), infra.ttlSeconds()));
+      upsertBody(type, key, infra.applicationColumn(), derived.bodyHash(), derived.body());
       records.application().ifPresent(a -> ensureLogical(a.id(), CacheTypes.APPLICATIONS, null));
       records
           .cluster()
@@ -459,7 +546,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
                       cl.id(),
                       CacheTypes.CLUSTERS,
                       records.application().map(CacheRecord::id).orElse(null)));
-      cleanupLogical(syncEdges(key, type, flatten(infra.relationships())));
+      Map<String, String> edges = flatten(infra.relationships());
+      edges.putAll(flatten(state.index.relationshipsOf(key)));
+      syncEdges(key, type, edges);
     }
 
     void uncache(String key, String type, String kindKey) {
@@ -467,14 +556,15 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       state.indexed(kindKey).remove(key);
       requireTypes(Set.of(type));
       deleteBody(type, key);
-      cleanupLogical(syncEdges(key, type, flatten(state.index.relationshipsOf(key))));
+      syncEdges(key, type, flatten(state.index.relationshipsOf(key)));
     }
 
     /**
      * Makes the relationship rows of {@code key} exactly {@code desired} (related key → its type),
-     * both directions, touching only the differences; returns the logical keys it unlinked.
+     * both directions, touching only the differences; queues the logical keys it unlinked for
+     * {@link #settleLogical}.
      */
-    Set<String> syncEdges(String key, String type, Map<String, String> wanted) {
+    void syncEdges(String key, String type, Map<String, String> wanted) {
       Map<String, String> desired = new LinkedHashMap<>();
       wanted.forEach(
           (k, t) -> {
@@ -486,72 +576,117 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       types.add(type);
       requireTypes(types);
       Map<String, String> have = relationshipRows(key, type);
-      Set<String> unlinkedLogical = new LinkedHashSet<>();
-      List<String> gone = new ArrayList<>();
+      Map<String, String> gone = new LinkedHashMap<>();
       have.forEach(
           (relKey, relType) -> {
             if (!relType.equals(desired.get(relKey))) {
-              gone.add(relKey);
-              if (relType != null && CacheTypes.isLogical(relType)) {
-                unlinkedLogical.add(relKey);
+              gone.put(relKey, relType);
+              if (CacheTypes.isLogical(relType)) {
+                logicalToSettle.add(relKey);
               }
             }
           });
-      if (!gone.isEmpty()) {
-        flushRelationships();
-        ctx.deleteFrom(table(unquotedName(relTable(type))))
-            .where(ID.eq(key).and(REL_ID.in(gone)))
-            .execute();
-        relationships.remove(key);
-        Set<String> goneTypes = new HashSet<>();
-        for (String relKey : gone) {
-          goneTypes.add(have.get(relKey));
-        }
-        requireTypes(goneTypes);
-        for (String relKey : gone) {
-          deleteRow(have.get(relKey), relKey, key);
-        }
-      }
-      Map<String, List<Object[]>> inserts = new TreeMap<>();
+      requireTypes(new HashSet<>(gone.values()));
+      gone.forEach(
+          (relKey, relType) -> {
+            deleteRelationshipRow(type, key, relKey);
+            deleteRelationshipRow(relType, relKey, key);
+          });
       desired.forEach(
           (relKey, relType) -> {
             if (!relType.equals(have.get(relKey))) {
-              addEdge(inserts, key, type, relKey, relType);
+              addEdge(key, type, relKey, relType);
             }
           });
-      insertRows(inserts);
-      return unlinkedLogical;
     }
 
     /** Queues both rows of the edge src → dst (forward in src's table, reverse in dst's). */
-    void addEdge(Map<String, List<Object[]>> inserts, String src, String srcType, String dst, String dstType) {
+    void addEdge(String src, String srcType, String dst, String dstType) {
       String relAgent = CacheTypes.agentColumn(dstType + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
-      inserts
-          .computeIfAbsent(relTable(srcType), t -> new ArrayList<>())
-          .add(new Object[] {Ulid.next(now), src, dst, relAgent, dstType, now});
-      inserts
-          .computeIfAbsent(relTable(dstType), t -> new ArrayList<>())
-          .add(new Object[] {Ulid.next(now), dst, src, relAgent, srcType, now});
+      insertRelationshipRow(srcType, src, dst, dstType, relAgent);
+      insertRelationshipRow(dstType, dst, src, srcType, relAgent);
     }
 
-    /** Queues relationship rows for {@link #flushRelationships}. */
-    void insertRows(Map<String, List<Object[]>> inserts) {
-      inserts.forEach(
-          (table, rows) -> {
-            pendingRelationships.computeIfAbsent(table, t -> new ArrayList<>()).addAll(rows);
-            for (Object[] row : rows) {
-              relationships.remove((String) row[1]);
-            }
-          });
+    // ------------------------------------------------------------------ queued relationship rows
+
+    /**
+     * Relationship rows to delete and insert, by table, applied in that order by {@link
+     * #flushRelationships}: so a row deleted and then inserted again in one batch ends up once,
+     * and a row inserted and then deleted never reaches the database.
+     */
+    final Map<String, RelationshipChanges> pendingRelationships = new TreeMap<>();
+
+    /**
+     * The relationship rows of the batch's objects as the database holds them with this
+     * transaction's queued changes applied: read up front for the batch's objects, on first use
+     * for any other id, and kept current as changes are queued. (A key names its type, so an id
+     * has rows in one table only.)
+     */
+    final Map<String, Map<String, String>> relationships = new HashMap<>();
+
+    RelationshipChanges relationshipChanges(String ownerType) {
+      return pendingRelationships.computeIfAbsent(relTable(ownerType), t -> new RelationshipChanges());
     }
 
-    /** The queued relationship rows, before anything reads or deletes relationship rows. */
+    void insertRelationshipRow(String ownerType, String id, String relId, String relType, String relAgent) {
+      relationshipChanges(ownerType)
+          .inserted
+          .computeIfAbsent(id, k -> new LinkedHashMap<>())
+          .put(relId, new Object[] {Ulid.next(now), id, relId, relAgent, relType, now});
+      Map<String, String> known = relationships.get(id);
+      if (known != null) {
+        known.put(relId, relType);
+      }
+    }
+
+    void deleteRelationshipRow(String ownerType, String id, String relId) {
+      RelationshipChanges changes = relationshipChanges(ownerType);
+      Map<String, Object[]> inserted = changes.inserted.get(id);
+      if (inserted != null) {
+        inserted.remove(relId);
+      }
+      changes.deleted.computeIfAbsent(id, k -> new LinkedHashSet<>()).add(relId);
+      Map<String, String> known = relationships.get(id);
+      if (known != null) {
+        known.remove(relId);
+      }
+    }
+
+    void deleteAllRelationshipRows(String ownerType, String id) {
+      RelationshipChanges changes = relationshipChanges(ownerType);
+      changes.inserted.remove(id);
+      changes.deleted.remove(id);
+      changes.cleared.add(id);
+      relationships.put(id, new LinkedHashMap<>());
+    }
+
+    /**
+     * The queued relationship changes, before anything reads relationship tables: per table, one
+     * multi-row delete per 500 ids cleared and per 500 rows deleted, then multi-row inserts.
+     */
     void flushRelationships() {
       pendingRelationships.forEach(
-          (table, rows) -> {
-            for (List<Object[]> chunk : chunks(rows, r -> 0)) {
+          (table, changes) -> {
+            Table<Record> t = table(unquotedName(table));
+            for (List<String> ids : chunks(changes.cleared, id -> 0)) {
+              ctx.deleteFrom(t).where(ID.in(ids)).execute();
+            }
+            List<org.jooq.Condition> rows = new ArrayList<>();
+            changes.deleted.forEach(
+                (id, relIds) -> {
+                  for (List<String> relChunk : chunks(relIds, r -> 0)) {
+                    rows.add(ID.eq(id).and(REL_ID.in(relChunk)));
+                  }
+                });
+            // an id's rows are found through its index; OR-ed, a few hundred ids per statement
+            for (List<org.jooq.Condition> chunk : chunks(rows, r -> 0)) {
+              ctx.deleteFrom(t).where(DSL.or(chunk)).execute();
+            }
+            List<Object[]> inserts = new ArrayList<>();
+            changes.inserted.values().forEach(byRelId -> inserts.addAll(byRelId.values()));
+            for (List<Object[]> chunk : chunks(inserts, r -> 0)) {
               InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
-                  ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+                  ctx.insertInto(t, UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
               for (Object[] row : chunk) {
                 insert =
                     insert.values(
@@ -563,39 +698,47 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingRelationships.clear();
     }
 
-    void deleteRow(String ownerType, String id, String relId) {
-      flushRelationships();
-      ctx.deleteFrom(table(unquotedName(relTable(ownerType))))
-          .where(ID.eq(id).and(REL_ID.eq(relId)))
-          .execute();
-      relationships.remove(id);
-    }
+    /** Body rows queued since the last {@link #flushBodies} (an estimate: a key may be queued twice). */
+    int queuedRows;
 
     /** Queues the row for {@link #flushBodies}; a later write or delete of the key replaces it. */
     void upsertBody(String type, CacheRecord record) {
       String body = record.toBodyJson(mapper, now);
+      upsertBody(type, record.id(), record.applicationColumn(), CacheRecord.bodyHash(body), body);
+    }
+
+    void upsertBody(String type, String id, String application, String hash, String body) {
+      queuedRows++;
       pendingBodies
           .computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>())
-          .put(record.id(), new String[] {record.id(), record.applicationColumn(), CacheRecord.bodyHash(body), body});
+          .put(id, new String[] {id, application, hash, body});
     }
 
+    /** Queues the row's delete for {@link #flushBodies}; a later write of the key replaces it. */
     void deleteBody(String type, String key) {
-      Map<String, String[]> pending = pendingBodies.get(resourceTable(type));
-      if (pending != null) {
-        pending.remove(key);
-      }
-      ctx.deleteFrom(table(unquotedName(resourceTable(type))))
-          .where(ID.eq(key).and(AGENT.eq(agent)))
-          .execute();
+      pendingBodies.computeIfAbsent(resourceTable(type), t -> new LinkedHashMap<>()).put(key, null);
     }
 
-    /** The queued body rows: one multi-row upsert per table and chunk. */
+    /** The queued body rows: per table and chunk, one multi-row delete and one multi-row upsert. */
     void flushBodies() {
       pendingBodies.forEach(
           (table, rows) -> {
-            for (List<String[]> chunk : chunks(rows.values(), r -> r[3].length())) {
-              var insert =
-                  ctx.insertInto(table(unquotedName(table)), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
+            Table<Record> t = table(unquotedName(table));
+            List<String> deletes = new ArrayList<>();
+            List<String[]> upserts = new ArrayList<>();
+            rows.forEach(
+                (id, row) -> {
+                  if (row == null) {
+                    deletes.add(id);
+                  } else {
+                    upserts.add(row);
+                  }
+                });
+            for (List<String> ids : chunks(deletes, id -> 0)) {
+              ctx.deleteFrom(t).where(AGENT.eq(agent).and(ID.in(ids))).execute();
+            }
+            for (List<String[]> chunk : chunks(upserts, r -> r[3].length())) {
+              var insert = ctx.insertInto(t, ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
               for (String[] row : chunk) {
                 insert = insert.values(row[0], agent, row[1], row[2], row[3], now);
               }
@@ -610,62 +753,70 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             }
           });
       pendingBodies.clear();
+      queuedRows = 0;
     }
 
     /**
-     * The relationship rows of the batch's objects, read up front: one query per type and 500
-     * ids. Entries are dropped whenever this transaction changes an id's rows, and read again.
+     * The relationship rows of the batch's objects, read up front: one query (a UNION ALL over
+     * their types' tables) per 500 ids.
      */
-    final Map<String, Map<String, String>> relationships = new HashMap<>();
-
     void prefetchRelationships(SinkBatch batch) {
-      Map<String, Set<String>> byType = new TreeMap<>();
+      Map<String, String> wanted = new LinkedHashMap<>(); // key → type
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
           String type = typeOf(c.change().getKind());
           if (kinds.caches(type) && knownTypes.contains(type)) {
-            byType
-                .computeIfAbsent(type, t -> new LinkedHashSet<>())
-                .add(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()));
+            wanted.put(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()), type);
           }
         }
       }
-      byType.forEach(
-          (type, keys) -> {
-            List<String> ids = new ArrayList<>(keys);
-            for (int from = 0; from < ids.size(); from += 500) {
-              List<String> chunk = ids.subList(from, Math.min(ids.size(), from + 500));
-              chunk.forEach(k -> relationships.put(k, new LinkedHashMap<>()));
-              for (Record r :
-                  ctx.select(ID, REL_ID, REL_TYPE)
-                      .from(table(unquotedName(relTable(type))))
-                      .where(ID.in(chunk))
-                      .fetch()) {
-                Map<String, String> rows = relationships.get(r.get(ID));
-                if (rows != null) { // null: an id equal only under the column's collation
-                  rows.put(r.get(REL_ID), r.get(REL_TYPE));
-                }
-              }
-            }
-          });
+      for (List<Map.Entry<String, String>> chunk : chunks(wanted.entrySet(), k -> 0)) {
+        Map<String, List<String>> byType = new TreeMap<>();
+        for (Map.Entry<String, String> e : chunk) {
+          byType.computeIfAbsent(e.getValue(), t -> new ArrayList<>()).add(e.getKey());
+          relationships.put(e.getKey(), new LinkedHashMap<>());
+        }
+        org.jooq.Select<org.jooq.Record3<String, String, String>> query = null;
+        for (Map.Entry<String, List<String>> e : byType.entrySet()) {
+          var select =
+              ctx.select(ID, REL_ID, REL_TYPE).from(table(unquotedName(relTable(e.getKey())))).where(ID.in(e.getValue()));
+          query = query == null ? select : query.unionAll(select);
+        }
+        for (Record r : query.fetch()) {
+          Map<String, String> rows = relationships.get(r.get(ID));
+          if (rows != null) { // null: an id equal only under the column's collation
+            rows.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+      }
     }
 
-    /** The relationship rows of {@code key} (related key → its type), as the database holds them now. */
+    /** The relationship rows of {@code key} (related key → its type), queued changes included. */
     Map<String, String> relationshipRows(String key, String type) {
-      Map<String, String> known = relationships.get(key);
-      if (known != null) {
-        return new LinkedHashMap<>(known);
+      Map<String, String> cached = relationships.get(key);
+      if (cached == null) {
+        Map<String, String> known = new LinkedHashMap<>();
+        RelationshipChanges changes = pendingRelationships.get(relTable(type));
+        if (changes == null || !changes.cleared.contains(key)) {
+          for (Record r :
+              ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
+            known.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+        if (changes != null) {
+          changes.deleted.getOrDefault(key, Set.of()).forEach(known::remove);
+          changes.inserted.getOrDefault(key, Map.of()).forEach((relId, row) -> known.put(relId, (String) row[4]));
+        }
+        relationships.put(key, known);
+        cached = known;
       }
-      flushRelationships();
-      Map<String, String> have = new LinkedHashMap<>();
-      for (Record r :
-          ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
-        have.put(r.get(REL_ID), r.get(REL_TYPE));
-      }
-      return have;
+      return new LinkedHashMap<>(cached);
     }
 
     // ------------------------------------------------------------------ logical rows
+
+    /** Logical keys some row stopped linking in this batch: deleted at its end if nothing links them. */
+    final Set<String> logicalToSettle = new LinkedHashSet<>();
 
     /**
      * Writes an application or cluster row if this process has not written it in the last half
@@ -684,61 +835,104 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
       logical.put(key, now);
       if (applicationKey != null) {
-        flushRelationships();
-        int linked =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
-                    .where(ID.eq(key).and(REL_ID.eq(applicationKey))));
-        if (linked == 0) {
-          Map<String, List<Object[]>> inserts = new TreeMap<>();
-          addEdge(inserts, key, CacheTypes.CLUSTERS, applicationKey, CacheTypes.APPLICATIONS);
-          insertRows(inserts);
-        }
+        clusterLinks.put(key, applicationKey);
       }
     }
 
-    /** Deletes the logical rows among {@code keys} that no member of this account links any more. */
-    void cleanupLogical(Set<String> keys) {
-      if (keys.isEmpty()) {
+    /** Clusters whose row this batch wrote → their application, linked by {@link #linkClusters}. */
+    final Map<String, String> clusterLinks = new LinkedHashMap<>();
+
+    /**
+     * Adds each written cluster's link to its application where it is missing, reading the
+     * clusters' rows together (one query per 500) rather than one query per cluster: a listing
+     * writes every cluster of the account.
+     */
+    void linkClusters() {
+      if (clusterLinks.isEmpty()) {
+        return;
+      }
+      flushRelationships(); // the rows read below are then all there is
+      List<String> unread = new ArrayList<>();
+      for (String key : clusterLinks.keySet()) {
+        if (!relationships.containsKey(key)) {
+          unread.add(key);
+          relationships.put(key, new LinkedHashMap<>());
+        }
+      }
+      for (List<String> chunk : chunks(unread, k -> 0)) {
+        for (Record r :
+            ctx.select(ID, REL_ID, REL_TYPE)
+                .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                .where(ID.in(chunk))
+                .fetch()) {
+          Map<String, String> rows = relationships.get(r.get(ID));
+          if (rows != null) { // null: an id equal only under the column's collation
+            rows.put(r.get(REL_ID), r.get(REL_TYPE));
+          }
+        }
+      }
+      clusterLinks.forEach(
+          (cluster, application) -> {
+            if (!relationships.get(cluster).containsKey(application)) {
+              addEdge(cluster, CacheTypes.CLUSTERS, application, CacheTypes.APPLICATIONS);
+            }
+          });
+      clusterLinks.clear();
+    }
+
+    /**
+     * Deletes the logical rows in {@link #logicalToSettle} that no member of this account links at
+     * the end of the batch (what the batch's rows look like then is all a reader can see): one
+     * query per 500 clusters, then per 500 applications.
+     */
+    void settleLogical() {
+      if (logicalToSettle.isEmpty()) {
         return;
       }
       flushRelationships();
       Set<String> applications = new LinkedHashSet<>();
-      for (String key : keys) {
+      Map<String, String> clusters = new LinkedHashMap<>(); // cluster key → its application key
+      for (String key : logicalToSettle) {
         CacheKeys.ParsedKey parsed = CacheKeys.parse(key).orElse(null);
         if (parsed == null) {
           continue;
         }
         if (CacheTypes.APPLICATIONS.equals(parsed.type())) {
           applications.add(key);
-          continue;
-        }
-        int members =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
-                    .where(ID.eq(key).and(REL_TYPE.ne(CacheTypes.APPLICATIONS))));
-        if (members == 0) {
-          deleteLogical(CacheTypes.CLUSTERS, key);
-          String appKey = CacheKeys.application(parsed.application());
-          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.CLUSTERS)))).where(ID.eq(key)).execute();
-          ctx.deleteFrom(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
-              .where(ID.eq(appKey).and(REL_ID.eq(key)))
-              .execute();
-          relationships.remove(key);
-          relationships.remove(appKey);
-          applications.add(appKey);
+        } else {
+          clusters.put(key, CacheKeys.application(parsed.application()));
         }
       }
+      logicalToSettle.clear();
+      Set<String> linked = new HashSet<>();
+      for (List<String> chunk : chunks(clusters.keySet(), k -> 0)) {
+        linked.addAll(
+            ctx.selectDistinct(ID)
+                .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
+                .where(ID.in(chunk).and(REL_TYPE.ne(CacheTypes.APPLICATIONS)))
+                .fetch(ID));
+      }
+      clusters.forEach(
+          (key, appKey) -> {
+            if (!linked.contains(key)) {
+              deleteLogical(CacheTypes.CLUSTERS, key);
+              deleteAllRelationshipRows(CacheTypes.CLUSTERS, key);
+              deleteRelationshipRow(CacheTypes.APPLICATIONS, appKey, key);
+              applications.add(appKey);
+            }
+          });
+      flushRelationships();
       String relAgent = CacheTypes.agentColumn(CacheTypes.APPLICATIONS + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      linked.clear();
+      for (List<String> chunk : chunks(applications, k -> 0)) {
+        linked.addAll(
+            ctx.selectDistinct(ID)
+                .from(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
+                .where(ID.in(chunk).and(REL_AGENT.eq(relAgent)))
+                .fetch(ID));
+      }
       for (String appKey : applications) {
-        int members =
-            ctx.fetchCount(
-                ctx.selectOne()
-                    .from(table(unquotedName(relTable(CacheTypes.APPLICATIONS))))
-                    .where(ID.eq(appKey).and(REL_AGENT.eq(relAgent))));
-        if (members == 0) {
+        if (!linked.contains(appKey)) {
           deleteLogical(CacheTypes.APPLICATIONS, appKey);
         }
       }
@@ -759,7 +953,6 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
       String kindKey = kindKey(kind);
       flushObjects(); // the queries below read spinagent_objects
-      flushRelationships();
       if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_BEGIN) {
         Long max =
             ctx.select(DSL.max(O_GENERATION))
@@ -802,59 +995,47 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     // ------------------------------------------------------------------ spinagent_objects
 
     /**
-     * What spinagent_objects holds for the batch's objects, read up front: one query per kind and
-     * 500 names (an index range on the primary key's account, api_group, kind prefix).
+     * What spinagent_objects holds for the batch's objects, read up front: one query per 500
+     * objects (per kind, an index range on the primary key's account, api_group, kind prefix).
      */
     final Map<List<String>, Held> held = new HashMap<>();
 
-    /** spinagent_objects rows to write, and body rows by table then id: written in bulk. */
+    /** spinagent_objects rows to write, and body rows by table then id (null: delete): written in bulk. */
     final Map<List<String>, Held> pendingObjects = new LinkedHashMap<>();
     final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
-    /** Relationship rows to insert, by table. */
-    final Map<String, List<Object[]>> pendingRelationships = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
-      Map<List<String>, Set<List<String>>> byKind = new LinkedHashMap<>();
+      Set<List<String>> wanted = new LinkedHashSet<>();
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
-          Kind kind = c.change().getKind();
-          byKind
-              .computeIfAbsent(List.of(kind.getGroup(), kind.getKind()), k -> new LinkedHashSet<>())
-              .add(heldKey(kind, c.change().getNamespace(), c.change().getName()));
+          wanted.add(heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName()));
         }
       }
-      byKind.forEach(
-          (groupKind, wanted) -> {
-            List<List<String>> keys = new ArrayList<>(wanted);
-            for (int from = 0; from < keys.size(); from += 500) {
-              List<List<String>> chunk = keys.subList(from, Math.min(keys.size(), from + 500));
-              Set<String> names = new HashSet<>();
-              for (List<String> k : chunk) {
-                names.add(k.get(3));
-                held.put(k, null); // absent unless found
-              }
-              for (Record r :
-                  ctx.select(O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
-                      .from(table(unquotedName(OBJECTS)))
-                      .where(O_ACCOUNT.eq(account))
-                      .and(O_GROUP.eq(groupKind.get(0)))
-                      .and(O_KIND.eq(groupKind.get(1)))
-                      .and(O_NAME.in(names))
-                      .fetch()) {
-                List<String> k =
-                    List.of(groupKind.get(0), groupKind.get(1), r.get(O_NAMESPACE), r.get(O_NAME));
-                if (held.containsKey(k)) {
-                  Long generation = r.get(O_GENERATION);
-                  held.put(
-                      k,
-                      new Held(
-                          r.get(O_RV),
-                          Boolean.TRUE.equals(r.get(O_DELETED)),
-                          generation == null ? 0 : generation));
-                }
-              }
-            }
-          });
+      for (List<List<String>> chunk : chunks(wanted, k -> 0)) {
+        Map<List<String>, Set<String>> namesByKind = new LinkedHashMap<>();
+        for (List<String> k : chunk) {
+          namesByKind.computeIfAbsent(List.of(k.get(0), k.get(1)), x -> new HashSet<>()).add(k.get(3));
+          held.put(k, null); // absent unless found
+        }
+        List<org.jooq.Condition> byKind = new ArrayList<>();
+        namesByKind.forEach(
+            (groupKind, names) ->
+                byKind.add(O_GROUP.eq(groupKind.get(0)).and(O_KIND.eq(groupKind.get(1))).and(O_NAME.in(names))));
+        for (Record r :
+            ctx.select(O_GROUP, O_KIND, O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
+                .from(table(unquotedName(OBJECTS)))
+                .where(O_ACCOUNT.eq(account))
+                .and(DSL.or(byKind))
+                .fetch()) {
+          List<String> k = List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
+          if (held.containsKey(k)) {
+            Long generation = r.get(O_GENERATION);
+            held.put(
+                k,
+                new Held(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation));
+          }
+        }
+      }
     }
 
     List<String> heldKey(Kind kind, String namespace, String name) {

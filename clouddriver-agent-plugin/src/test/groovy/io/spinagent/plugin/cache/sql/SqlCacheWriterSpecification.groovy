@@ -58,6 +58,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   @Shared DSLContext jooq
   @Shared CatsReader reader
   @Shared ExecutorService executor = Executors.newSingleThreadExecutor()
+  @Shared ExecutorService derivation = Executors.newFixedThreadPool(2)
 
   MutableClock clock = new MutableClock(1_700_000_000_000L)
   SqlCacheWriter writer
@@ -76,6 +77,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def cleanupSpec() {
     executor.shutdownNow()
+    derivation.shutdownNow()
     db?.close()
   }
 
@@ -86,7 +88,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   SqlCacheWriter newWriter() {
-    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
   }
 
   List<String> cacheTables() {
@@ -262,6 +264,59 @@ abstract class SqlCacheWriterSpecification extends Specification {
     totalCacheRows() == 0
   }
 
+  def "batches of hundreds of changes, derived on helper threads and written in several statements, read back as derived"() {
+    given: 'an application whose replicaSet has 202 pods, listed in one batch per kind'
+    Map<String, Map> live = [:]
+    application().each { live[it.kind + '/' + it.metadata.name] = it }
+    (0..<200).each { i ->
+      Map p = Manifests.pod()
+      p.metadata.name = 'frontend-7d9f8c6b5-p' + String.format('%03d', i)
+      live['Pod/' + p.metadata.name] = p
+    }
+    streamListing(live.values() as List)
+
+    when: 'one batch updates every pod, replaces 30 of them (delete, create) and deletes the service'
+    List<SinkEntry> entries = []
+    int rv = 10
+    live.values().findAll { it.kind == 'Pod' }.toList().eachWithIndex { Map p, int i ->
+      if (i < 30) {
+        entries << delete(p, "${rv++}")
+        live.remove('Pod/' + p.metadata.name)
+        Map replacement = Manifests.pod()
+        replacement.metadata.name = p.metadata.name + '-new'
+        live['Pod/' + replacement.metadata.name] = replacement
+        entries << upsert(replacement, "${rv++}")
+      } else {
+        p.status.phase = 'Succeeded'
+        entries << upsert(p, "${rv++}")
+      }
+    }
+    entries << delete(Manifests.service(), "${rv++}")
+    live.remove('Service/frontend')
+    commit(entries)
+    def expected = AccountSnapshot.build(ACCOUNT, live.values().collect { Manifests.json(it) }, FormatOptions.DEFAULTS)
+
+    then: 'every record is what the derivation of the remaining objects gives, and no other is there'
+    expected.records().each { id, record ->
+      Map actual = reader.get(record.type(), id)
+      assert actual != null: "missing $id"
+      if (record.attributes().manifest != null) { // metadata.resourceVersion differs: it is the stream's
+        assert actual.attributes.manifest.status == Manifests.MAPPER.convertValue(record.attributes().manifest.get('status'), Map)
+      }
+      assert normalised(actual.relationships) == normalised(record.relationships())
+    }
+    reader.all(CacheTypes.POD).size() == 202
+    reader.all(CacheTypes.SERVICE).isEmpty()
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances.size() == 202
+
+    when: 'one batch deletes everything'
+    commit(live.values().collect { delete(it, "${rv++}") })
+
+    then: 'the logical rows go with their last members, and nothing is left'
+    reader.walk('shop') == null
+    totalCacheRows() == 0
+  }
+
   def "a pod change writes the pod's rows and never its replicaSet's body"() {
     given:
     streamListing(application())
@@ -406,7 +461,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def killingJooq = DSL.using(new DefaultConfiguration()
         .set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
         .set(new DefaultExecuteListenerProvider(killer)))
-    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, clock)
+    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
     writer.commit(new SinkBatch(ACCOUNT, [upsert(pod2(), '1')])).toCompletableFuture().get(60, TimeUnit.SECONDS) // tables known
     Map pod3 = Manifests.pod()
     pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
@@ -452,7 +507,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def "ignored objects and kinds outside the configured set are not cached"() {
     given:
-    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, clock)
+    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, derivation, clock)
 
     when:
     streamListing(application() + [Manifests.ignoredService()])
