@@ -1012,15 +1012,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         }
       }
       for (List<List<String>> chunk : chunks(wanted, k -> 0)) {
-        Map<List<String>, Set<String>> namesByKind = new LinkedHashMap<>();
+        // Grouped by the primary key's prefix up to the namespace, so that each group is index
+        // lookups of its names rather than a scan of every object of its kind.
+        Map<List<String>, Set<String>> namesByNamespace = new LinkedHashMap<>();
         for (List<String> k : chunk) {
-          namesByKind.computeIfAbsent(List.of(k.get(0), k.get(1)), x -> new HashSet<>()).add(k.get(3));
+          namesByNamespace.computeIfAbsent(k.subList(0, 3), x -> new HashSet<>()).add(k.get(3));
           held.put(k, null); // absent unless found
         }
         List<org.jooq.Condition> byKind = new ArrayList<>();
-        namesByKind.forEach(
-            (groupKind, names) ->
-                byKind.add(O_GROUP.eq(groupKind.get(0)).and(O_KIND.eq(groupKind.get(1))).and(O_NAME.in(names))));
+        namesByNamespace.forEach(
+            (prefix, names) ->
+                byKind.add(O_GROUP.eq(prefix.get(0)).and(O_KIND.eq(prefix.get(1))).and(O_NAMESPACE.eq(prefix.get(2)))
+                    .and(O_NAME.in(names))));
         for (Record r :
             ctx.select(O_GROUP, O_KIND, O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
                 .from(table(unquotedName(OBJECTS)))
