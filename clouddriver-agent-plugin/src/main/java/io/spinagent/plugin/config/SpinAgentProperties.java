@@ -156,45 +156,9 @@ public class SpinAgentProperties {
   }
 
   /** TLS on the agent port. Files are re-read when they change. */
-  public static class Security {
-    private boolean enabled = false;
-    private Path certificateChain;
-    private Path privateKey;
-    private Path trustCertCollection;
+  public static class Security extends TlsFiles {
     private ClientAuth clientAuth = ClientAuth.NONE;
     private Duration reloadInterval = Duration.ofSeconds(30);
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public Path getCertificateChain() {
-      return certificateChain;
-    }
-
-    public void setCertificateChain(Path certificateChain) {
-      this.certificateChain = certificateChain;
-    }
-
-    public Path getPrivateKey() {
-      return privateKey;
-    }
-
-    public void setPrivateKey(Path privateKey) {
-      this.privateKey = privateKey;
-    }
-
-    public Path getTrustCertCollection() {
-      return trustCertCollection;
-    }
-
-    public void setTrustCertCollection(Path trustCertCollection) {
-      this.trustCertCollection = trustCertCollection;
-    }
 
     public ClientAuth getClientAuth() {
       return clientAuth;

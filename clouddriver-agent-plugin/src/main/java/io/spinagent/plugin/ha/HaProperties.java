@@ -1,6 +1,6 @@
 package io.spinagent.plugin.ha;
 
-import java.nio.file.Path;
+import io.spinagent.plugin.config.TlsFiles;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -37,50 +37,8 @@ public class HaProperties {
   /** How long a replica waits to connect to the owner before answering 503. */
   private Duration connectTimeout = Duration.ofSeconds(5);
 
-  @NestedConfigurationProperty private final Tls tls = new Tls();
-
   /** TLS between replicas: the forwarding endpoint serves it, and forwarding replicas verify it. */
-  public static class Tls {
-    private boolean enabled = false;
-    /** PEM: this replica's certificate, then intermediates. */
-    private Path certificateChain;
-    /** PEM: its private key (PKCS#8). */
-    private Path privateKey;
-    /** PEM: the CAs a forwarding replica trusts for the owners' certificates. */
-    private Path trustCertCollection;
-
-    public boolean isEnabled() {
-      return enabled;
-    }
-
-    public void setEnabled(boolean enabled) {
-      this.enabled = enabled;
-    }
-
-    public Path getCertificateChain() {
-      return certificateChain;
-    }
-
-    public void setCertificateChain(Path certificateChain) {
-      this.certificateChain = certificateChain;
-    }
-
-    public Path getPrivateKey() {
-      return privateKey;
-    }
-
-    public void setPrivateKey(Path privateKey) {
-      this.privateKey = privateKey;
-    }
-
-    public Path getTrustCertCollection() {
-      return trustCertCollection;
-    }
-
-    public void setTrustCertCollection(Path trustCertCollection) {
-      this.trustCertCollection = trustCertCollection;
-    }
-  }
+  @NestedConfigurationProperty private final TlsFiles tls = new TlsFiles();
 
   public String getSharedSecret() {
     return sharedSecret;
@@ -138,7 +96,7 @@ public class HaProperties {
     this.connectTimeout = connectTimeout;
   }
 
-  public Tls getTls() {
+  public TlsFiles getTls() {
     return tls;
   }
 }

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.ha;
 
+import io.spinagent.plugin.config.TlsFiles;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -26,7 +27,7 @@ final class ReplicaTls {
   private ReplicaTls() {}
 
   /** The forwarding endpoint's side: this replica's certificate chain and key. */
-  static SSLContext server(HaProperties.Tls tls) {
+  static SSLContext server(TlsFiles tls) {
     Path chain = required(tls.getCertificateChain(), "certificate-chain");
     Path keyFile = required(tls.getPrivateKey(), "private-key");
     try {
@@ -49,7 +50,7 @@ final class ReplicaTls {
   }
 
   /** The forwarding side: trusts the CAs of {@code trust-cert-collection}, or the JVM's own without it. */
-  static SSLContext client(HaProperties.Tls tls) {
+  static SSLContext client(TlsFiles tls) {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
       if (tls.getTrustCertCollection() == null) {
