@@ -1,6 +1,5 @@
 package io.spinagent.benchmarks.sql;
 
-import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
@@ -19,10 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jooq.DSLContext;
-import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.impl.SQLDataType;
-import org.jooq.util.mysql.MySQLDSL;
 
 /**
  * The polling baseline: one cycle of Clouddriver's Kubernetes caching agent over the account. It
@@ -40,12 +36,6 @@ final class PollingCycle {
 
   private static final int WRITE_BATCH = 100; // cats-sql sql.cache.write-batch-size default
   private static final int DELETE_BATCH = 500; // cats-sql sql.cache.read-batch-size default
-  private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
-  private static final Field<String> AGENT_COLUMN = field(unquotedName("agent"), SQLDataType.VARCHAR);
-  private static final Field<String> APPLICATION = field(unquotedName("application"), SQLDataType.VARCHAR);
-  private static final Field<String> BODY_HASH = field(unquotedName("body_hash"), SQLDataType.VARCHAR);
-  private static final Field<String> BODY = field(unquotedName("body"), SQLDataType.CLOB);
-  private static final Field<Long> LAST_UPDATED = field(unquotedName("last_updated"), SQLDataType.BIGINT);
 
   record Result(long nanos, int objects, int rowsRead, int rowsWritten, int rowsDeleted) {}
 
@@ -80,23 +70,23 @@ final class PollingCycle {
       String table = names.resourceTable(type.getKey());
       Set<String> storedHashes = new HashSet<>();
       Set<String> storedIds = new HashSet<>();
-      for (Record r : jooq.select(ID, BODY_HASH).from(table(unquotedName(table))).where(AGENT_COLUMN.eq(AGENT)).fetch()) {
-        storedIds.add(r.get(ID));
-        storedHashes.add(r.get(BODY_HASH));
+      for (Record r : jooq.select(CatsBodies.ID, CatsBodies.BODY_HASH).from(table(unquotedName(table))).where(CatsBodies.AGENT.eq(AGENT)).fetch()) {
+        storedIds.add(r.get(CatsBodies.ID));
+        storedHashes.add(r.get(CatsBodies.BODY_HASH));
         read++;
       }
-      List<String[]> changed = new ArrayList<>();
+      List<CatsBodies.Body> changed = new ArrayList<>();
       Set<String> current = new HashSet<>();
       for (CacheRecord record : type.getValue()) {
         current.add(record.id());
         String body = record.toBodyJson(mapper, now);
         String hash = CacheRecord.bodyHash(body);
         if (!storedHashes.contains(hash)) {
-          changed.add(new String[] {record.id(), hash, body});
+          changed.add(new CatsBodies.Body(record.id(), hash, body));
         }
       }
       for (int from = 0; from < changed.size(); from += WRITE_BATCH) {
-        upsert(table, changed.subList(from, Math.min(changed.size(), from + WRITE_BATCH)), now);
+        CatsBodies.upsert(jooq, dialect, table, AGENT, changed.subList(from, Math.min(changed.size(), from + WRITE_BATCH)), now);
       }
       written += changed.size();
       List<String> gone = new ArrayList<>();
@@ -107,7 +97,7 @@ final class PollingCycle {
       }
       for (int from = 0; from < gone.size(); from += DELETE_BATCH) {
         jooq.deleteFrom(table(unquotedName(table)))
-            .where(ID.in(gone.subList(from, Math.min(gone.size(), from + DELETE_BATCH))))
+            .where(CatsBodies.ID.in(gone.subList(from, Math.min(gone.size(), from + DELETE_BATCH))))
             .execute();
       }
       deleted += gone.size();
@@ -115,23 +105,4 @@ final class PollingCycle {
     return new Result(System.nanoTime() - start, objects.size(), read, written, deleted);
   }
 
-  private void upsert(String table, List<String[]> rows, long now) {
-    var insert = jooq.insertInto(table(unquotedName(table)), ID, AGENT_COLUMN, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
-    for (String[] row : rows) {
-      insert = insert.values(row[0], AGENT, null, row[1], row[2], now);
-    }
-    if (dialect == CacheTypes.Dialect.POSTGRES) {
-      insert.onConflict(ID, AGENT_COLUMN).doUpdate()
-          .set(BODY_HASH, field(unquotedName("excluded", "body_hash"), SQLDataType.VARCHAR))
-          .set(BODY, field(unquotedName("excluded", "body"), SQLDataType.CLOB))
-          .set(LAST_UPDATED, field(unquotedName("excluded", "last_updated"), SQLDataType.BIGINT))
-          .execute();
-    } else {
-      insert.onDuplicateKeyUpdate()
-          .set(BODY_HASH, MySQLDSL.values(BODY_HASH))
-          .set(BODY, MySQLDSL.values(BODY))
-          .set(LAST_UPDATED, MySQLDSL.values(LAST_UPDATED))
-          .execute();
-    }
-  }
 }

@@ -1,5 +1,8 @@
 package io.spinagent.benchmarks.sql;
 
+import static io.spinagent.benchmarks.sql.CatsBodies.AGENT;
+import static io.spinagent.benchmarks.sql.CatsBodies.ID;
+import static io.spinagent.benchmarks.sql.CatsBodies.LAST_UPDATED;
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
@@ -30,7 +33,6 @@ import org.jooq.InsertValuesStep6;
 import org.jooq.Record;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
-import org.jooq.util.mysql.MySQLDSL;
 
 /**
  * The physical limit: the rows the writer ends up with for a batch of changes — the same keys,
@@ -40,12 +42,6 @@ import org.jooq.util.mysql.MySQLDSL;
  */
 final class RawUpsert {
 
-  private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
-  private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
-  private static final Field<String> APPLICATION = field(unquotedName("application"), SQLDataType.VARCHAR);
-  private static final Field<String> BODY_HASH = field(unquotedName("body_hash"), SQLDataType.VARCHAR);
-  private static final Field<String> BODY = field(unquotedName("body"), SQLDataType.CLOB);
-  private static final Field<Long> LAST_UPDATED = field(unquotedName("last_updated"), SQLDataType.BIGINT);
   private static final Field<String> UUID = field(unquotedName("uuid"), SQLDataType.VARCHAR);
   private static final Field<String> REL_ID = field(unquotedName("rel_id"), SQLDataType.VARCHAR);
   private static final Field<String> REL_AGENT = field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
@@ -152,29 +148,10 @@ final class RawUpsert {
     }
     statements.forEach((type, list) -> {
       for (List<Row> chunk : list) {
-        var insert = ctx.insertInto(table(unquotedName(names.resourceTable(type))), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
-        for (Row row : chunk) {
-          insert = insert.values(row.key(), agent, null, row.hash(), row.body(), now);
-        }
-        if (dialect == CacheTypes.Dialect.POSTGRES) {
-          insert.onConflict(ID, AGENT).doUpdate()
-              .set(BODY_HASH, excluded(BODY_HASH))
-              .set(BODY, excluded(BODY))
-              .set(LAST_UPDATED, excluded(LAST_UPDATED))
-              .execute();
-        } else {
-          insert.onDuplicateKeyUpdate()
-              .set(BODY_HASH, MySQLDSL.values(BODY_HASH))
-              .set(BODY, MySQLDSL.values(BODY))
-              .set(LAST_UPDATED, MySQLDSL.values(LAST_UPDATED))
-              .execute();
-        }
+        CatsBodies.upsert(ctx, dialect, names.resourceTable(type), agent,
+            chunk.stream().map(row -> new CatsBodies.Body(row.key(), row.hash(), row.body())).toList(), now);
       }
     });
-  }
-
-  private static <T> Field<T> excluded(Field<T> column) {
-    return field(unquotedName("excluded", column.getName()), column.getDataType());
   }
 
   /**
