@@ -1019,16 +1019,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           namesByNamespace.computeIfAbsent(k.subList(0, 3), x -> new HashSet<>()).add(k.get(3));
           held.put(k, null); // absent unless found
         }
-        List<org.jooq.Condition> byKind = new ArrayList<>();
+        List<org.jooq.Condition> byNamespace = new ArrayList<>();
         namesByNamespace.forEach(
             (prefix, names) ->
-                byKind.add(O_GROUP.eq(prefix.get(0)).and(O_KIND.eq(prefix.get(1))).and(O_NAMESPACE.eq(prefix.get(2)))
+                byNamespace.add(O_GROUP.eq(prefix.get(0)).and(O_KIND.eq(prefix.get(1))).and(O_NAMESPACE.eq(prefix.get(2)))
                     .and(O_NAME.in(names))));
         for (Record r :
             ctx.select(O_GROUP, O_KIND, O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
                 .from(table(unquotedName(OBJECTS)))
                 .where(O_ACCOUNT.eq(account))
-                .and(DSL.or(byKind))
+                .and(DSL.or(byNamespace))
                 .fetch()) {
           List<String> k = List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
           if (held.containsKey(k)) {
