@@ -35,7 +35,10 @@ class SandboxCommandSpec extends Specification {
     def reader = process.consumeProcessOutputStream(text)
 
     expect: 'the view shows the demo application with its two running pods'
-    awaitWhileRunning(output, 600) { output.instances().size() == 2 }
+    // The kinds' listings commit separately: wait for the view that shows them all, not just the pods.
+    awaitWhileRunning(output, 600) {
+      output.instances().size() == 2 && output.latestView().contains('load balancer ingress frontend')
+    }
     output.latestView().contains('application shop')
     output.latestView().contains('cluster deployment frontend')
     output.latestView().contains('load balancer service frontend')
