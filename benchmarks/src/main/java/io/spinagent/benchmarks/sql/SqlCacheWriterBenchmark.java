@@ -7,6 +7,7 @@ import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.cache.sql.CachedKinds;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
@@ -147,7 +148,7 @@ public final class SqlCacheWriterBenchmark {
       try {
         SqlCacheWriter writer = new SqlCacheWriter(
             writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, derivation,
-            Clock.systemUTC());
+            Clock.systemUTC(), new SpinAgentProperties.Cache().getRememberedObjects());
         RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 

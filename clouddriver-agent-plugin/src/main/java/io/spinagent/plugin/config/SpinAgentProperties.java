@@ -53,6 +53,11 @@ public class SpinAgentProperties {
     private boolean cacheAll = false;
     /** Threads writing to the database (one account is written by one thread at a time). */
     private int writerThreads = 4;
+    /**
+     * Objects whose committed rows (version, relationship rows) the SQL writer keeps in memory, all
+     * accounts together, so that the next change to them needs no read; 0 reads them every time.
+     */
+    private int rememberedObjects = 100_000;
 
     public List<String> getKinds() {
       return kinds;
@@ -84,6 +89,14 @@ public class SpinAgentProperties {
 
     public void setWriterThreads(int writerThreads) {
       this.writerThreads = writerThreads;
+    }
+
+    public int getRememberedObjects() {
+      return rememberedObjects;
+    }
+
+    public void setRememberedObjects(int rememberedObjects) {
+      this.rememberedObjects = rememberedObjects;
     }
   }
 

@@ -60,6 +60,7 @@ public final class SqlCacheConfiguration {
         accountOptions,
         executor,
         derivation,
-        Clock.systemUTC());
+        Clock.systemUTC(),
+        properties.getCache().getRememberedObjects());
   }
 }

@@ -71,9 +71,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what
  * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
- * one query each per 500 objects; bodies, spinagent_objects rows and relationship rows, deletes
- * included, are queued and written as multi-row statements; logical rows are linked and settled
- * once at the end of the batch. The work on each object alone (parse, derive, serialise, hash)
+ * one query each per 500 objects, unless an earlier batch committed it ({@link CommittedRows});
+ * bodies, spinagent_objects rows and relationship rows, deletes included, are queued and written
+ * as multi-row statements; logical rows are linked and settled once at the end of the batch. The work on each object alone (parse, derive, serialise, hash)
  * runs on helper threads from the moment a batch is handed over ({@link ParallelBatch}), and the
  * batch's thread writes queued rows whenever it would otherwise wait for that work.
  */
@@ -94,6 +94,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final int MAX_ATTEMPTS = 32;
   private static final int MAX_ROWS_PER_STATEMENT = 500;
   private static final int MAX_CHARS_PER_STATEMENT = 4 << 20;
+  private static final String APPLICATION_KEY_PREFIX = CacheKeys.application("");
 
   /**
    * Helper tasks that parse, derive and serialise a batch's objects alongside the batch's own
@@ -139,6 +140,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final Executor executor;
   private final Executor derivation;
   private final Clock clock;
+  private final CommittedRows committed;
   private final ObjectMapper mapper = new ObjectMapper();
   private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
   private final Map<String, AccountCache> accounts = new ConcurrentHashMap<>();
@@ -149,6 +151,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
    *     {@code kinds}, so its cachedTypes are ignored
    * @param executor runs each batch (one at a time per account)
    * @param derivation helps a batch parse and serialise its objects (see {@link #DERIVATION_HELPERS})
+   * @param rememberedObjects most objects whose committed rows are kept in memory instead of read
+   *     back by the next batch (and as many keys' relationship rows); 0 reads every batch's rows
    */
   public SqlCacheWriter(
       DSLContext jooq,
@@ -157,7 +161,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Function<String, FormatOptions> accountOptions,
       Executor executor,
       Executor derivation,
-      Clock clock) {
+      Clock clock,
+      int rememberedObjects) {
     this.jooq = jooq;
     this.dialect = dialectOf(jooq.dialect());
     this.tableNamespace = tableNamespace == null || tableNamespace.isBlank() ? null : tableNamespace;
@@ -166,6 +171,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     this.executor = executor;
     this.derivation = derivation;
     this.clock = clock;
+    this.committed = new CommittedRows(rememberedObjects);
   }
 
   static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
@@ -197,6 +203,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
     latestStates.put(account.name(), account.state());
+    if (account.state() == AccountState.ACTIVATING || !account.state().isServed()) {
+      // claimed by another stream, or no longer served here: another replica may write it next
+      AccountCache cache = accounts.get(account.name());
+      if (cache != null) {
+        cache.forgetCommittedRows();
+      }
+    }
     if (account.state() == AccountState.REMOVED || account.state() == AccountState.INACTIVE) {
       AccountState purgedFor = account.state();
       CompletableFuture.runAsync(() -> purgeIfStill(account.name(), purgedFor), executor)
@@ -271,6 +284,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         try {
           jooq.transaction(cfg -> tx.run(DSL.using(cfg), batch));
         } catch (RuntimeException e) {
+          // the transaction may or may not have committed: what was remembered may be wrong now
+          state.forgetCommittedRows();
           MissingTables missing = missingTables(e);
           if (missing == null || attempt >= MAX_ATTEMPTS) {
             throw e;
@@ -280,6 +295,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         }
         state.listings = tx.listings;
         state.logical = tx.logical;
+        tx.rememberCommitted();
         return;
       }
     }
@@ -393,10 +409,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     Map<String, Listing> listings = new HashMap<>();
     /** logical key → when this process last wrote its row; replaced on commit */
     Map<String, Long> logical = new HashMap<>();
+    /** the rows {@link #committed} remembers of this account; replaced when they may be wrong */
+    volatile CommittedRows.Scope scope;
 
     AccountCache(String account) {
       this.account = account;
       this.index = new RelationshipIndex(account);
+      this.scope = new CommittedRows.Scope(account);
+    }
+
+    /** Leaves every row remembered of the account behind (never to be found again, evicted in time). */
+    void forgetCommittedRows() {
+      scope = new CommittedRows.Scope(account);
     }
 
     Set<String> indexed(String kindKey) {
@@ -405,8 +429,6 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   }
 
   private record Listing(String resyncId, long generation, Set<String> keys) {}
-
-  private record Held(String resourceVersion, boolean deleted, long generation) {}
 
   /** Queued changes to one relationship table. */
   private static final class RelationshipChanges {
@@ -428,6 +450,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final long now;
     final FormatOptions options;
     final ParallelBatch<SinkEntry, Derived> derivation;
+    final CommittedRows.Scope scope;
     DSLContext ctx;
 
     Tx(AccountCache state, long now, FormatOptions options, ParallelBatch<SinkEntry, Derived> derivation) {
@@ -439,6 +462,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       this.now = now;
       this.options = options;
       this.derivation = derivation;
+      this.scope = state.scope;
     }
 
     void run(DSLContext ctx, SinkBatch batch) {
@@ -486,7 +510,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (listing != null) {
         listing.keys().add(key);
       }
-      Held stored = load(kind, c.getNamespace(), c.getName());
+      ObjectRow stored = load(kind, c.getNamespace(), c.getName());
       long generation = listing != null ? listing.generation() : stored != null ? stored.generation() : 0;
       if (stored != null && ResourceVersions.isOlder(c.getResourceVersion(), stored.resourceVersion())) {
         if (listing != null && stored.generation() < generation) {
@@ -633,7 +657,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           .inserted
           .computeIfAbsent(id, k -> new LinkedHashMap<>())
           .put(relId, new Object[] {Ulid.next(now), id, relId, relAgent, relType, now});
-      Map<String, String> known = relationships.get(id);
+      Map<String, String> known = tracked(id);
       if (known != null) {
         known.put(relId, relType);
       }
@@ -646,7 +670,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         inserted.remove(relId);
       }
       changes.deleted.computeIfAbsent(id, k -> new LinkedHashSet<>()).add(relId);
-      Map<String, String> known = relationships.get(id);
+      Map<String, String> known = tracked(id);
       if (known != null) {
         known.remove(relId);
       }
@@ -766,7 +790,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         if (entry instanceof SinkEntry.Change c) {
           String type = typeOf(c.change().getKind());
           if (kinds.caches(type) && knownTypes.contains(type)) {
-            wanted.put(CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName()), type);
+            String key = CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName());
+            if (tracked(key) == null) {
+              wanted.put(key, type);
+            }
           }
         }
       }
@@ -791,9 +818,25 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
     }
 
+    /**
+     * The rows of {@code id} as {@link #relationships} has them, taken from what an earlier batch
+     * committed if this one has not touched them yet; null when neither knows them.
+     */
+    Map<String, String> tracked(String id) {
+      Map<String, String> known = relationships.get(id);
+      if (known == null && rememberable(id)) {
+        Map<String, String> rows = committed.relationships(scope, id);
+        if (rows != null) {
+          known = new LinkedHashMap<>(rows);
+          relationships.put(id, known);
+        }
+      }
+      return known;
+    }
+
     /** The relationship rows of {@code key} (related key → its type), queued changes included. */
     Map<String, String> relationshipRows(String key, String type) {
-      Map<String, String> cached = relationships.get(key);
+      Map<String, String> cached = tracked(key);
       if (cached == null) {
         Map<String, String> known = new LinkedHashMap<>();
         RelationshipChanges changes = pendingRelationships.get(relTable(type));
@@ -854,7 +897,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       flushRelationships(); // the rows read below are then all there is
       List<String> unread = new ArrayList<>();
       for (String key : clusterLinks.keySet()) {
-        if (!relationships.containsKey(key)) {
+        if (tracked(key) == null) {
           unread.add(key);
           relationships.put(key, new LinkedHashMap<>());
         }
@@ -973,18 +1016,19 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
       listings.remove(kindKey);
       var rows =
-          ctx.select(O_NAMESPACE, O_NAME)
+          ctx.select(O_NAMESPACE, O_NAME, O_DELETED)
               .from(table(unquotedName(OBJECTS)))
-              .where(objectsOf(kind).and(O_DELETED.eq(false)).and(O_GENERATION.lt(listing.generation())))
+              .where(objectsOf(kind).and(O_GENERATION.lt(listing.generation())))
               .fetch();
       for (var row : rows) {
-        uncache(CacheKeys.infrastructure(type, account, row.value1(), row.value2()), type, kindKey);
+        if (!Boolean.TRUE.equals(row.value3())) {
+          uncache(CacheKeys.infrastructure(type, account, row.value1(), row.value2()), type, kindKey);
+        }
+        held.put(heldKey(kind, row.value1(), row.value2()), null); // its row goes below
       }
       ctx.deleteFrom(table(unquotedName(OBJECTS)))
           .where(objectsOf(kind).and(O_GENERATION.lt(listing.generation())))
           .execute();
-      // rows of this kind may be gone now: read them again if the batch goes on with them
-      held.keySet().removeIf(k -> k.get(0).equals(kind.getGroup()) && k.get(1).equals(kind.getKind()));
       for (String key : new ArrayList<>(state.indexed(kindKey))) {
         if (!listing.keys().contains(key)) {
           uncache(key, type, kindKey);
@@ -998,17 +1042,20 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      * What spinagent_objects holds for the batch's objects, read up front: one query per 500
      * objects (per kind, an index range on the primary key's account, api_group, kind prefix).
      */
-    final Map<List<String>, Held> held = new HashMap<>();
+    final Map<List<String>, ObjectRow> held = new HashMap<>();
 
     /** spinagent_objects rows to write, and body rows by table then id (null: delete): written in bulk. */
-    final Map<List<String>, Held> pendingObjects = new LinkedHashMap<>();
+    final Map<List<String>, ObjectRow> pendingObjects = new LinkedHashMap<>();
     final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
       Set<List<String>> wanted = new LinkedHashSet<>();
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
-          wanted.add(heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName()));
+          List<String> k = heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName());
+          if (!held.containsKey(k) && !recall(k)) {
+            wanted.add(k);
+          }
         }
       }
       for (List<List<String>> chunk : chunks(wanted, k -> 0)) {
@@ -1035,7 +1082,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             Long generation = r.get(O_GENERATION);
             held.put(
                 k,
-                new Held(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation));
+                new ObjectRow(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation));
           }
         }
       }
@@ -1045,9 +1092,43 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       return List.of(kind.getGroup(), kind.getKind(), namespace, name);
     }
 
-    Held load(Kind kind, String namespace, String name) {
+    /** Puts the object's row in {@link #held} if an earlier batch's commit is remembered; whether it was. */
+    boolean recall(List<String> heldKey) {
+      ObjectRow row = committed.object(scope, objectId(heldKey));
+      if (row == null) {
+        return false;
+      }
+      held.put(heldKey, row == CommittedRows.NO_ROW ? null : row);
+      return true;
+    }
+
+    /** The infrastructure key of the object a {@link #heldKey} names. */
+    String objectId(List<String> heldKey) {
+      String group = heldKey.get(0);
+      String type = CacheTypes.forKind(group.isEmpty() ? "v1" : group + "/v1", heldKey.get(1));
+      return CacheKeys.infrastructure(type, account, heldKey.get(2), heldKey.get(3));
+    }
+
+    /**
+     * Remembers what this batch leaves in the database for the next batch of the account (see
+     * {@link CommittedRows}), unless the account's remembered rows were forgotten meanwhile.
+     */
+    void rememberCommitted() {
+      if (state.scope != scope) {
+        return;
+      }
+      held.forEach((k, row) -> committed.rememberObject(scope, objectId(k), row));
+      relationships.forEach(
+          (id, rows) -> {
+            if (rememberable(id)) {
+              committed.rememberRelationships(scope, id, rows);
+            }
+          });
+    }
+
+    ObjectRow load(Kind kind, String namespace, String name) {
       List<String> k = heldKey(kind, namespace, name);
-      if (held.containsKey(k)) {
+      if (held.containsKey(k) || recall(k)) {
         return held.get(k);
       }
       flushObjects();
@@ -1060,21 +1141,21 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         return null;
       }
       Long generation = r.get(O_GENERATION);
-      return new Held(
+      return new ObjectRow(
           r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
     }
 
     /** Records the object's state in {@link #held}, and queues its row for {@link #flushObjects}. */
     void save(Kind kind, String namespace, String name, String rv, boolean deleted, long generation) {
       List<String> k = heldKey(kind, namespace, name);
-      Held state = new Held(rv, deleted, generation);
+      ObjectRow state = new ObjectRow(rv, deleted, generation);
       held.put(k, state);
       pendingObjects.put(k, state);
     }
 
     /** The queued spinagent_objects rows: multi-row upserts, before anything reads that table. */
     void flushObjects() {
-      for (List<Map.Entry<List<String>, Held>> chunk : chunks(pendingObjects.entrySet(), e -> 0)) {
+      for (List<Map.Entry<List<String>, ObjectRow>> chunk : chunks(pendingObjects.entrySet(), e -> 0)) {
         var insert =
             ctx.insertInto(
                 table(unquotedName(OBJECTS)),
@@ -1087,9 +1168,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
                 O_DELETED,
                 O_GENERATION,
                 LAST_UPDATED);
-        for (Map.Entry<List<String>, Held> e : chunk) {
+        for (Map.Entry<List<String>, ObjectRow> e : chunk) {
           List<String> k = e.getKey();
-          Held h = e.getValue();
+          ObjectRow h = e.getValue();
           insert =
               insert.values(account, k.get(0), k.get(1), k.get(2), k.get(3), h.resourceVersion(), h.deleted(), h.generation(), now);
         }
@@ -1164,6 +1245,14 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       rels.put(t, Set.of());
     }
     return rels;
+  }
+
+  /**
+   * Whether a key's relationship rows may be remembered: not an application's, which every account
+   * linking the application writes to.
+   */
+  private static boolean rememberable(String id) {
+    return !id.startsWith(APPLICATION_KEY_PREFIX);
   }
 
   /** group → keys flattened to key → group. */

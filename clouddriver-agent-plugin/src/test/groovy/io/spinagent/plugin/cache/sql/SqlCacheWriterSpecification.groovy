@@ -87,8 +87,8 @@ abstract class SqlCacheWriterSpecification extends Specification {
     writer = newWriter()
   }
 
-  SqlCacheWriter newWriter() {
-    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
+  SqlCacheWriter newWriter(int rememberedObjects = new SpinAgentProperties.Cache().rememberedObjects) {
+    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock, rememberedObjects)
   }
 
   List<String> cacheTables() {
@@ -264,8 +264,9 @@ abstract class SqlCacheWriterSpecification extends Specification {
     totalCacheRows() == 0
   }
 
-  def "batches of hundreds of changes, derived on helper threads and written in several statements, read back as derived"() {
+  def "batches of hundreds of changes, derived on helper threads and written in several statements, read back as derived (#remembered objects remembered)"() {
     given: 'an application whose replicaSet has 202 pods, listed in one batch per kind'
+    writer = newWriter(remembered)
     Map<String, Map> live = [:]
     application().each { live[it.kind + '/' + it.metadata.name] = it }
     (0..<200).each { i ->
@@ -315,6 +316,42 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then: 'the logical rows go with their last members, and nothing is left'
     reader.walk('shop') == null
     totalCacheRows() == 0
+
+    where: 'none (every batch reads its rows), fewer than the account has, all'
+    remembered << [0, 50, 100_000]
+  }
+
+  def "a replica that gets an account back reads what another replica wrote meanwhile, not what it remembers"() {
+    given: 'this replica streamed the application; then its agent left'
+    streamListing(application())
+    writer.onStateChange(new AgentAccount(ACCOUNT, null, AccountState.ORPHANED, clock.instant(), null, [], null, null), AccountState.ACTIVE)
+
+    and: "another replica took the account: its listing has a service that selects nothing, and one pod less"
+    SqlCacheWriter otherReplica = newWriter()
+    Map svc = Manifests.service()
+    svc.spec.selector = [app: 'other']
+    SqlCacheWriter self = writer
+    writer = otherReplica
+    streamListing([Manifests.deployment(), Manifests.replicaSet(), Manifests.pod(), svc, Manifests.ingress()], '2')
+    writer = self
+    assert CatsReader.related(reader.get(CacheTypes.SERVICE, infra(CacheTypes.SERVICE, 'frontend')), CacheTypes.REPLICA_SET).isEmpty()
+
+    when: 'the agent claims the account here again and lists the application as it was'
+    writer.onStateChange(new AgentAccount(ACCOUNT, null, AccountState.ACTIVATING, clock.instant(), null, [], null, null), AccountState.ORPHANED)
+    streamListing(application(), '3')
+    def expected = AccountSnapshot.build(ACCOUNT, application().collect { Manifests.json(it) }, FormatOptions.DEFAULTS)
+
+    then: 'every relationship is there once, as derived'
+    expected.records().each { id, record ->
+      Map actual = reader.get(record.type(), id)
+      assert actual != null: "missing $id"
+      assert normalised(actual.relationships) == normalised(record.relationships())
+    }
+    reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'] ==
+        [instances: ['frontend-7d9f8c6b5-x2x7k', 'frontend-7d9f8c6b5-q9z4m'] as Set, loadBalancers: ['frontend'] as Set]
+    [CacheTypes.SERVICE, CacheTypes.REPLICA_SET, CacheTypes.POD].every { type ->
+      jooq.fetch("select id, rel_id from " + writer.relTable(type)).collect { [it.get(0), it.get(1)] }.with { it.size() == (it as Set).size() }
+    }
   }
 
   def "a pod change writes the pod's rows and never its replicaSet's body"() {
@@ -461,7 +498,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def killingJooq = DSL.using(new DefaultConfiguration()
         .set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
         .set(new DefaultExecuteListenerProvider(killer)))
-    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock)
+    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock, 100)
     writer.commit(new SinkBatch(ACCOUNT, [upsert(pod2(), '1')])).toCompletableFuture().get(60, TimeUnit.SECONDS) // tables known
     Map pod3 = Manifests.pod()
     pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
@@ -507,7 +544,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def "ignored objects and kinds outside the configured set are not cached"() {
     given:
-    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, derivation, clock)
+    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, derivation, clock, 100)
 
     when:
     streamListing(application() + [Manifests.ignoredService()])
