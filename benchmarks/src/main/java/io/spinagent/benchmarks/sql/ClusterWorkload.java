@@ -1,5 +1,6 @@
 package io.spinagent.benchmarks.sql;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -8,6 +9,7 @@ import com.google.protobuf.ByteString;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,8 +41,12 @@ final class ClusterWorkload {
 
   private final ObjectMapper mapper = new ObjectMapper();
   private final Random random;
-  /** Live objects by "Kind/name", in creation order. */
-  private final Map<String, ObjectNode> live = new LinkedHashMap<>();
+  /**
+   * Live objects by "Kind/name", in creation order, as JSON: the benchmark's own heap stays small
+   * (as trees they would be hundreds of MB), so that its garbage collections do not stand in the
+   * writer's latency figures.
+   */
+  private final Map<String, byte[]> live = new LinkedHashMap<>();
   private final List<String> liveKeys = new ArrayList<>();
   private long resourceVersion = 1_000;
   private long sequence;
@@ -70,8 +76,8 @@ final class ClusterWorkload {
   /** Every live object as an upsert change (the agent's listing), in creation order. */
   List<ObjectChange> listing() {
     List<ObjectChange> changes = new ArrayList<>(live.size());
-    for (ObjectNode object : live.values()) {
-      changes.add(upsert(object));
+    for (String key : live.keySet()) {
+      changes.add(upsert(object(key), live.get(key)));
     }
     return changes;
   }
@@ -83,9 +89,12 @@ final class ClusterWorkload {
       if (random.nextDouble() < POD_REPLACEMENTS && changes.size() + 2 <= count) {
         replacePod(changes);
       } else {
-        ObjectNode object = live.get(liveKeys.get(random.nextInt(liveKeys.size())));
+        String key = liveKeys.get(random.nextInt(liveKeys.size()));
+        ObjectNode object = object(key);
         touch(object);
-        changes.add(upsert(object));
+        byte[] json = json(object);
+        live.put(key, json);
+        changes.add(upsert(object, json));
       }
     }
     return changes;
@@ -96,15 +105,14 @@ final class ClusterWorkload {
     do {
       key = liveKeys.get(random.nextInt(liveKeys.size()));
     } while (!key.startsWith("Pod/"));
-    ObjectNode gone = live.remove(key);
+    ObjectNode gone = object(key);
+    live.remove(key);
     liveKeys.remove(key);
     changes.add(delete(POD, gone.path("metadata").path("name").asText(), ++resourceVersion));
     String app = gone.path("metadata").path("labels").path("app").asText();
     String owner = gone.path("metadata").path("ownerReferences").path(0).path("name").asText();
-    ObjectNode replicaSet = live.get("ReplicaSet/" + owner);
-    ObjectNode created = pod(replicaSet, app);
-    put(created);
-    changes.add(upsert(created));
+    ObjectNode created = pod(object("ReplicaSet/" + owner), app);
+    changes.add(upsert(created, put(created)));
   }
 
   /** A status change, as a kubelet or controller makes many times a minute. */
@@ -121,32 +129,47 @@ final class ClusterWorkload {
     }
   }
 
-  private void put(ObjectNode object) {
+  /** Adds a new live object; returns its JSON. */
+  private byte[] put(ObjectNode object) {
     String key = object.get("kind").asText() + "/" + object.path("metadata").path("name").asText();
-    live.put(key, object);
+    byte[] json = json(object);
+    live.put(key, json);
     liveKeys.add(key);
+    return json;
   }
 
-  private ObjectChange upsert(ObjectNode object) {
+  private ObjectNode object(String key) {
+    try {
+      return (ObjectNode) mapper.readTree(live.get(key));
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private byte[] json(ObjectNode object) {
+    try {
+      return mapper.writeValueAsBytes(object);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private ObjectChange upsert(ObjectNode object, byte[] json) {
     Kind kind = switch (object.get("kind").asText()) {
       case "Deployment" -> DEPLOYMENT;
       case "ReplicaSet" -> REPLICA_SET;
       default -> POD;
     };
     JsonNode metadata = object.get("metadata");
-    try {
-      return ObjectChange.newBuilder()
-          .setSequence(++sequence)
-          .setKind(kind)
-          .setNamespace(NAMESPACE)
-          .setName(metadata.get("name").asText())
-          .setResourceVersion(metadata.get("resourceVersion").asText())
-          .setType(ChangeType.CHANGE_TYPE_UPSERT)
-          .setObjectJson(ByteString.copyFrom(mapper.writeValueAsBytes(object)))
-          .build();
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return ObjectChange.newBuilder()
+        .setSequence(++sequence)
+        .setKind(kind)
+        .setNamespace(NAMESPACE)
+        .setName(metadata.get("name").asText())
+        .setResourceVersion(metadata.get("resourceVersion").asText())
+        .setType(ChangeType.CHANGE_TYPE_UPSERT)
+        .setObjectJson(ByteString.copyFrom(json))
+        .build();
   }
 
   private ObjectChange delete(Kind kind, String name, long rv) {

@@ -106,8 +106,7 @@ public final class SqlCacheWriterBenchmark {
     Options options = Options.parse(args);
     System.setProperty("org.jooq.no-logo", "true");
     java.util.logging.Logger.getLogger("liquibase").setLevel(java.util.logging.Level.WARNING);
-    ClusterWorkload sample = new ClusterWorkload(options.objects(), 42);
-    double averageBytes = sample.listing().stream().mapToInt(c -> c.getObjectJson().size()).average().orElse(0);
+    WorkloadShape shape = WorkloadShape.of(options.objects());
     List<Figures> figures = new ArrayList<>();
     for (String database : options.databases()) {
       Supplier<EmbeddedDatabase> launcher = switch (database.trim()) {
@@ -118,7 +117,16 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("%s: running …%n", database);
       figures.add(run(database.trim(), launcher, options));
     }
-    print(options, sample.size(), averageBytes, figures);
+    print(options, shape.objects(), shape.averageBytes(), figures);
+  }
+
+  /** The account's size and mean object size, from a workload of its own that is not held while measuring. */
+  private record WorkloadShape(int objects, double averageBytes) {
+    static WorkloadShape of(int objects) {
+      List<ObjectChange> listing = new ClusterWorkload(objects, 42).listing();
+      return new WorkloadShape(
+          listing.size(), listing.stream().mapToInt(c -> c.getObjectJson().size()).average().orElse(0));
+    }
   }
 
   private static Figures run(String name, Supplier<EmbeddedDatabase> launcher, Options options) throws Exception {
