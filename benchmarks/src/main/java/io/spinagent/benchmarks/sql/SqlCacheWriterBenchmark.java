@@ -1,5 +1,6 @@
 package io.spinagent.benchmarks.sql;
 
+import io.spinagent.benchmarks.HostCpu;
 import io.spinagent.benchmarks.sql.OpenLoop.Latencies;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
@@ -100,7 +101,9 @@ public final class SqlCacheWriterBenchmark {
       PollingCycle.Result cycle,
       int cycleChanges,
       double listingMillis,
-      double firstCycleMillis) {}
+      double firstCycleMillis,
+      String throughputCpu,
+      String latencyCpu) {}
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
@@ -168,17 +171,21 @@ public final class SqlCacheWriterBenchmark {
         progress(name, "initial listing through the writer: %.0f ms", listingMillis);
 
         interleave(workload, writer, raw, Math.min(2_000, options.changes()), options.batch(), writerStatements, rawStatements);
+        HostCpu.Ticks throughputStart = HostCpu.now();
         Throughput throughput =
             interleave(workload, writer, raw, options.changes(), options.batch(), writerStatements, rawStatements);
-        progress(name, "throughput: writer %.0f changes/s, raw upsert %.0f changes/s", throughput.writerRate(),
-            throughput.rawRate());
+        String throughputCpu = HostCpu.since(throughputStart);
+        progress(name, "throughput: writer %.0f changes/s, raw upsert %.0f changes/s (host CPU: %s)",
+            throughput.writerRate(), throughput.rawRate(), throughputCpu);
 
         int offered = options.rate() * options.seconds();
+        HostCpu.Ticks latencyStart = HostCpu.now();
         Latencies[] latency = latencies(workload, writer, raw, options.rate(), options.seconds(), options.batch());
+        String latencyCpu = HostCpu.since(latencyStart);
         Latencies writerLatency = latency[0];
         Latencies rawLatency = latency[1];
-        progress(name, "latency at %d/s: writer p99 %.1f ms, raw upsert p99 %.1f ms", options.rate(),
-            writerLatency.percentileMillis(99), rawLatency.percentileMillis(99));
+        progress(name, "latency at %d/s: writer p99 %.1f ms, raw upsert p99 %.1f ms (host CPU: %s)", options.rate(),
+            writerLatency.percentileMillis(99), rawLatency.percentileMillis(99), latencyCpu);
         BelowCapacity belowCapacity = null;
         if (throughput.writerRate() < options.rate()) {
           // above the writer's capacity the queue grows all run long: also measure a steady state
@@ -207,7 +214,8 @@ public final class SqlCacheWriterBenchmark {
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
         return new Figures(name, throughput, writerLatency, rawLatency,
-            pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6);
+            pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6, throughputCpu,
+            latencyCpu);
       } finally {
         executor.shutdownNow();
         derivation.shutdownNow();
@@ -416,6 +424,8 @@ public final class SqlCacheWriterBenchmark {
           t.derivationRate());
       System.out.printf("initial listing of %,d objects: writer %,.0f ms, polling's first cycle %,.0f ms%n", objects,
           f.listingMillis(), f.firstCycleMillis());
+      System.out.printf("host CPU (all cores, /proc/stat): throughput runs %s; latency runs %s%n", f.throughputCpu(),
+          f.latencyCpu());
     }
     System.out.println();
     System.out.println("writer:     SqlCacheWriter.commit from call to completed transaction: parsing, derivation (on the batch's thread"
