@@ -58,13 +58,15 @@ import org.jooq.impl.DefaultExecuteListenerProvider;
  * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per side, 5000),
  * {@code --seconds} (of each latency run, 10), {@code --rate} (offered changes/s, 1000), {@code
  * --batch} (most changes per batch, 500 as the agent sends), {@code --databases}
- * (mariadb,postgres).
+ * (mariadb,postgres), {@code --remembered} (the writer's spinagent.cache.remembered-objects,
+ * 100000; 0 reads every batch's rows back).
  */
 public final class SqlCacheWriterBenchmark {
 
   private SqlCacheWriterBenchmark() {}
 
-  record Options(int objects, int changes, int seconds, int rate, int batch, List<String> databases) {
+  record Options(
+      int objects, int changes, int seconds, int rate, int batch, List<String> databases, int remembered) {
 
     static Options parse(String[] args) {
       Map<String, String> flags = new LinkedHashMap<>();
@@ -75,10 +77,10 @@ public final class SqlCacheWriterBenchmark {
         flags.put(arg.substring(2, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
       }
       Set<String> unknown = new TreeSet<>(flags.keySet());
-      unknown.removeAll(List.of("objects", "changes", "seconds", "rate", "batch", "databases"));
+      unknown.removeAll(List.of("objects", "changes", "seconds", "rate", "batch", "databases", "remembered"));
       if (!unknown.isEmpty()) {
         throw new IllegalArgumentException(
-            "unknown flags " + unknown + "; known: --objects --changes --seconds --rate --batch --databases");
+            "unknown flags " + unknown + "; known: --objects --changes --seconds --rate --batch --databases --remembered");
       }
       Options options = new Options(
           Integer.parseInt(flags.getOrDefault("objects", "5000")),
@@ -86,7 +88,9 @@ public final class SqlCacheWriterBenchmark {
           Integer.parseInt(flags.getOrDefault("seconds", "10")),
           Integer.parseInt(flags.getOrDefault("rate", "1000")),
           Integer.parseInt(flags.getOrDefault("batch", "500")),
-          List.of(flags.getOrDefault("databases", "mariadb,postgres").split(",")));
+          List.of(flags.getOrDefault("databases", "mariadb,postgres").split(",")),
+          Integer.parseInt(flags.getOrDefault(
+              "remembered", Integer.toString(new SpinAgentProperties.Cache().getRememberedObjects()))));
       return options;
     }
   }
@@ -159,7 +163,7 @@ public final class SqlCacheWriterBenchmark {
       try {
         SqlCacheWriter writer = new SqlCacheWriter(
             writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, derivation,
-            Clock.systemUTC(), new SpinAgentProperties.Cache().getRememberedObjects());
+            Clock.systemUTC(), options.remembered());
         RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
@@ -384,6 +388,8 @@ public final class SqlCacheWriterBenchmark {
         objects, averageBytes / 1024);
     System.out.printf("throughput: %,d changes in batches of %d, writer and raw upsert in turns batch by batch after a warm-up; latency: %,d changes/s offered for %d s%n",
         options.changes(), options.batch(), options.rate(), options.seconds());
+    System.out.printf("the writer remembers the committed rows of up to %,d objects (spinagent.cache.remembered-objects)%n",
+        options.remembered());
     for (Figures f : all) {
       double cycleMillis = f.cycle().nanos() / 1e6;
       System.out.printf("%n%s%n", f.database().equals("mariadb") ? "MariaDB (jOOQ MYSQL dialect)" : "PostgreSQL");
