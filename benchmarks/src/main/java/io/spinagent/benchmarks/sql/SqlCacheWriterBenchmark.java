@@ -8,6 +8,7 @@ import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.cache.sql.CachedKinds;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import io.spinagent.protocol.v1.ChangeType;
@@ -28,8 +29,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -149,21 +148,11 @@ public final class SqlCacheWriterBenchmark {
       CatsTemplateTables.create(db);
       // on a connection of its own: Liquibase leaves its connection outside auto-commit
       SpinAgentSchema.migrate(db.dataSource());
-      ExecutorService executor = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "spinagent-sql-writer");
-        t.setDaemon(true);
-        return t;
-      });
-      // as SqlCacheConfiguration builds it for Clouddriver
-      ExecutorService derivation = Executors.newFixedThreadPool(SqlCacheWriter.DERIVATION_HELPERS, r -> {
-        Thread t = new Thread(r, "spinagent-sql-derive");
-        t.setDaemon(true);
-        return t;
-      });
-      try {
+      // the threads SqlCacheConfiguration gives the writer in Clouddriver, one batch at a time (one account)
+      try (SqlWriterThreads threads = new SqlWriterThreads(1)) {
         SqlCacheWriter writer = new SqlCacheWriter(
-            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, executor, derivation,
-            Clock.systemUTC(), options.remembered());
+            writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, threads.batches(),
+            threads.derivation(), Clock.systemUTC(), options.remembered());
         RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
@@ -220,9 +209,6 @@ public final class SqlCacheWriterBenchmark {
         return new Figures(name, throughput, writerLatency, rawLatency,
             pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6, throughputCpu,
             latencyCpu);
-      } finally {
-        executor.shutdownNow();
-        derivation.shutdownNow();
       }
     }
   }

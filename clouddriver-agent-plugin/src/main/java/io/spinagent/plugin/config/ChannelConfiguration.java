@@ -5,6 +5,7 @@ import io.spinagent.plugin.cache.AccountFormatOptions;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.InMemoryObjectStore;
 import io.spinagent.plugin.cache.sql.SqlCacheConfiguration;
+import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import org.jooq.DSLContext;
 import org.springframework.beans.factory.ObjectProvider;
@@ -25,13 +26,20 @@ public class ChannelConfiguration {
       ObjectProvider<DSLContext> jooq,
       SpinAgentProperties properties,
       Environment environment,
-      ObjectProvider<AccountRegistry> accounts) {
+      ObjectProvider<AccountRegistry> accounts,
+      SqlWriterThreads sqlWriterThreads) {
     DSLContext context = jooq.getIfAvailable();
     if (context != null) {
       return SqlCacheConfiguration.sqlWriter(
-          context, properties, environment, new AccountFormatOptions(accounts::getIfAvailable));
+          context, properties, environment, new AccountFormatOptions(accounts::getIfAvailable), sqlWriterThreads);
     }
     return new InMemoryObjectStore();
+  }
+
+  /** The SQL writer's threads (none start unless it writes), stopped when the plugin's context closes. */
+  @Bean(destroyMethod = "close")
+  SqlWriterThreads sqlWriterThreads(SpinAgentProperties properties) {
+    return new SqlWriterThreads(properties.getCache().getWriterThreads());
   }
 
   @Bean

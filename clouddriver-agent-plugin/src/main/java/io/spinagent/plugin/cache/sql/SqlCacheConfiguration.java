@@ -5,8 +5,6 @@ import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
@@ -28,38 +26,21 @@ public final class SqlCacheConfiguration {
       DSLContext jooq,
       SpinAgentProperties properties,
       Environment environment,
-      Function<String, FormatOptions> accountOptions) {
+      Function<String, FormatOptions> accountOptions,
+      SqlWriterThreads threads) {
     if (!"true".equalsIgnoreCase(environment.getProperty("sql.cache.enabled"))) {
       log.warn(
           "sql.enabled without sql.cache.enabled: SpinAgent writes the cats_v1_* tables, but this"
               + " Clouddriver reads its cache from elsewhere, so Deck will not show agent accounts");
     }
     SpinAgentSchema.migrate(jooq);
-    int threads = Math.max(1, properties.getCache().getWriterThreads());
-    ExecutorService executor =
-        Executors.newFixedThreadPool(
-            threads,
-            r -> {
-              Thread t = new Thread(r, "spinagent-sql-writer");
-              t.setDaemon(true);
-              return t;
-            });
-    // shared by all accounts' batches; a batch's own thread always works too, so none waits on it
-    ExecutorService derivation =
-        Executors.newFixedThreadPool(
-            SqlCacheWriter.DERIVATION_HELPERS,
-            r -> {
-              Thread t = new Thread(r, "spinagent-sql-derive");
-              t.setDaemon(true);
-              return t;
-            });
     return new SqlCacheWriter(
         jooq,
         environment.getProperty("sql.table-namespace"),
         CachedKinds.of(properties.getCache()),
         accountOptions,
-        executor,
-        derivation,
+        threads.batches(),
+        threads.derivation(),
         Clock.systemUTC(),
         properties.getCache().getRememberedObjects());
   }

@@ -1,11 +1,13 @@
 package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
+import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.ChannelConfiguration
 import io.spinagent.plugin.config.SpinAgentProperties
 import org.springframework.beans.factory.support.StaticListableBeanFactory
+import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.core.env.StandardEnvironment
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.cache.format.AccountSnapshot
@@ -670,21 +672,46 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def without = new StaticListableBeanFactory()
     def config = new ChannelConfiguration()
     def properties = new SpinAgentProperties()
+    def threads = new SqlWriterThreads(1)
 
     expect:
-    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry()) instanceof SqlCacheWriter
-    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry()) instanceof InMemoryObjectStore
+    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof SqlCacheWriter
+    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof InMemoryObjectStore
+
+    cleanup:
+    threads.close()
+  }
+
+  def "the writer's threads stop when the plugin's context closes, after the batch in flight"() {
+    given: "the plugin's wiring in a Spring context, with kork-sql's DSLContext"
+    def context = new AnnotationConfigApplicationContext()
+    context.beanFactory.registerSingleton('jooq', jooq)
+    context.beanFactory.registerSingleton('spinAgentProperties', new SpinAgentProperties())
+    context.register(ChannelConfiguration)
+    context.refresh()
+    writer = context.getBean(ChangeSink) as SqlCacheWriter
+    SqlWriterThreads threads = context.getBean(SqlWriterThreads)
+
+    when: 'a batch is handed over and the context closes at once'
+    def committed = writer.commit(new SinkBatch(ACCOUNT, application().collect { upsert(it, '1') }))
+    context.close()
+
+    then: 'the batch committed, and every thread of the writer has ended'
+    committed.toCompletableFuture().isDone() && !committed.toCompletableFuture().isCompletedExceptionally()
+    reader.all(CacheTypes.POD).size() == 2
+    threads.isTerminated()
   }
 
   def "an account its agent reports as onlySpinnakerManaged caches only what Spinnaker manages"() {
     given: 'the writer as the plugin wires it, and the account claimed with onlySpinnakerManaged'
+    def threads = new SqlWriterThreads(1)
     def beans = new StaticListableBeanFactory()
     beans.addBean('jooq', jooq)
     def registry = new AccountRegistry(clock, Duration.ofMinutes(5), [])
     def registryBeans = new StaticListableBeanFactory()
     registryBeans.addBean('registry', registry)
     writer = new ChannelConfiguration().changeSink(beans.getBeanProvider(DSLContext), new SpinAgentProperties(),
-        new StandardEnvironment(), registryBeans.getBeanProvider(AccountRegistry)) as SqlCacheWriter
+        new StandardEnvironment(), registryBeans.getBeanProvider(AccountRegistry), threads) as SqlCacheWriter
     def member = [agentId: { 'agent-1' }, sessionId: { 's-1' }, decisionChanged: { d -> }] as AccountMember
     registry.claim(member, AccountInfo.newBuilder().setName(ACCOUNT).setOnlySpinnakerManaged(true)
         .setCluster(io.spinagent.protocol.v1.ClusterIdentity.newBuilder().setApiServerHost('10.0.0.1:6443')).build())
@@ -695,6 +722,9 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then:
     reader.all(CacheTypes.REPLICA_SET).size() == 1
     reader.all(CacheTypes.STATEFUL_SET).isEmpty()
+
+    cleanup:
+    threads.close()
   }
 
   private static org.springframework.beans.factory.ObjectProvider<AccountRegistry> noRegistry() {
