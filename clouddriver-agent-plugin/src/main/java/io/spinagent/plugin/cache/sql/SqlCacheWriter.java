@@ -642,9 +642,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     /**
      * The relationship rows of the batch's objects as the database holds them with this
-     * transaction's queued changes applied: read up front for the batch's objects, on first use
-     * for any other id, and kept current as changes are queued. (A key names its type, so an id
-     * has rows in one table only.)
+     * transaction's queued changes applied: taken from {@link CommittedRows} or read up front for
+     * the batch's objects, on first use for any other id, and kept current as changes are queued.
+     * (A key names its type, so an id has rows in one table only.)
      */
     final Map<String, Map<String, String>> relationships = new HashMap<>();
 
@@ -781,8 +781,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     }
 
     /**
-     * The relationship rows of the batch's objects, read up front: one query (a UNION ALL over
-     * their types' tables) per 500 ids.
+     * The relationship rows of the batch's objects that no earlier batch's commit is remembered
+     * for, read up front: one query (a UNION ALL over their types' tables) per 500 ids.
      */
     void prefetchRelationships(SinkBatch batch) {
       Map<String, String> wanted = new LinkedHashMap<>(); // key → type
@@ -1039,8 +1039,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     // ------------------------------------------------------------------ spinagent_objects
 
     /**
-     * What spinagent_objects holds for the batch's objects, read up front: one query per 500
-     * objects (per kind, an index range on the primary key's account, api_group, kind prefix).
+     * What spinagent_objects holds for the batch's objects (null: no row): taken from {@link
+     * CommittedRows} where an earlier batch's commit is remembered, the others read up front, one
+     * query per 500 objects (index lookups by the primary key's prefix up to the namespace).
      */
     final Map<List<String>, ObjectRow> held = new HashMap<>();
 
