@@ -148,7 +148,7 @@ public final class SqlCacheWriterBenchmark {
       CatsTemplateTables.create(db);
       // on a connection of its own: Liquibase leaves its connection outside auto-commit
       SpinAgentSchema.migrate(db.dataSource());
-      // the threads SqlCacheConfiguration gives the writer in Clouddriver, one batch at a time (one account)
+      // the writer's pools as the plugin makes them, with one batch thread: the account's batches run one at a time
       try (SqlWriterThreads threads = new SqlWriterThreads(1)) {
         SqlCacheWriter writer = new SqlCacheWriter(
             writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, threads.batches(),

@@ -73,9 +73,10 @@ import org.slf4j.LoggerFactory;
  * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
  * one query each per 500 objects, unless an earlier batch committed it ({@link CommittedRows});
  * bodies, spinagent_objects rows and relationship rows, deletes included, are queued and written
- * as multi-row statements; logical rows are linked and settled once at the end of the batch. The work on each object alone (parse, derive, serialise, hash)
- * runs on helper threads from the moment a batch is handed over ({@link ParallelBatch}), and the
- * batch's thread writes queued rows whenever it would otherwise wait for that work.
+ * as multi-row statements; logical rows are linked and settled once at the end of the batch. The
+ * work on each object alone (parse, derive, serialise, hash) runs on helper threads from the
+ * moment a batch is handed over ({@link ParallelBatch}), and the batch's thread writes queued rows
+ * whenever it would otherwise wait for that work.
  */
 public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
 
@@ -797,7 +798,15 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           }
         }
       }
-      for (List<Map.Entry<String, String>> chunk : chunks(wanted.entrySet(), k -> 0)) {
+      readRelationships(wanted);
+    }
+
+    /**
+     * Reads the relationship rows of these ids (id → its type) into {@link #relationships}: one
+     * query (a UNION ALL over their types' tables) per 500 ids.
+     */
+    void readRelationships(Map<String, String> ids) {
+      for (List<Map.Entry<String, String>> chunk : chunks(ids.entrySet(), k -> 0)) {
         Map<String, List<String>> byType = new TreeMap<>();
         for (Map.Entry<String, String> e : chunk) {
           byType.computeIfAbsent(e.getValue(), t -> new ArrayList<>()).add(e.getKey());
@@ -895,25 +904,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         return;
       }
       flushRelationships(); // the rows read below are then all there is
-      List<String> unread = new ArrayList<>();
+      Map<String, String> unread = new LinkedHashMap<>();
       for (String key : clusterLinks.keySet()) {
         if (tracked(key) == null) {
-          unread.add(key);
-          relationships.put(key, new LinkedHashMap<>());
+          unread.put(key, CacheTypes.CLUSTERS);
         }
       }
-      for (List<String> chunk : chunks(unread, k -> 0)) {
-        for (Record r :
-            ctx.select(ID, REL_ID, REL_TYPE)
-                .from(table(unquotedName(relTable(CacheTypes.CLUSTERS))))
-                .where(ID.in(chunk))
-                .fetch()) {
-          Map<String, String> rows = relationships.get(r.get(ID));
-          if (rows != null) { // null: an id equal only under the column's collation
-            rows.put(r.get(REL_ID), r.get(REL_TYPE));
-          }
-        }
-      }
+      readRelationships(unread);
       clusterLinks.forEach(
           (cluster, application) -> {
             if (!relationships.get(cluster).containsKey(application)) {
@@ -1080,10 +1077,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
                 .fetch()) {
           List<String> k = List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
           if (held.containsKey(k)) {
-            Long generation = r.get(O_GENERATION);
-            held.put(
-                k,
-                new ObjectRow(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation));
+            held.put(k, objectRow(r));
           }
         }
       }
@@ -1095,19 +1089,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     /** Puts the object's row in {@link #held} if an earlier batch's commit is remembered; whether it was. */
     boolean recall(List<String> heldKey) {
-      ObjectRow row = committed.object(scope, objectId(heldKey));
+      ObjectRow row = committed.object(scope, heldKey);
       if (row == null) {
         return false;
       }
       held.put(heldKey, row == CommittedRows.NO_ROW ? null : row);
       return true;
-    }
-
-    /** The infrastructure key of the object a {@link #heldKey} names. */
-    String objectId(List<String> heldKey) {
-      String group = heldKey.get(0);
-      String type = CacheTypes.forKind(group.isEmpty() ? "v1" : group + "/v1", heldKey.get(1));
-      return CacheKeys.infrastructure(type, account, heldKey.get(2), heldKey.get(3));
     }
 
     /**
@@ -1118,7 +1105,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (state.scope != scope) {
         return;
       }
-      held.forEach((k, row) -> committed.rememberObject(scope, objectId(k), row));
+      held.forEach((k, row) -> committed.rememberObject(scope, k, row));
       relationships.forEach(
           (id, rows) -> {
             if (rememberable(id)) {
@@ -1138,12 +1125,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
               .from(table(unquotedName(OBJECTS)))
               .where(objectKey(kind, namespace, name))
               .fetchOne();
-      if (r == null) {
-        return null;
-      }
+      return r == null ? null : objectRow(r);
+    }
+
+    ObjectRow objectRow(Record r) {
       Long generation = r.get(O_GENERATION);
-      return new ObjectRow(
-          r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
+      return new ObjectRow(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
     }
 
     /** Records the object's state in {@link #held}, and queues its row for {@link #flushObjects}. */
