@@ -2,7 +2,6 @@ package io.spinagent.plugin.cache.sql;
 
 import com.google.common.cache.Cache;
 import com.google.common.cache.CacheBuilder;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -36,8 +35,7 @@ final class CommittedRows {
   /** What {@link #object} answers for an object remembered to have no row. */
   static final ObjectRow NO_ROW = new ObjectRow("", false, -1);
 
-  /** @param id an object's spinagent_objects key, or the id of relationship rows */
-  private record Key(Scope scope, Object id) {}
+  private record Key(Scope scope, String id) {}
 
   private final Cache<Key, ObjectRow> objects;
   private final Cache<Key, Map<String, String>> relationships;
@@ -54,9 +52,10 @@ final class CommittedRows {
   /**
    * The object's spinagent_objects row: {@link #NO_ROW} when it has none, null when not remembered.
    *
-   * @param key the object's spinagent_objects key: api group, kind, namespace, name
+   * @param key the object's infrastructure key (one string: about 180 bytes less per object than
+   *     its spinagent_objects key's four)
    */
-  ObjectRow object(Scope scope, List<String> key) {
+  ObjectRow object(Scope scope, String key) {
     return objects == null ? null : objects.getIfPresent(new Key(scope, key));
   }
 
@@ -66,7 +65,7 @@ final class CommittedRows {
   }
 
   /** Remembers the object's row as committed; {@code row} null: it has none. */
-  void rememberObject(Scope scope, List<String> key, ObjectRow row) {
+  void rememberObject(Scope scope, String key, ObjectRow row) {
     if (objects != null) {
       objects.put(new Key(scope, key), row == null ? NO_ROW : row);
     }

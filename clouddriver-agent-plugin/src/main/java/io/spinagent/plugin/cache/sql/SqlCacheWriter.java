@@ -1089,12 +1089,19 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     /** Puts the object's row in {@link #held} if an earlier batch's commit is remembered; whether it was. */
     boolean recall(List<String> heldKey) {
-      ObjectRow row = committed.object(scope, heldKey);
+      ObjectRow row = committed.object(scope, objectId(heldKey));
       if (row == null) {
         return false;
       }
       held.put(heldKey, row == CommittedRows.NO_ROW ? null : row);
       return true;
+    }
+
+    /** The infrastructure key of the object a {@link #heldKey} names. */
+    String objectId(List<String> heldKey) {
+      String group = heldKey.get(0);
+      String type = CacheTypes.forKind(group.isEmpty() ? "v1" : group + "/v1", heldKey.get(1));
+      return CacheKeys.infrastructure(type, account, heldKey.get(2), heldKey.get(3));
     }
 
     /**
@@ -1105,7 +1112,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (state.scope != scope) {
         return;
       }
-      held.forEach((k, row) -> committed.rememberObject(scope, k, row));
+      held.forEach((k, row) -> committed.rememberObject(scope, objectId(k), row));
       relationships.forEach(
           (id, rows) -> {
             if (rememberable(id)) {
