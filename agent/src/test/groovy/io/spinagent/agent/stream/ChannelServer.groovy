@@ -112,10 +112,23 @@ class ChannelServer implements AutoCloseable {
     }
     def result = new CompletableFuture<CommandResult>()
     results[id] = result
-    def session = sessions.reverse().find { !it.ended && it.welcomed }
-    assert session != null: 'no agent is connected'
+    def session = welcomedSession()
     session.send(PluginMessage.newBuilder().setCommand(command.setCommandId(id)).build())
     result.get(30, TimeUnit.SECONDS)
+  }
+
+  /**
+   * The newest open session that has been welcomed. A Hello is recorded before its Welcome goes
+   * out, so a spec that has just seen the agent reconnect may get here a moment before the Welcome.
+   */
+  private Session welcomedSession() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
+    Session session
+    while ((session = sessions.reverse().find { !it.ended && it.welcomed }) == null && System.nanoTime() < deadline) {
+      Thread.sleep(10)
+    }
+    assert session != null: 'no agent is connected'
+    session
   }
 
   /** The answer to a Kubernetes API request relayed through the agent. */
@@ -138,8 +151,7 @@ class ChannelServer implements AutoCloseable {
     }
     def call = new TunnelCall()
     tunnelCalls[id] = call
-    def session = sessions.reverse().find { !it.ended && it.welcomed }
-    assert session != null: 'no agent is connected'
+    def session = welcomedSession()
     session.send(PluginMessage.newBuilder().setTunnel(TunnelFrame.newBuilder().setStreamId(id)
         .setRequestHead(TunnelRequestHead.newBuilder().setAccount(account).setMethod('GET').setPath(path)
             .setInitialWindow(16 << 20))).build())
