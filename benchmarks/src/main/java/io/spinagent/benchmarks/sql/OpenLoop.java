@@ -122,6 +122,12 @@ final class OpenLoop {
       return count;
     }
 
+    /** Adds every latency of {@code other} to these. */
+    void addAll(Latencies other) {
+      System.arraycopy(other.values, 0, values, count, other.count);
+      count += other.count;
+    }
+
     /** The {@code p}-th percentile (0–100) in milliseconds. */
     double percentileMillis(double p) {
       long[] sorted = Arrays.copyOf(values, count);

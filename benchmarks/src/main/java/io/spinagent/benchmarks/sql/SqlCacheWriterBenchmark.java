@@ -51,8 +51,9 @@ import org.jooq.impl.DefaultExecuteListenerProvider;
  * <p>Writer and raw upsert take turns on the same tables batch by batch, after a warm-up. After
  * each raw batch the writer is fed the same changes untimed, so that its state (resourceVersions,
  * relationship index) stays that of a writer that saw the whole stream. Each side has its own JDBC
- * connection, as a connection from Clouddriver's pool would be. The polling baseline runs last,
- * alone in emptied tables.
+ * connection, as a connection from Clouddriver's pool would be. The latency runs take turns too,
+ * in rounds of a few seconds (see {@link #latencies}). The polling baseline runs last, alone in
+ * emptied tables.
  *
  * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per side, 5000),
  * {@code --seconds} (of each latency run, 10), {@code --rate} (offered changes/s, 1000), {@code
@@ -61,6 +62,9 @@ import org.jooq.impl.DefaultExecuteListenerProvider;
  * 100000; 0 reads every batch's rows back).
  */
 public final class SqlCacheWriterBenchmark {
+
+  /** Rounds of each latency run; see {@link #latencies}. */
+  private static final int LATENCY_ROUNDS = 4;
 
   private SqlCacheWriterBenchmark() {}
 
@@ -217,20 +221,41 @@ public final class SqlCacheWriterBenchmark {
   record BelowCapacity(int rate, Latencies writer, Latencies raw) {}
 
   /**
-   * The writer's and then the raw upsert's latency with {@code rate} changes/s offered open-loop
-   * for {@code seconds}, each on its own changes; the writer then catches up, untimed, on the raw
-   * upsert's changes.
+   * The writer's and the raw upsert's latency with {@code rate} changes/s offered open-loop for
+   * {@code seconds} each, in {@link #LATENCY_ROUNDS} rounds that alternate which side goes first,
+   * after an untimed warm-up round; each side's latencies are pooled over its rounds. Run one
+   * after the other, the side that ran first met whatever the database's background work (page
+   * flushing after the throughput runs) and the machine's stalls happened to do in its seconds;
+   * in rounds, they fall on both sides alike. Each side runs on its own changes; after each raw
+   * round the writer catches up, untimed, on the raw upsert's changes.
    */
   private static Latencies[] latencies(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate,
       int seconds, int batch) throws Exception {
     int offered = rate * seconds;
-    List<ObjectChange> forWriter = workload.changes(offered);
-    raw.prepare(forWriter);
-    Latencies writerLatency = OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b));
-    List<ObjectChange> forRaw = workload.changes(offered);
-    Latencies rawLatency = OpenLoop.run(raw.prepare(forRaw), rate, batch, raw::apply);
-    catchUp(writer, forRaw, batch);
+    Latencies writerLatency = new Latencies(offered);
+    Latencies rawLatency = new Latencies(offered);
+    latencyRound(workload, writer, raw, rate, batch, offered / LATENCY_ROUNDS, true, new Latencies(offered), new Latencies(offered));
+    for (int round = 0; round < LATENCY_ROUNDS; round++) {
+      int changes = offered / LATENCY_ROUNDS + (round < offered % LATENCY_ROUNDS ? 1 : 0);
+      latencyRound(workload, writer, raw, rate, batch, changes, round % 2 == 1, writerLatency, rawLatency);
+    }
     return new Latencies[] {writerLatency, rawLatency};
+  }
+
+  /** One round of {@link #latencies}: {@code changes} through each side, the writer first or second. */
+  private static void latencyRound(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate, int batch,
+      int changes, boolean writerFirst, Latencies writerLatency, Latencies rawLatency) throws Exception {
+    for (boolean writerTurn : writerFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
+      if (writerTurn) {
+        List<ObjectChange> forWriter = workload.changes(changes);
+        raw.prepare(forWriter);
+        writerLatency.addAll(OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b)));
+      } else {
+        List<ObjectChange> forRaw = workload.changes(changes);
+        rawLatency.addAll(OpenLoop.run(raw.prepare(forRaw), rate, batch, raw::apply));
+        catchUp(writer, forRaw, batch);
+      }
+    }
   }
 
   /** @param derivationRate changes/s of deriving the rows alone (parse, derive, serialise, hash; untimed for raw) */
