@@ -128,8 +128,11 @@ final class OpenLoop {
       count += other.count;
     }
 
-    /** The {@code p}-th percentile (0–100) in milliseconds. */
+    /** The {@code p}-th percentile (0–100) in milliseconds; 0 if there are none. */
     double percentileMillis(double p) {
+      if (count == 0) {
+        return 0;
+      }
       long[] sorted = Arrays.copyOf(values, count);
       Arrays.sort(sorted);
       int index = (int) Math.ceil(p / 100 * sorted.length) - 1;

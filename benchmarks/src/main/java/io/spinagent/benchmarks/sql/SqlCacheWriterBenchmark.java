@@ -30,15 +30,13 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
-import org.jooq.ExecuteContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultConfiguration;
-import org.jooq.impl.DefaultExecuteListener;
 import org.jooq.impl.DefaultExecuteListenerProvider;
+import org.jooq.impl.DefaultTransactionListenerProvider;
 
 /**
  * The SQL cache writer (issue 5's figures) on embedded MariaDB (jOOQ MYSQL, Clouddriver's
@@ -101,8 +99,7 @@ public final class SqlCacheWriterBenchmark {
   record Figures(
       String database,
       Throughput throughput,
-      Latencies writerLatency,
-      Latencies rawLatency,
+      LatencyRun latency,
       Latencies pollingLatency,
       BelowCapacity belowCapacity,
       PollingCycle.Result cycle,
@@ -146,9 +143,9 @@ public final class SqlCacheWriterBenchmark {
         Connection pollingConnection = connect(db)) {
       SQLDialect sqlDialect = SQLDialect.valueOf(db.dialect());
       CacheTypes.Dialect dialect = sqlDialect == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
-      AtomicLong writerStatements = new AtomicLong();
-      AtomicLong rawStatements = new AtomicLong();
-      DSLContext writerJooq = jooq(writerConnection, sqlDialect, writerStatements);
+      DatabaseTime writerTime = new DatabaseTime();
+      DatabaseTime rawTime = new DatabaseTime();
+      DSLContext writerJooq = jooq(writerConnection, sqlDialect, writerTime);
       CatsTemplateTables.create(db);
       // on a connection of its own: Liquibase leaves its connection outside auto-commit
       SpinAgentSchema.migrate(db.dataSource());
@@ -157,7 +154,7 @@ public final class SqlCacheWriterBenchmark {
         SqlCacheWriter writer = new SqlCacheWriter(
             writerJooq, null, CachedKinds.defaults(), account -> FormatOptions.DEFAULTS, threads.batches(),
             threads.derivation(), Clock.systemUTC(), options.remembered());
-        RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawStatements), writer, dialect);
+        RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawTime), writer, dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
         List<ObjectChange> listing = workload.listing();
@@ -167,35 +164,34 @@ public final class SqlCacheWriterBenchmark {
         double listingMillis = (System.nanoTime() - listingStart) / 1e6;
         progress(name, "initial listing through the writer: %.0f ms", listingMillis);
 
-        interleave(workload, writer, raw, Math.min(2_000, options.changes()), options.batch(), writerStatements, rawStatements);
+        interleave(workload, writer, raw, Math.min(2_000, options.changes()), options.batch(), writerTime, rawTime);
         HostCpu.Ticks throughputStart = HostCpu.now();
         Throughput throughput =
-            interleave(workload, writer, raw, options.changes(), options.batch(), writerStatements, rawStatements);
+            interleave(workload, writer, raw, options.changes(), options.batch(), writerTime, rawTime);
         String throughputCpu = HostCpu.since(throughputStart);
         progress(name, "throughput: writer %.0f changes/s, raw upsert %.0f changes/s (host CPU: %s)",
             throughput.writerRate(), throughput.rawRate(), throughputCpu);
 
         int offered = options.rate() * options.seconds();
         HostCpu.Ticks latencyStart = HostCpu.now();
-        Latencies[] latency = latencies(workload, writer, raw, options.rate(), options.seconds(), options.batch());
+        LatencyRun latency =
+            latencies(workload, writer, raw, options.rate(), options.seconds(), options.batch(), writerTime, rawTime);
         String latencyCpu = HostCpu.since(latencyStart);
-        Latencies writerLatency = latency[0];
-        Latencies rawLatency = latency[1];
         progress(name, "latency at %d/s: writer p99 %.1f ms, raw upsert p99 %.1f ms (host CPU: %s)", options.rate(),
-            writerLatency.percentileMillis(99), rawLatency.percentileMillis(99), latencyCpu);
+            latency.writer().percentileMillis(99), latency.raw().percentileMillis(99), latencyCpu);
         BelowCapacity belowCapacity = null;
         if (throughput.writerRate() < options.rate()) {
           // above the writer's capacity the queue grows all run long: also measure a steady state
           int rate = (int) (0.7 * throughput.writerRate());
-          Latencies[] below = latencies(workload, writer, raw, rate, options.seconds(), options.batch());
-          belowCapacity = new BelowCapacity(rate, below[0], below[1]);
+          LatencyRun below = latencies(workload, writer, raw, rate, options.seconds(), options.batch(), writerTime, rawTime);
+          belowCapacity = new BelowCapacity(rate, below.writer(), below.raw());
           progress(name, "latency at %d/s (70%% of the writer's capacity): writer p99 %.1f ms, raw upsert p99 %.1f ms",
-              rate, below[0].percentileMillis(99), below[1].percentileMillis(99));
+              rate, below.writer().percentileMillis(99), below.raw().percentileMillis(99));
         }
 
         // Polling alone in the tables, as Clouddriver's agent would be.
         clearCacheTables(writerJooq, dialect);
-        PollingCycle polling = new PollingCycle(jooq(pollingConnection, sqlDialect, new AtomicLong()), writer, dialect);
+        PollingCycle polling = new PollingCycle(jooq(pollingConnection, sqlDialect, new DatabaseTime()), writer, dialect);
         Map<String, byte[]> state = new ConcurrentHashMap<>();
         listing = workload.listing();
         listing.forEach(c -> apply(state, c));
@@ -210,8 +206,7 @@ public final class SqlCacheWriterBenchmark {
             forPolling, options.rate(), i -> apply(state, forPolling.get(i)), () -> polling.run(new ArrayList<>(state.values())));
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
-        return new Figures(name, throughput, writerLatency, rawLatency,
-            pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6, throughputCpu,
+        return new Figures(name, throughput, latency, pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6, throughputCpu,
             latencyCpu);
       }
     }
@@ -229,30 +224,43 @@ public final class SqlCacheWriterBenchmark {
    * in rounds, they fall on both sides alike. Each side runs on its own changes; after each raw
    * round the writer catches up, untimed, on the raw upsert's changes.
    */
-  private static Latencies[] latencies(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate,
-      int seconds, int batch) throws Exception {
+  private static LatencyRun latencies(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate,
+      int seconds, int batch, DatabaseTime writerTime, DatabaseTime rawTime) throws Exception {
     int offered = rate * seconds;
-    Latencies writerLatency = new Latencies(offered);
-    Latencies rawLatency = new Latencies(offered);
-    latencyRound(workload, writer, raw, rate, batch, offered / LATENCY_ROUNDS, true, new Latencies(offered), new Latencies(offered));
+    LatencyRun warmUp = new LatencyRun(offered, writerTime, rawTime);
+    latencyRound(workload, writer, raw, rate, batch, offered / LATENCY_ROUNDS, true, warmUp);
+    LatencyRun run = new LatencyRun(offered, writerTime, rawTime);
     for (int round = 0; round < LATENCY_ROUNDS; round++) {
       int changes = offered / LATENCY_ROUNDS + (round < offered % LATENCY_ROUNDS ? 1 : 0);
-      latencyRound(workload, writer, raw, rate, batch, changes, round % 2 == 1, writerLatency, rawLatency);
+      latencyRound(workload, writer, raw, rate, batch, changes, round % 2 == 1, run);
     }
-    return new Latencies[] {writerLatency, rawLatency};
+    return run;
+  }
+
+  /** Each side's latencies, and what its connection spent in the database meanwhile (see {@link DatabaseTime}). */
+  record LatencyRun(Latencies writer, Latencies raw, DatabaseTime.Window writerTime, DatabaseTime.Window rawTime) {
+    LatencyRun(int changes, DatabaseTime writerTime, DatabaseTime rawTime) {
+      this(new Latencies(changes), new Latencies(changes), new DatabaseTime.Window(writerTime),
+          new DatabaseTime.Window(rawTime));
+    }
   }
 
   /** One round of {@link #latencies}: {@code changes} through each side, the writer first or second. */
   private static void latencyRound(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate, int batch,
-      int changes, boolean writerFirst, Latencies writerLatency, Latencies rawLatency) throws Exception {
+      int changes, boolean writerFirst, LatencyRun run) throws Exception {
     for (boolean writerTurn : writerFirst ? new boolean[] {true, false} : new boolean[] {false, true}) {
       if (writerTurn) {
         List<ObjectChange> forWriter = workload.changes(changes);
         raw.prepare(forWriter);
-        writerLatency.addAll(OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b)));
+        DatabaseTime.Stretch stretch = run.writerTime().begin();
+        run.writer().addAll(OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b)));
+        run.writerTime().end(stretch);
       } else {
         List<ObjectChange> forRaw = workload.changes(changes);
-        rawLatency.addAll(OpenLoop.run(raw.prepare(forRaw), rate, batch, raw::apply));
+        List<RawUpsert.Row> rows = raw.prepare(forRaw);
+        DatabaseTime.Stretch stretch = run.rawTime().begin();
+        run.raw().addAll(OpenLoop.run(rows, rate, batch, raw::apply));
+        run.rawTime().end(stretch);
         catchUp(writer, forRaw, batch);
       }
     }
@@ -272,7 +280,7 @@ public final class SqlCacheWriterBenchmark {
    * machine; each side's rate is its changes over the sum of its batches' times.
    */
   private static Throughput interleave(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int count,
-      int batch, AtomicLong writerStatements, AtomicLong rawStatements) throws Exception {
+      int batch, DatabaseTime writerTime, DatabaseTime rawTime) throws Exception {
     List<List<ObjectChange>> forWriter = new ArrayList<>();
     List<List<ObjectChange>> forRaw = new ArrayList<>();
     List<List<RawUpsert.Row>> rows = new ArrayList<>();
@@ -291,16 +299,16 @@ public final class SqlCacheWriterBenchmark {
     long writerCount = 0;
     long rawCount = 0;
     for (int i = 0; i < forWriter.size(); i++) {
-      long statements = writerStatements.get();
+      long statements = writerTime.statements();
       long start = System.nanoTime();
       commit(writer, forWriter.get(i));
       writerNanos += System.nanoTime() - start;
-      writerCount += writerStatements.get() - statements;
-      statements = rawStatements.get();
+      writerCount += writerTime.statements() - statements;
+      statements = rawTime.statements();
       start = System.nanoTime();
       raw.apply(rows.get(i));
       rawNanos += System.nanoTime() - start;
-      rawCount += rawStatements.get() - statements;
+      rawCount += rawTime.statements() - statements;
       commit(writer, forRaw.get(i));
     }
     return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9),
@@ -315,17 +323,14 @@ public final class SqlCacheWriterBenchmark {
     return db.dataSource().getConnection();
   }
 
-  private static DSLContext jooq(Connection connection, SQLDialect dialect, AtomicLong statements) {
+  private static DSLContext jooq(Connection connection, SQLDialect dialect, DatabaseTime time) {
     return DSL.using(new DefaultConfiguration()
         .set(connection)
         .set(dialect)
-        .set(new DefaultExecuteListenerProvider(new DefaultExecuteListener() {
-          @Override
-          public void executeEnd(ExecuteContext ctx) {
-            statements.incrementAndGet();
-          }
-        })));
+        .set(new DefaultExecuteListenerProvider(time.statementListener))
+        .set(new DefaultTransactionListenerProvider(time.commitListener)));
   }
+
 
   /** The agent's listing after a claim: per kind BEGIN, every object, END. */
   private static void writeListing(SqlCacheWriter writer, List<ObjectChange> listing, int batch) throws Exception {
@@ -412,11 +417,13 @@ public final class SqlCacheWriterBenchmark {
           t.writerStatementsPerChange(), t.rawStatementsPerChange(), "-",
           t.writerStatementsPerChange() / t.rawStatementsPerChange());
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p50 at offered rate (ms)",
-          f.writerLatency().percentileMillis(50), f.rawLatency().percentileMillis(50), f.pollingLatency().percentileMillis(50),
-          f.writerLatency().percentileMillis(50) / f.rawLatency().percentileMillis(50));
+          f.latency().writer().percentileMillis(50), f.latency().raw().percentileMillis(50), f.pollingLatency().percentileMillis(50),
+          f.latency().writer().percentileMillis(50) / f.latency().raw().percentileMillis(50));
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p99 at offered rate (ms)",
-          f.writerLatency().percentileMillis(99), f.rawLatency().percentileMillis(99), f.pollingLatency().percentileMillis(99),
-          f.writerLatency().percentileMillis(99) / f.rawLatency().percentileMillis(99));
+          f.latency().writer().percentileMillis(99), f.latency().raw().percentileMillis(99), f.pollingLatency().percentileMillis(99),
+          f.latency().writer().percentileMillis(99) / f.latency().raw().percentileMillis(99));
+      System.out.printf("in the latency runs, the writer's connection: %s%n", f.latency().writerTime().describe());
+      System.out.printf("in the latency runs, the raw upsert's connection: %s%n", f.latency().rawTime().describe());
       if (f.belowCapacity() != null) {
         BelowCapacity b = f.belowCapacity();
         System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p50 at " + b.rate() + "/s (ms)",
@@ -429,8 +436,8 @@ public final class SqlCacheWriterBenchmark {
             t.writerRate(), options.rate(), b.rate());
       }
       System.out.printf("polling vs writer latency: p50 %.0f×, p99 %.0f× (polling cycles back to back)%n",
-          f.pollingLatency().percentileMillis(50) / f.writerLatency().percentileMillis(50),
-          f.pollingLatency().percentileMillis(99) / f.writerLatency().percentileMillis(99));
+          f.pollingLatency().percentileMillis(50) / f.latency().writer().percentileMillis(50),
+          f.pollingLatency().percentileMillis(99) / f.latency().writer().percentileMillis(99));
       System.out.printf("polling cycle applying %,d changes: %,.0f ms; %,d rows read, %,d written, %,d deleted"
               + " (writer: %,.0f ms for the same number of changes)%n",
           f.cycleChanges(), cycleMillis, f.cycle().rowsRead(), f.cycle().rowsWritten(), f.cycle().rowsDeleted(),
