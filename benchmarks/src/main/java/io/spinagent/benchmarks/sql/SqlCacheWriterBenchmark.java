@@ -206,8 +206,8 @@ public final class SqlCacheWriterBenchmark {
             forPolling, options.rate(), i -> apply(state, forPolling.get(i)), () -> polling.run(new ArrayList<>(state.values())));
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
-        return new Figures(name, throughput, latency, pollingLatency, belowCapacity, cycle, second.size(), listingMillis, first.nanos() / 1e6, throughputCpu,
-            latencyCpu);
+        return new Figures(name, throughput, latency, pollingLatency, belowCapacity, cycle, second.size(),
+            listingMillis, first.nanos() / 1e6, throughputCpu, latencyCpu);
       }
     }
   }
@@ -220,7 +220,7 @@ public final class SqlCacheWriterBenchmark {
    * {@code seconds} each, in {@link #LATENCY_ROUNDS} rounds that alternate which side goes first,
    * after an untimed warm-up round; each side's latencies are pooled over its rounds. Run one
    * after the other, the side that ran first met whatever the database's background work (page
-   * flushing after the throughput runs) and the machine's stalls happened to do in its seconds;
+   * flushing after the throughput runs, most likely) and the machine's stalls happened to do in its seconds;
    * in rounds, they fall on both sides alike. Each side runs on its own changes; after each raw
    * round the writer catches up, untimed, on the raw upsert's changes.
    */
