@@ -1,6 +1,7 @@
 package io.spinagent.testkit.db;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -30,6 +31,10 @@ public interface EmbeddedDatabase extends AutoCloseable {
   /** Starts the server again on the same port and data. */
   void start();
 
+  /** The directory holding the server's files (for MariaDB, its binaries too). */
+  Path directory();
+
+  /** Stops the server and deletes {@link #directory()}. */
   @Override
   void close();
 

