@@ -29,6 +29,7 @@ import io.spinagent.plugin.tunnel.OperationsProperties;
 import io.spinagent.plugin.tunnel.TunnelHttpServer;
 import io.spinagent.plugin.tunnel.TunnelProperties;
 import io.spinagent.plugin.tunnel.TunnelTokens;
+import io.spinagent.testkit.files.TemporaryDirectory;
 import io.spinagent.testkit.kubernetes.KubeconfigWriter;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import java.io.ByteArrayInputStream;
@@ -123,9 +124,7 @@ public final class TunnelLatencyBenchmark {
       compare("GET " + PATH + " (the request kubectl sends, alone)", direct, tunneled,
           Math.max(200, requests / 5), requests);
     } finally {
-      try (var files = Files.walk(dir)) {
-        files.sorted((a, b) -> b.compareTo(a)).forEach(p -> p.toFile().delete());
-      }
+      TemporaryDirectory.delete(dir, "the benchmark's temporary directory");
     }
   }
 

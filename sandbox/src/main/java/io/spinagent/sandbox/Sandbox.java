@@ -10,6 +10,7 @@ import io.spinagent.sandbox.cluster.DemoController;
 import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverHost;
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
+import io.spinagent.testkit.files.TemporaryDirectory;
 import org.jooq.SQLDialect;
 import io.spinagent.sandbox.host.PluginsRoot;
 import io.spinagent.sandbox.view.CacheTables;
@@ -27,7 +28,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
-import java.util.Comparator;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -293,11 +293,7 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  private void deleteWorkDir() throws IOException {
-    try (Stream<Path> paths = Files.walk(workDir)) {
-      for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(path);
-      }
-    }
+  private void deleteWorkDir() {
+    TemporaryDirectory.delete(workDir, "the sandbox's temporary directory");
   }
 }

@@ -1,11 +1,10 @@
 package io.spinagent.sandbox.host;
 
+import io.spinagent.testkit.files.TemporaryDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * A throw-away plugins root holding one plugin release zip, as Halyard or the Operator would lay it
@@ -52,18 +51,6 @@ public final class PluginsRoot implements AutoCloseable {
 
   @Override
   public void close() {
-    try (Stream<Path> paths = Files.walk(directory)) {
-      paths.sorted(Comparator.reverseOrder()).forEach(PluginsRoot::delete);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete plugins root " + directory, e);
-    }
-  }
-
-  private static void delete(Path path) {
-    try {
-      Files.deleteIfExists(path);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot delete " + path, e);
-    }
+    TemporaryDirectory.delete(directory, "plugins root");
   }
 }

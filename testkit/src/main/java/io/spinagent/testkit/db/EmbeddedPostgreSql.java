@@ -1,5 +1,6 @@
 package io.spinagent.testkit.db;
 
+import io.spinagent.testkit.files.TemporaryDirectory;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -34,11 +35,15 @@ public final class EmbeddedPostgreSql implements EmbeddedDatabase {
     }
     try {
       server.start();
+      return server;
     } catch (RuntimeException e) {
-      TemporaryDirectory.delete(server.dataDir, "PostgreSQL data directory");
+      try {
+        server.close();
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);
+      }
       throw e;
     }
-    return server;
   }
 
   @Override
