@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -110,7 +111,9 @@ public final class CacheRecord {
 
   /**
    * The body as a JSON tree; {@code nowMillis} is only used for {@code cacheExpiry}. Attributes
-   * that are trees are shared with this record, so the result is for reading or serialising.
+   * that are trees are shared with this record, so the result is for reading or serialising. An
+   * attribute given as a {@link RawValue} (JSON text known to be valid, such as a {@link
+   * ManifestText}) is serialised as that text.
    */
   public ObjectNode toBody(ObjectMapper mapper, long nowMillis) {
     ObjectNode body = mapper.createObjectNode();
@@ -119,7 +122,9 @@ public final class CacheRecord {
     ObjectNode attrs = body.putObject("attributes");
     attributes.forEach(
         (k, v) -> {
-          if (v != null) {
+          if (v instanceof RawValue raw) {
+            attrs.putRawValue(k, raw);
+          } else if (v != null) {
             // a tree (the manifest) is shared, not copied: copying it doubled the cost of a body
             attrs.set(k, v instanceof JsonNode node ? node : mapper.valueToTree(v));
           }

@@ -12,8 +12,10 @@ import org.springframework.core.env.StandardEnvironment
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.cache.format.AccountSnapshot
 import io.spinagent.plugin.cache.format.CacheKeys
+import io.spinagent.plugin.cache.format.CacheRecord
 import io.spinagent.plugin.cache.format.CacheTypes
 import io.spinagent.plugin.cache.format.FormatOptions
+import io.spinagent.plugin.cache.format.ManifestCacheRecords
 import io.spinagent.plugin.cache.format.Manifests
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.protocol.v1.ChangeType
@@ -542,6 +544,50 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then:
     reader.all(CacheTypes.SERVICE).size() == 1
     reader.all(CacheTypes.POD).isEmpty()
+  }
+
+  SinkEntry upsertText(String name, String json) {
+    new SinkEntry.Change(ObjectChange.newBuilder()
+        .setSequence(++sequence).setKind(kindOf(Manifests.service()))
+        .setNamespace(Manifests.NS).setName(name).setResourceVersion('1').setType(ChangeType.CHANGE_TYPE_UPSERT)
+        .setObjectJson(ByteString.copyFromUtf8(json)).build())
+  }
+
+  String body(String type, String id) {
+    jooq.fetchOne("select body from " + writer.resourceTable(type) + " where id = ?", id)?.get(0, String)
+  }
+
+  def "a body carries the object's JSON text when it already is the cached manifest, and a rebuilt manifest otherwise"() {
+    given: 'compact text as Gson writes it, escapes included; pretty-printed text with a null member'
+    String asSent = '{"apiVersion":"v1","kind":"Service","metadata":{"name":"as-sent","namespace":"web",' +
+        '"annotations":{"moniker.spinnaker.io/application":"shop","note":"a\\u003db"}},"spec":{"ports":[{"port":80}]}}'
+    String rebuilt = '{\n  "apiVersion": "v1",\n  "kind": "Service",\n  "metadata": {"name": "rebuilt", "namespace": "web", ' +
+        '"annotations": {"moniker.spinnaker.io/application": "shop"}},\n  "spec": {"clusterIP": null, "ports": [{"port": 80}]}\n}'
+
+    when:
+    commit(upsertText('as-sent', asSent), upsertText('rebuilt', rebuilt))
+    String asSentBody = body(CacheTypes.SERVICE, infra(CacheTypes.SERVICE, 'as-sent'))
+    String rebuiltBody = body(CacheTypes.SERVICE, infra(CacheTypes.SERVICE, 'rebuilt'))
+
+    then: 'the text as it came, inside a body that reads as the derived record'
+    asSentBody.contains('"manifest":' + asSent + ',"moniker":')
+    Manifests.MAPPER.readValue(asSentBody, Map).attributes.manifest == Manifests.MAPPER.readValue(asSent, Map)
+    row(CacheTypes.SERVICE, infra(CacheTypes.SERVICE, 'as-sent')).bodyHash == CacheRecord.bodyHash(asSentBody)
+
+    and: 'the manifest made from the tree: null member dropped, compact'
+    Manifests.MAPPER.readValue(rebuiltBody, Map).attributes.manifest == [
+        apiVersion: 'v1', kind: 'Service',
+        metadata  : [name: 'rebuilt', namespace: 'web', annotations: ['moniker.spinnaker.io/application': 'shop']],
+        spec      : [ports: [[port: 80]]]]
+    !rebuiltBody.contains('null')
+    !rebuiltBody.contains('\n')
+
+    and: 'each reads back as the record derived from its parsed object'
+    [('as-sent'): asSent, rebuilt: rebuilt].every { name, json ->
+      def derived = ManifestCacheRecords.of(ACCOUNT, Manifests.MAPPER.readTree(json), FormatOptions.DEFAULTS).get().infrastructure()
+      Manifests.MAPPER.valueToTree(reader.get(CacheTypes.SERVICE, infra(CacheTypes.SERVICE, name)).attributes) ==
+          Manifests.MAPPER.valueToTree(derived.attributes())
+    }
   }
 
   def "ignored objects and kinds outside the configured set are not cached"() {
