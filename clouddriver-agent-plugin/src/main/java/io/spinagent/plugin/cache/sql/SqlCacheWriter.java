@@ -457,7 +457,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final String account;
     final String agent;
     final Map<String, Listing> listings;
-    final Map<String, Long> logical;
+    /** the account's map until this batch changes it, then a copy (most batches change none) */
+    Map<String, Long> logical;
+    boolean logicalCopied;
     final long now;
     final FormatOptions options;
     final ParallelBatch<SinkEntry, Derived> derivation;
@@ -469,7 +471,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       this.account = state.account;
       this.agent = agentColumn(account);
       this.listings = new HashMap<>(state.listings);
-      this.logical = new HashMap<>(state.logical);
+      this.logical = state.logical;
       this.now = now;
       this.options = options;
       this.derivation = derivation;
@@ -895,7 +897,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       }
       String name = CacheKeys.parse(key).map(CacheKeys.ParsedKey::name).orElse(key);
       upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
-      logical.put(key, now);
+      logicalForUpdate().put(key, now);
       if (applicationKey != null) {
         clusterLinks.put(key, applicationKey);
       }
@@ -990,7 +992,17 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     void deleteLogical(String type, String key) {
       deleteBody(type, key);
-      logical.remove(key);
+      if (logical.containsKey(key)) {
+        logicalForUpdate().remove(key);
+      }
+    }
+
+    Map<String, Long> logicalForUpdate() {
+      if (!logicalCopied) {
+        logical = new HashMap<>(logical);
+        logicalCopied = true;
+      }
+      return logical;
     }
 
     // ------------------------------------------------------------------ resync
