@@ -3,6 +3,7 @@ package io.spinagent.plugin.cache.format;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -99,21 +100,26 @@ public final class ManifestCacheRecords {
    */
   public static Optional<ManifestCacheRecords> of(
       String account, JsonNode object, FormatOptions options, RelationshipIndex index) {
-    return of(account, object, options, index, true);
+    return of(account, object, options, index, null);
   }
 
   /**
-   * As {@link #of(String, JsonNode, FormatOptions)}, for an object the caller parsed for this
-   * alone and hands over: the body's manifest is made from the object itself rather than from a
-   * copy (copying was a tenth of a writer's time), so the object afterwards is that manifest
-   * (null members dropped, annotations present, a Secret's data gone).
+   * As {@link #of(String, JsonNode, FormatOptions)}, for an object the caller parsed from {@code
+   * json} for this alone and hands over. When that text already is the cached manifest ({@link
+   * ManifestText}), the manifest attribute is the text, as a {@link RawValue} that a body writes
+   * as is (serialising the tree again was a third of the derivation's time). Otherwise the manifest
+   * is made from the object itself rather than from a copy (copying was a tenth of a writer's
+   * time), so the object afterwards is that manifest (null members dropped, annotations present, a
+   * Secret's data gone).
    */
-  public static Optional<ManifestCacheRecords> ofOwned(String account, ObjectNode object, FormatOptions options) {
-    return of(account, object, options, null, false);
+  public static Optional<ManifestCacheRecords> ofSent(
+      String account, byte[] json, ObjectNode object, FormatOptions options) {
+    return of(account, object, options, null, json);
   }
 
+  /** @param sent the text {@code object} was parsed from and handed over with, or null to copy it */
   private static Optional<ManifestCacheRecords> of(
-      String account, JsonNode object, FormatOptions options, RelationshipIndex index, boolean copy) {
+      String account, JsonNode object, FormatOptions options, RelationshipIndex index, byte[] sent) {
     if (skipReason(object, options).isPresent()) {
       return Optional.empty();
     }
@@ -171,7 +177,7 @@ public final class ManifestCacheRecords {
     attributes.put("name", name);
     attributes.put("namespace", namespace);
     attributes.put("fullResourceName", type + " " + name);
-    attributes.put("manifest", copy ? cachedManifest(object, type) : asCachedManifest((ObjectNode) object, type));
+    attributes.put("manifest", manifest(object, type, sent));
     attributes.put("moniker", moniker.toMap());
     CacheRecord infrastructure =
         new CacheRecord(key, type, attributes, rels, CacheRecord.INFRASTRUCTURE_TTL_SECONDS);
@@ -296,6 +302,14 @@ public final class ManifestCacheRecords {
    */
   public static ObjectNode cachedManifest(JsonNode object, String type) {
     return asCachedManifest((ObjectNode) object.deepCopy(), type);
+  }
+
+  private static Object manifest(JsonNode object, String type, byte[] sent) {
+    if (sent == null) {
+      return cachedManifest(object, type);
+    }
+    String text = ManifestText.of(sent, object, type);
+    return text != null ? new RawValue(text) : asCachedManifest((ObjectNode) object, type);
   }
 
   /** {@link #cachedManifest}, made of the object itself. */

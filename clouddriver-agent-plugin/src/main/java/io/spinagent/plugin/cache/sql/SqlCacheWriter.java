@@ -7,7 +7,6 @@ import static org.jooq.impl.DSL.unquotedName;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.util.RawValue;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -20,7 +19,6 @@ import io.spinagent.plugin.cache.format.CacheRecord;
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.cache.format.ManifestCacheRecords;
-import io.spinagent.plugin.cache.format.ManifestText;
 import io.spinagent.plugin.cache.format.RelationshipIndex;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
@@ -326,21 +324,14 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       return new Derived(object, true, null, null, null, null);
     }
     try {
-      // taken before ofOwned makes the object its manifest, which may add annotations
-      String manifestText = ManifestText.of(json, object, ManifestCacheRecords.typeOf(object));
       // an object (skipReason skips anything else), parsed for this alone; the relationship
       // index reads no member that making the manifest of it drops or adds
       ManifestCacheRecords records =
-          ManifestCacheRecords.ofOwned(account, (ObjectNode) object, options).orElseThrow();
+          ManifestCacheRecords.ofSent(account, json, (ObjectNode) object, options).orElseThrow();
       CacheRecord infra = records.infrastructure();
-      Map<String, Object> attributes = infra.attributes();
-      if (manifestText != null) {
-        attributes = new LinkedHashMap<>(attributes);
-        attributes.put("manifest", new RawValue(manifestText));
-      }
       // bodies carry the empty groups Clouddriver always writes; relationships live in _rel rows
       String body =
-          new CacheRecord(records.key(), records.type(), attributes, sticky(), infra.ttlSeconds())
+          new CacheRecord(records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
               .toBodyJson(mapper, now);
       return new Derived(object, false, records, body, CacheRecord.bodyHash(body), null);
     } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.spinagent.plugin.cache.format
 
 import com.fasterxml.jackson.databind.ObjectMapper
+import com.fasterxml.jackson.databind.util.RawValue
 import spock.lang.Specification
 
 import static io.spinagent.plugin.cache.format.Manifests.*
@@ -183,6 +184,33 @@ class ManifestCacheRecordsSpec extends Specification {
         '"spec":{"template":{"metadata":{"labels":{"app":"api"}}}}}'
     !secretManifest.has('data')
     secretManifest.get('type').asText() == 'Opaque'
+  }
+
+  def "an object handed over with its text: the text is the manifest when it already is the cached one"() {
+    given:
+    def mapper = new ObjectMapper()
+    byte[] sent = json.getBytes('UTF-8')
+    def object = mapper.readTree(sent)
+
+    when:
+    def records = ManifestCacheRecords.ofSent(ACCOUNT, sent, object, FormatOptions.DEFAULTS).get()
+    def manifest = records.infrastructure().attributes().manifest
+    def body = records.infrastructure().toBody(mapper, 0)
+
+    then: 'the text as sent, or the manifest made of the object (which it now is)'
+    asText == (manifest instanceof RawValue)
+    mapper.writeValueAsString(body.get('attributes').get('manifest')) == (asText ? json : expected)
+    !asText || manifest.rawValue() == json
+    asText || manifest.is(object)
+
+    and: 'the rest of the record is what the object derives either way'
+    records.key() == infra('service', 's')
+    records.infrastructure().attributes().moniker == [app: 'shop', cluster: 's']
+
+    where:
+    json                                                                                                                   | asText | expected
+    '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"web","annotations":{"moniker.spinnaker.io/application":"shop","a":"x\\u003dy"}}}' | true   | null
+    '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"web","labels":null,"annotations":{"moniker.spinnaker.io/application":"shop"}}}' | false  | '{"apiVersion":"v1","kind":"Service","metadata":{"name":"s","namespace":"web","annotations":{"moniker.spinnaker.io/application":"shop"}}}'
   }
 
   def "body: DefaultCacheData field order, cacheExpiry only on logical rows"() {
