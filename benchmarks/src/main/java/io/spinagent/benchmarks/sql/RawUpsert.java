@@ -7,8 +7,8 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.cache.format.CacheKeys;
 import io.spinagent.plugin.cache.format.CacheRecord;
 import io.spinagent.plugin.cache.format.CacheTypes;
@@ -79,14 +79,16 @@ final class RawUpsert {
         rows.add(new Row(type, key, null, null, related == null ? Map.of() : related, true));
         continue;
       }
-      JsonNode object;
+      byte[] json = change.getObjectJson().toByteArray();
+      ObjectNode object;
       try {
-        object = mapper.readTree(change.getObjectJson().toByteArray());
+        object = (ObjectNode) mapper.readTree(json);
       } catch (IOException e) {
         throw new IllegalStateException(e);
       }
-      CacheRecord infra =
-          ManifestCacheRecords.of(ClusterWorkload.ACCOUNT, object, FormatOptions.DEFAULTS).orElseThrow().infrastructure();
+      // derived as the writer derives it
+      CacheRecord infra = ManifestCacheRecords.ofSent(ClusterWorkload.ACCOUNT, json, object, FormatOptions.DEFAULTS)
+          .orElseThrow().infrastructure();
       Map<String, List<String>> sticky = new TreeMap<>();
       CacheTypes.STICKY_TYPES.forEach(t -> sticky.put(t, List.of()));
       String body = new CacheRecord(key, type, infra.attributes(), sticky, infra.ttlSeconds()).toBodyJson(mapper, 0);

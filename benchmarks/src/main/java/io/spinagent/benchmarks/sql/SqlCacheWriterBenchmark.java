@@ -274,7 +274,9 @@ public final class SqlCacheWriterBenchmark {
       double rawRate,
       double writerStatementsPerChange,
       double rawStatementsPerChange,
-      double derivationRate) {}
+      double derivationRate,
+      DatabaseTime.Window writerTime,
+      DatabaseTime.Window rawTime) {}
 
   /**
    * {@code count} changes for each side, batch by batch in turns (writer, raw upsert, the writer
@@ -300,21 +302,27 @@ public final class SqlCacheWriterBenchmark {
     long rawNanos = 0;
     long writerCount = 0;
     long rawCount = 0;
+    DatabaseTime.Window writerWindow = new DatabaseTime.Window(writerTime);
+    DatabaseTime.Window rawWindow = new DatabaseTime.Window(rawTime);
     for (int i = 0; i < forWriter.size(); i++) {
       long statements = writerTime.statements();
+      DatabaseTime.Stretch stretch = writerWindow.begin();
       long start = System.nanoTime();
       commit(writer, forWriter.get(i));
       writerNanos += System.nanoTime() - start;
+      writerWindow.end(stretch);
       writerCount += writerTime.statements() - statements;
       statements = rawTime.statements();
+      stretch = rawWindow.begin();
       start = System.nanoTime();
       raw.apply(rows.get(i));
       rawNanos += System.nanoTime() - start;
+      rawWindow.end(stretch);
       rawCount += rawTime.statements() - statements;
       commit(writer, forRaw.get(i));
     }
     return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9),
-        writerCount / (double) count, rawCount / (double) count, count / (prepareNanos / 1e9));
+        writerCount / (double) count, rawCount / (double) count, count / (prepareNanos / 1e9), writerWindow, rawWindow);
   }
 
   private static void progress(String database, String format, Object... args) {
@@ -442,8 +450,14 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p99 at offered rate (ms)",
           f.latency().writer().percentileMillis(99), f.latency().raw().percentileMillis(99), f.pollingLatency().percentileMillis(99),
           f.latency().writer().percentileMillis(99) / f.latency().raw().percentileMillis(99));
+      System.out.printf("in the throughput runs, the writer's connection: %s%n", t.writerTime().describe());
+      System.out.printf("  its statements per commit (mean time of one): %s%n", t.writerTime().describeStatements());
+      System.out.printf("in the throughput runs, the raw upsert's connection: %s%n", t.rawTime().describe());
+      System.out.printf("  its statements per commit (mean time of one): %s%n", t.rawTime().describeStatements());
       System.out.printf("in the latency runs, the writer's connection: %s%n", f.latency().writerTime().describe());
+      System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().writerTime().describeStatements());
       System.out.printf("in the latency runs, the raw upsert's connection: %s%n", f.latency().rawTime().describe());
+      System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().rawTime().describeStatements());
       if (f.belowCapacity() != null) {
         BelowCapacity b = f.belowCapacity();
         System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p50 at " + b.rate() + "/s (ms)",
