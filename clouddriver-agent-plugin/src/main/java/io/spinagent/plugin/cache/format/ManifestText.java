@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
  * JSON object: no {@code null} member to drop, {@code metadata.annotations} present, not a Secret
  * (whose {@code data} is dropped), no whitespace between tokens, nothing after the object. Text
  * that qualifies holds the same members in the same order as the tree's serialisation; only the
- * spelling of strings and numbers may differ (an escaped {@code \u003d}, say, as Gson writes it),
+ * spelling of strings and numbers may differ (Gson, say, writes {@code =} as a unicode escape),
  * which any JSON reader takes as the same value.
  */
 public final class ManifestText {
