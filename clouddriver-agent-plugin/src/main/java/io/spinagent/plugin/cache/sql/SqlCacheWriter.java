@@ -453,7 +453,6 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final Map<String, Listing> listings;
     /** the account's map until this batch changes it, then a copy (most batches change none) */
     Map<String, Long> logical;
-    boolean logicalCopied;
     final long now;
     final FormatOptions options;
     final ParallelBatch<SinkEntry, Derived> derivation;
@@ -990,9 +989,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     }
 
     Map<String, Long> logicalForUpdate() {
-      if (!logicalCopied) {
+      if (logical == state.logical) {
         logical = new HashMap<>(logical);
-        logicalCopied = true;
       }
       return logical;
     }
