@@ -24,8 +24,6 @@ import org.jooq.impl.DefaultTransactionListener;
  */
 final class DatabaseTime {
 
-  private long statements;
-  private long statementNanos;
   /** statement kind ({@link #kindOf}) → its count and nanoseconds */
   private final Map<String, long[]> byKind = new TreeMap<>();
   private long[] commitNanos = new long[1024];
@@ -42,12 +40,9 @@ final class DatabaseTime {
 
     @Override
     public void executeEnd(ExecuteContext ctx) {
-      long nanos = System.nanoTime() - statementStart;
-      statements++;
-      statementNanos += nanos;
       long[] kind = byKind.computeIfAbsent(kindOf(ctx.sql()), k -> new long[2]);
       kind[0]++;
-      kind[1] += nanos;
+      kind[1] += System.nanoTime() - statementStart;
     }
   };
 
@@ -67,10 +62,6 @@ final class DatabaseTime {
     }
   };
 
-  long statements() {
-    return statements;
-  }
-
   /** e.g. "insert into cats_v1_pod", "delete from cats_v1_pod_rel", "select from spinagent_objects". */
   static String kindOf(String sql) {
     String[] words = sql.split("\\s+", 4);
@@ -88,7 +79,7 @@ final class DatabaseTime {
   private static final Pattern FROM = Pattern.compile("(?i)\\sfrom\\s+\"?([\\w]+)");
 
   /** A stretch of time begun: when, and where the counters stood. */
-  record Stretch(long nanoTime, long statementNanos, int commits, Map<String, long[]> byKind) {}
+  record Stretch(long nanoTime, int commits, Map<String, long[]> byKind) {}
 
   private Map<String, long[]> byKindSnapshot() {
     Map<String, long[]> copy = new TreeMap<>();
@@ -100,7 +91,6 @@ final class DatabaseTime {
   static final class Window {
     private final DatabaseTime time;
     private long nanos;
-    private long statementNanos;
     private long[] commits = new long[0];
     private final Map<String, long[]> byKind = new TreeMap<>();
 
@@ -110,12 +100,11 @@ final class DatabaseTime {
 
     /** Starts a stretch; {@link #end} adds it. */
     Stretch begin() {
-      return new Stretch(System.nanoTime(), time.statementNanos, time.commits, time.byKindSnapshot());
+      return new Stretch(System.nanoTime(), time.commits, time.byKindSnapshot());
     }
 
     void end(Stretch stretch) {
       nanos += System.nanoTime() - stretch.nanoTime();
-      statementNanos += time.statementNanos - stretch.statementNanos();
       int added = time.commits - stretch.commits();
       long[] all = Arrays.copyOf(commits, commits.length + added);
       System.arraycopy(time.commitNanos, stretch.commits(), all, commits.length, added);
@@ -126,6 +115,11 @@ final class DatabaseTime {
         sum[0] += counts[0] - before[0];
         sum[1] += counts[1] - before[1];
       });
+    }
+
+    /** Statements executed in the stretches. */
+    long statements() {
+      return byKind.values().stream().mapToLong(counts -> counts[0]).sum();
     }
 
     /**
@@ -146,6 +140,7 @@ final class DatabaseTime {
     String describe() {
       OpenLoop.Latencies commitTimes = new OpenLoop.Latencies(commits.length);
       long commitNanos = 0;
+      long statementNanos = byKind.values().stream().mapToLong(counts -> counts[1]).sum();
       for (long commit : commits) {
         commitTimes.add(commit);
         commitNanos += commit;

@@ -272,11 +272,19 @@ public final class SqlCacheWriterBenchmark {
   record Throughput(
       double writerRate,
       double rawRate,
-      double writerStatementsPerChange,
-      double rawStatementsPerChange,
+      int changes,
       double derivationRate,
       DatabaseTime.Window writerTime,
-      DatabaseTime.Window rawTime) {}
+      DatabaseTime.Window rawTime) {
+
+    double writerStatementsPerChange() {
+      return writerTime.statements() / (double) changes;
+    }
+
+    double rawStatementsPerChange() {
+      return rawTime.statements() / (double) changes;
+    }
+  }
 
   /**
    * {@code count} changes for each side, batch by batch in turns (writer, raw upsert, the writer
@@ -300,29 +308,23 @@ public final class SqlCacheWriterBenchmark {
     }
     long writerNanos = 0;
     long rawNanos = 0;
-    long writerCount = 0;
-    long rawCount = 0;
     DatabaseTime.Window writerWindow = new DatabaseTime.Window(writerTime);
     DatabaseTime.Window rawWindow = new DatabaseTime.Window(rawTime);
     for (int i = 0; i < forWriter.size(); i++) {
-      long statements = writerTime.statements();
       DatabaseTime.Stretch stretch = writerWindow.begin();
       long start = System.nanoTime();
       commit(writer, forWriter.get(i));
       writerNanos += System.nanoTime() - start;
       writerWindow.end(stretch);
-      writerCount += writerTime.statements() - statements;
-      statements = rawTime.statements();
       stretch = rawWindow.begin();
       start = System.nanoTime();
       raw.apply(rows.get(i));
       rawNanos += System.nanoTime() - start;
       rawWindow.end(stretch);
-      rawCount += rawTime.statements() - statements;
       commit(writer, forRaw.get(i));
     }
-    return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9),
-        writerCount / (double) count, rawCount / (double) count, count / (prepareNanos / 1e9), writerWindow, rawWindow);
+    return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9), count, count / (prepareNanos / 1e9),
+        writerWindow, rawWindow);
   }
 
   private static void progress(String database, String format, Object... args) {
