@@ -10,4 +10,10 @@ class PostgresSqlCacheWriterSpec extends SqlCacheWriterSpecification {
   EmbeddedDatabase startDatabase() {
     EmbeddedPostgreSql.launch()
   }
+
+  def "spinagent_objects leaves room on its pages, so that a new resource version is a heap-only update"() {
+    expect:
+    jooq.fetchValue("select array_to_string(reloptions, ',') from pg_class where relname = 'spinagent_objects'") ==
+        'fillfactor=70'
+  }
 }
