@@ -61,7 +61,11 @@ public final class RelationshipIndex {
 
   /** Adds or replaces an object; returns its key. */
   public String put(JsonNode object) {
-    Entry entry = Entry.of(account, object);
+    return put(Entry.of(account, object));
+  }
+
+  /** Adds or replaces an object by the facts {@link Entry#of} took from it; returns its key. */
+  public String put(Entry entry) {
     remove(entry.key);
     entries.put(entry.key, entry);
     for (String target : entry.direct) {
@@ -218,8 +222,11 @@ public final class RelationshipIndex {
     return true;
   }
 
-  /** The facts kept about one object. */
-  private static final class Entry {
+  /**
+   * The facts kept about one object. Taken from the object alone, so they can be taken on any
+   * thread, before the object's turn to be indexed.
+   */
+  public static final class Entry {
     final String key;
     final String type;
     final String namespace;
@@ -258,7 +265,8 @@ public final class RelationshipIndex {
           || CacheTypes.STATEFUL_SET.equals(type);
     }
 
-    static Entry of(String account, JsonNode object) {
+    /** @throws IllegalArgumentException when the object has no {@code metadata.name} */
+    public static Entry of(String account, JsonNode object) {
       String type = ManifestCacheRecords.typeOf(object);
       String namespace = ManifestCacheRecords.namespaceOf(object);
       String name = text(object.path("metadata").get("name"));

@@ -307,8 +307,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
   /**
    * What a change's object yields on its own, without the account's other objects: parsed,
-   * filtered, its records derived and its body serialised and hashed. Null for what has no
-   * object to derive (deletes, markers, kinds not cached).
+   * filtered, its records derived, its body serialised and hashed, and the facts the account's
+   * relationship index keeps about it. Null for what has no object to derive (deletes, markers,
+   * kinds not cached).
    */
   private Derived derive(String account, SinkEntry entry, FormatOptions options, long now) {
     if (!(entry instanceof SinkEntry.Change c)
@@ -324,7 +325,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       return new Derived(null, false, null, null, null, "unreadable object JSON (" + e.getMessage() + ")");
     }
     if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
-      return new Derived(object, true, null, null, null, null);
+      return new Derived(null, true, null, null, null, null);
     }
     try {
       // an object (skipReason skips anything else), parsed for this alone; the relationship
@@ -336,10 +337,11 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       String body =
           new CacheRecord(records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
               .toBodyJson(mapper, now);
-      return new Derived(object, false, records, body, CacheRecord.bodyHash(body), null);
+      RelationshipIndex.Entry indexEntry = RelationshipIndex.Entry.of(account, object);
+      return new Derived(indexEntry, false, records, body, CacheRecord.bodyHash(body), null);
     } catch (RuntimeException e) {
       // an object shape the derivation cannot handle: Clouddriver would skip it as well
-      return new Derived(object, false, null, null, null, e.toString());
+      return new Derived(null, false, null, null, null, e.toString());
     }
   }
 
@@ -348,7 +350,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
    * @param problem why the object cannot be cached, or null
    */
   private record Derived(
-      JsonNode object, boolean skipped, ManifestCacheRecords records, String body, String bodyHash, String problem) {}
+      RelationshipIndex.Entry indexEntry,
+      boolean skipped,
+      ManifestCacheRecords records,
+      String body,
+      String bodyHash,
+      String problem) {}
 
   private static MissingTables missingTables(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -540,19 +547,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       if (problem == null && !derived.records().key().equals(key)) {
         problem = "its JSON names " + derived.records().key();
       }
-      if (problem == null) {
-        try {
-          state.index.put(derived.object());
-        } catch (RuntimeException e) {
-          problem = e.toString();
-        }
-      }
       if (problem != null) {
         // never retried into success: leave it out rather than block the account's stream
         log.warn("Not caching {}: {}", key, problem);
         uncache(key, type, kindKey(kind));
         return;
       }
+      state.index.put(derived.indexEntry());
       cache(derived, kindKey(kind));
     }
 
