@@ -35,7 +35,6 @@ import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 import org.jooq.impl.DSL;
 import org.jooq.impl.DefaultConfiguration;
-import org.jooq.impl.DefaultExecuteListenerProvider;
 import org.jooq.impl.DefaultTransactionListenerProvider;
 
 /**
@@ -337,9 +336,8 @@ public final class SqlCacheWriterBenchmark {
 
   private static DSLContext jooq(Connection connection, SQLDialect dialect, DatabaseTime time) {
     return DSL.using(new DefaultConfiguration()
-        .set(connection)
+        .set(time.timed(connection))
         .set(dialect)
-        .set(new DefaultExecuteListenerProvider(time.statementListener))
         .set(new DefaultTransactionListenerProvider(time.commitListener)));
   }
 

@@ -7,6 +7,8 @@ import static org.jooq.impl.DSL.unquotedName;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.cache.Cache;
+import com.google.common.cache.CacheBuilder;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -26,6 +28,7 @@ import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
 import java.io.IOException;
+import java.sql.PreparedStatement;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -40,6 +43,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -49,6 +53,7 @@ import org.jooq.InsertValuesStep6;
 import org.jooq.Record;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
+import org.jooq.conf.ParamType;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 import org.jooq.util.mysql.MySQLDSL;
@@ -150,6 +155,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final Map<String, AccountCache> accounts = new ConcurrentHashMap<>();
   private final Map<String, AccountState> latestStates = new ConcurrentHashMap<>();
 
+  /** By row count: a full batch's, and the few small ones a trickle of changes brings. */
+  private final Cache<Integer, String> objectsUpsertSql = CacheBuilder.newBuilder().maximumSize(16).build();
+
   /**
    * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
    *     {@code kinds}, so its cachedTypes are ignored
@@ -180,6 +188,53 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
   static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
     return dialect.family() == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
+  }
+
+  /**
+   * The multi-row upsert of {@code rows} spinagent_objects rows, rendered by jOOQ with this
+   * writer's configuration and a placeholder for each of the nine values a row, in the order
+   * {@code Tx.flushObjects} binds them: account, api_group, kind, namespace, name,
+   * resource_version, deleted, listing_generation, last_updated.
+   */
+  String objectsUpsertSql(int rows) {
+    try {
+      return objectsUpsertSql.get(rows, () -> renderObjectsUpsert(rows));
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot render the upsert of " + rows + " " + OBJECTS + " rows", e.getCause());
+    }
+  }
+
+  private String renderObjectsUpsert(int rows) {
+    var insert =
+        jooq.insertInto(
+            table(unquotedName(OBJECTS)),
+            O_ACCOUNT,
+            O_GROUP,
+            O_KIND,
+            O_NAMESPACE,
+            O_NAME,
+            O_RV,
+            O_DELETED,
+            O_GENERATION,
+            LAST_UPDATED);
+    for (int i = 0; i < rows; i++) {
+      insert = insert.values("", "", "", "", "", "", false, 0L, 0L);
+    }
+    return insert
+        .onConflict(O_ACCOUNT, O_GROUP, O_KIND, O_NAMESPACE, O_NAME)
+        .doUpdate()
+        .set(O_RV, newValue(O_RV))
+        .set(O_DELETED, newValue(O_DELETED))
+        .set(O_GENERATION, newValue(O_GENERATION))
+        .set(LAST_UPDATED, newValue(LAST_UPDATED))
+        .getSQL(ParamType.INDEXED);
+  }
+
+  /** The value a multi-row upsert proposed for {@code column}, in the dialect's spelling. */
+  <T> Field<T> newValue(Field<T> column) {
+    return dialect == CacheTypes.Dialect.POSTGRES
+        ? field(unquotedName("excluded", column.getName()), column.getDataType())
+        : MySQLDSL.values(column);
   }
 
   /** The {@code agent} column value of an account's rows. */
@@ -1161,44 +1216,37 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingObjects.put(k, state);
     }
 
-    /** The queued spinagent_objects rows: multi-row upserts, before anything reads that table. */
+    /**
+     * The queued spinagent_objects rows: multi-row upserts, before anything reads that table. The
+     * rows are bound straight to the JDBC statement whose SQL jOOQ rendered ({@link
+     * #objectsUpsertSql}): nine values a row, jOOQ's objects for each bound value took about 6 ms
+     * of a 500-row statement's 18 (a probe on both databases, 2026-11-22).
+     */
     void flushObjects() {
       for (List<Map.Entry<List<String>, ObjectRow>> chunk : chunks(pendingObjects.entrySet(), e -> 0)) {
-        var insert =
-            ctx.insertInto(
-                table(unquotedName(OBJECTS)),
-                O_ACCOUNT,
-                O_GROUP,
-                O_KIND,
-                O_NAMESPACE,
-                O_NAME,
-                O_RV,
-                O_DELETED,
-                O_GENERATION,
-                LAST_UPDATED);
-        for (Map.Entry<List<String>, ObjectRow> e : chunk) {
-          List<String> k = e.getKey();
-          ObjectRow h = e.getValue();
-          insert =
-              insert.values(account, k.get(0), k.get(1), k.get(2), k.get(3), h.resourceVersion(), h.deleted(), h.generation(), now);
-        }
-        insert
-            .onConflict(O_ACCOUNT, O_GROUP, O_KIND, O_NAMESPACE, O_NAME)
-            .doUpdate()
-            .set(O_RV, newValue(O_RV))
-            .set(O_DELETED, newValue(O_DELETED))
-            .set(O_GENERATION, newValue(O_GENERATION))
-            .set(LAST_UPDATED, newValue(LAST_UPDATED))
-            .execute();
+        String sql = objectsUpsertSql(chunk.size());
+        ctx.connection(
+            connection -> {
+              try (PreparedStatement upsert = connection.prepareStatement(sql)) {
+                int i = 0;
+                for (Map.Entry<List<String>, ObjectRow> e : chunk) {
+                  List<String> k = e.getKey();
+                  ObjectRow row = e.getValue();
+                  upsert.setString(++i, account);
+                  upsert.setString(++i, k.get(0));
+                  upsert.setString(++i, k.get(1));
+                  upsert.setString(++i, k.get(2));
+                  upsert.setString(++i, k.get(3));
+                  upsert.setString(++i, row.resourceVersion());
+                  upsert.setBoolean(++i, row.deleted());
+                  upsert.setLong(++i, row.generation());
+                  upsert.setLong(++i, now);
+                }
+                upsert.executeUpdate();
+              }
+            });
       }
       pendingObjects.clear();
-    }
-
-    /** The value a multi-row upsert proposed for {@code column}, in the dialect's spelling. */
-    <T> Field<T> newValue(Field<T> column) {
-      return dialect == CacheTypes.Dialect.POSTGRES
-          ? field(unquotedName("excluded", column.getName()), column.getDataType())
-          : MySQLDSL.values(column);
     }
 
     org.jooq.Condition objectsOf(Kind kind) {

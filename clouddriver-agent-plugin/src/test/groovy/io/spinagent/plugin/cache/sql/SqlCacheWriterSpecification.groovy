@@ -282,17 +282,21 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
     when: 'one batch updates every pod, replaces 30 of them (delete, create) and deletes the service'
     List<SinkEntry> entries = []
+    Map<String, List> podRows = [:] // name → [resource_version, deleted]
     int rv = 10
     live.values().findAll { it.kind == 'Pod' }.toList().eachWithIndex { Map p, int i ->
       if (i < 30) {
+        podRows[p.metadata.name] = ["$rv", true]
         entries << delete(p, "${rv++}")
         live.remove('Pod/' + p.metadata.name)
         Map replacement = Manifests.pod()
         replacement.metadata.name = p.metadata.name + '-new'
         live['Pod/' + replacement.metadata.name] = replacement
+        podRows[replacement.metadata.name] = ["$rv", false]
         entries << upsert(replacement, "${rv++}")
       } else {
         p.status.phase = 'Succeeded'
+        podRows[p.metadata.name] = ["$rv", false]
         entries << upsert(p, "${rv++}")
       }
     }
@@ -313,6 +317,11 @@ abstract class SqlCacheWriterSpecification extends Specification {
     reader.all(CacheTypes.POD).size() == 202
     reader.all(CacheTypes.SERVICE).isEmpty()
     reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'].instances.size() == 202
+
+    and: "spinagent_objects holds each pod's newest resource version, a deleted pod's as a tombstone"
+    jooq.fetch("select name, resource_version, deleted from spinagent_objects where account = ? and kind = 'Pod'", ACCOUNT)
+        .collectEntries { [(it.get(0, String)): [it.get(1, String), it.get(2, Boolean)]] } == podRows
+    jooq.fetchValue("select count(*) from spinagent_objects where last_updated <> ?", clock.millis()) == 0
 
     when: 'one batch deletes everything'
     commit(live.values().collect { delete(it, "${rv++}") })
@@ -609,6 +618,11 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then:
     reader.all(CacheTypes.SERVICE).isEmpty()
     CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.SERVICE).isEmpty()
+  }
+
+  def "the spinagent_objects upsert has a placeholder for each of a row's nine values, at every row count"() {
+    expect:
+    [1, 2, 17, 500].every { rows -> writer.objectsUpsertSql(rows).count('?') == 9 * rows }
   }
 
   def "per-type tables are created from the templates under the names cats-sql uses"() {
