@@ -7,8 +7,6 @@ import static org.jooq.impl.DSL.unquotedName;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.cache.Cache;
-import com.google.common.cache.CacheBuilder;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -43,7 +41,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.function.Function;
 import java.util.function.ToIntFunction;
@@ -150,13 +147,11 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final Executor derivation;
   private final Clock clock;
   private final CommittedRows committed;
+  private final RepeatedRowsSql objectsUpsert;
   private final ObjectMapper mapper = new ObjectMapper();
   private final Set<String> knownTypes = ConcurrentHashMap.newKeySet();
   private final Map<String, AccountCache> accounts = new ConcurrentHashMap<>();
   private final Map<String, AccountState> latestStates = new ConcurrentHashMap<>();
-
-  /** By row count: a full batch's, and the few small ones a trickle of changes brings. */
-  private final Cache<Integer, String> objectsUpsertSql = CacheBuilder.newBuilder().maximumSize(16).build();
 
   /**
    * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
@@ -184,27 +179,25 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     this.derivation = derivation;
     this.clock = clock;
     this.committed = new CommittedRows(rememberedObjects);
+    this.objectsUpsert = RepeatedRowsSql.of(this::renderObjectsUpsert);
   }
 
   static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
     return dialect.family() == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
   }
 
+  /** {@link #renderObjectsUpsert}'s SQL, without rendering it again (see {@link RepeatedRowsSql}). */
+  String objectsUpsertSql(int rows) {
+    return objectsUpsert.sql(rows);
+  }
+
   /**
    * The multi-row upsert of {@code rows} spinagent_objects rows, rendered by jOOQ with this
-   * writer's configuration and a placeholder for each of the nine values a row, in the order
+   * writer's configuration, with a placeholder for each of the nine values a row in the order
    * {@code Tx.flushObjects} binds them: account, api_group, kind, namespace, name,
    * resource_version, deleted, listing_generation, last_updated.
    */
-  String objectsUpsertSql(int rows) {
-    try {
-      return objectsUpsertSql.get(rows, () -> renderObjectsUpsert(rows));
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("cannot render the upsert of " + rows + " " + OBJECTS + " rows", e.getCause());
-    }
-  }
-
-  private String renderObjectsUpsert(int rows) {
+  String renderObjectsUpsert(int rows) {
     var insert =
         jooq.insertInto(
             table(unquotedName(OBJECTS)),

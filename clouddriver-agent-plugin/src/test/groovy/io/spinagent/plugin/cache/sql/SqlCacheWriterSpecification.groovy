@@ -620,9 +620,11 @@ abstract class SqlCacheWriterSpecification extends Specification {
     CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.SERVICE).isEmpty()
   }
 
-  def "the spinagent_objects upsert has a placeholder for each of a row's nine values, at every row count"() {
+  def "the spinagent_objects upsert of any number of rows is jOOQ's, with a placeholder for each of a row's nine values"() {
     expect:
-    [1, 2, 17, 500].every { rows -> writer.objectsUpsertSql(rows).count('?') == 9 * rows }
+    [1, 2, 3, 17, 499, 500].every { rows ->
+      writer.objectsUpsertSql(rows) == writer.renderObjectsUpsert(rows) && writer.objectsUpsertSql(rows).count('?') == 9 * rows
+    }
   }
 
   def "per-type tables are created from the templates under the names cats-sql uses"() {
