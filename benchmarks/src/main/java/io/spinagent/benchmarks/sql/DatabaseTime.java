@@ -77,39 +77,33 @@ final class DatabaseTime {
     return new DefaultPreparedStatement(statement) {
       @Override
       public boolean execute() throws SQLException {
-        long start = System.nanoTime();
-        try {
-          return super.execute();
-        } finally {
-          count(kind, start);
-        }
+        return timed(kind, super::execute);
       }
 
       @Override
       public int executeUpdate() throws SQLException {
-        long start = System.nanoTime();
-        try {
-          return super.executeUpdate();
-        } finally {
-          count(kind, start);
-        }
+        return timed(kind, super::executeUpdate);
       }
 
       @Override
       public ResultSet executeQuery() throws SQLException {
-        long start = System.nanoTime();
-        try {
-          return super.executeQuery();
-        } finally {
-          count(kind, start);
-        }
+        return timed(kind, super::executeQuery);
       }
     };
   }
 
-  private static void count(long[] kind, long start) {
-    kind[0]++;
-    kind[1] += System.nanoTime() - start;
+  private interface Execution<T> {
+    T run() throws SQLException;
+  }
+
+  private static <T> T timed(long[] kind, Execution<T> execution) throws SQLException {
+    long start = System.nanoTime();
+    try {
+      return execution.run();
+    } finally {
+      kind[0]++;
+      kind[1] += System.nanoTime() - start;
+    }
   }
 
   /** Times each commit; give it to the connection's jOOQ configuration. */
