@@ -701,6 +701,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      */
     final Map<String, Map<String, String>> relationships = new HashMap<>();
 
+    /** Ids of {@link #relationships} taken from {@link CommittedRows} and not changed since: remembered as they are. */
+    final Set<String> recalledUnchanged = new HashSet<>();
+
     RelationshipChanges relationshipChanges(String ownerType) {
       return pendingRelationships.computeIfAbsent(relTable(ownerType), t -> new RelationshipChanges());
     }
@@ -713,6 +716,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Map<String, String> known = tracked(id);
       if (known != null) {
         known.put(relId, relType);
+        recalledUnchanged.remove(id);
       }
     }
 
@@ -726,6 +730,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Map<String, String> known = tracked(id);
       if (known != null) {
         known.remove(relId);
+        recalledUnchanged.remove(id);
       }
     }
 
@@ -735,6 +740,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       changes.deleted.remove(id);
       changes.cleared.add(id);
       relationships.put(id, new LinkedHashMap<>());
+      recalledUnchanged.remove(id);
     }
 
     /**
@@ -890,6 +896,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         if (rows != null) {
           known = new LinkedHashMap<>(rows);
           relationships.put(id, known);
+          recalledUnchanged.add(id);
         }
       }
       return known;
@@ -1176,7 +1183,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       held.forEach((k, row) -> committed.rememberObject(scope, objectId(k), row));
       relationships.forEach(
           (id, rows) -> {
-            if (rememberable(id)) {
+            if (rememberable(id) && !recalledUnchanged.contains(id)) {
               committed.rememberRelationships(scope, id, rows);
             }
           });
