@@ -1,5 +1,6 @@
 package io.spinagent.benchmarks.sql;
 
+import io.spinagent.benchmarks.GcPauses;
 import io.spinagent.benchmarks.HostCpu;
 import io.spinagent.benchmarks.sql.OpenLoop.Latencies;
 import io.spinagent.plugin.cache.SinkBatch;
@@ -62,6 +63,7 @@ public final class SqlCacheWriterBenchmark {
 
   /** Rounds of each latency run; see {@link #latencies}. */
   private static final int LATENCY_ROUNDS = 4;
+  private static final GcPauses GC = GcPauses.record();
 
   private SqlCacheWriterBenchmark() {}
 
@@ -238,11 +240,20 @@ public final class SqlCacheWriterBenchmark {
     return run;
   }
 
-  /** Each side's latencies, and what its connection spent in the database meanwhile (see {@link DatabaseTime}). */
-  record LatencyRun(Latencies writer, Latencies raw, DatabaseTime.Window writerTime, DatabaseTime.Window rawTime) {
+  /**
+   * Each side's latencies, what its connection spent in the database meanwhile (see {@link
+   * DatabaseTime}), and the garbage-collection pauses while it ran.
+   */
+  record LatencyRun(
+      Latencies writer,
+      Latencies raw,
+      DatabaseTime.Window writerTime,
+      DatabaseTime.Window rawTime,
+      GcPauses.Tally writerGc,
+      GcPauses.Tally rawGc) {
     LatencyRun(int changes, DatabaseTime writerTime, DatabaseTime rawTime) {
       this(new Latencies(changes), new Latencies(changes), new DatabaseTime.Window(writerTime),
-          new DatabaseTime.Window(rawTime));
+          new DatabaseTime.Window(rawTime), GC.tally(), GC.tally());
     }
   }
 
@@ -256,12 +267,14 @@ public final class SqlCacheWriterBenchmark {
         DatabaseTime.Stretch stretch = run.writerTime().begin();
         run.writer().addAll(OpenLoop.run(forWriter, rate, batch, b -> commit(writer, b)));
         run.writerTime().end(stretch);
+        run.writerGc().add(stretch.nanoTime(), System.nanoTime());
       } else {
         List<ObjectChange> forRaw = workload.changes(changes);
         List<RawUpsert.Row> rows = raw.prepare(forRaw);
         DatabaseTime.Stretch stretch = run.rawTime().begin();
         run.raw().addAll(OpenLoop.run(rows, rate, batch, raw::apply));
         run.rawTime().end(stretch);
+        run.rawGc().add(stretch.nanoTime(), System.nanoTime());
         catchUp(writer, forRaw, batch);
       }
     }
@@ -274,7 +287,9 @@ public final class SqlCacheWriterBenchmark {
       int changes,
       double derivationRate,
       DatabaseTime.Window writerTime,
-      DatabaseTime.Window rawTime) {
+      DatabaseTime.Window rawTime,
+      GcPauses.Tally writerGc,
+      GcPauses.Tally rawGc) {
 
     double writerStatementsPerChange() {
       return writerTime.statements() / (double) changes;
@@ -309,21 +324,25 @@ public final class SqlCacheWriterBenchmark {
     long rawNanos = 0;
     DatabaseTime.Window writerWindow = new DatabaseTime.Window(writerTime);
     DatabaseTime.Window rawWindow = new DatabaseTime.Window(rawTime);
+    GcPauses.Tally writerGc = GC.tally();
+    GcPauses.Tally rawGc = GC.tally();
     for (int i = 0; i < forWriter.size(); i++) {
       DatabaseTime.Stretch stretch = writerWindow.begin();
       long start = System.nanoTime();
       commit(writer, forWriter.get(i));
       writerNanos += System.nanoTime() - start;
       writerWindow.end(stretch);
+      writerGc.add(start, System.nanoTime());
       stretch = rawWindow.begin();
       start = System.nanoTime();
       raw.apply(rows.get(i));
       rawNanos += System.nanoTime() - start;
       rawWindow.end(stretch);
+      rawGc.add(start, System.nanoTime());
       commit(writer, forRaw.get(i));
     }
     return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9), count, count / (prepareNanos / 1e9),
-        writerWindow, rawWindow);
+        writerWindow, rawWindow, writerGc, rawGc);
   }
 
   private static void progress(String database, String format, Object... args) {
@@ -454,10 +473,14 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("  its statements per commit (mean time of one): %s%n", t.writerTime().describeStatements());
       System.out.printf("in the throughput runs, the raw upsert's connection: %s%n", t.rawTime().describe());
       System.out.printf("  its statements per commit (mean time of one): %s%n", t.rawTime().describeStatements());
+      System.out.printf("in the throughput runs, this JVM's garbage-collection pauses: while the writer ran %s; while the raw upsert ran %s%n",
+          t.writerGc().describe(), t.rawGc().describe());
       System.out.printf("in the latency runs, the writer's connection: %s%n", f.latency().writerTime().describe());
       System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().writerTime().describeStatements());
       System.out.printf("in the latency runs, the raw upsert's connection: %s%n", f.latency().rawTime().describe());
       System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().rawTime().describeStatements());
+      System.out.printf("in the latency runs, this JVM's garbage-collection pauses: while the writer ran %s; while the raw upsert ran %s%n",
+          f.latency().writerGc().describe(), f.latency().rawGc().describe());
       if (f.belowCapacity() != null) {
         BelowCapacity b = f.belowCapacity();
         System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p50 at " + b.rate() + "/s (ms)",
