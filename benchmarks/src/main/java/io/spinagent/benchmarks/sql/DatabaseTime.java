@@ -30,11 +30,9 @@ import org.jooq.tools.jdbc.DefaultPreparedStatement;
  */
 final class DatabaseTime {
 
-  /** statement kind ({@link #kindOf}) → its count and nanoseconds */
-  private final Map<String, long[]> byKind = new TreeMap<>();
   private long[] commitNanos = new long[1024];
   private int commits;
-  /** each statement's time and kind, in order: a window finds its slowest among them */
+  /** each statement's time and kind ({@link #kindOf}), in order: windows tally them by kind */
   private long[] statementNanos = new long[1024];
   private String[] statementKinds = new String[1024];
   private int statements;
@@ -78,21 +76,20 @@ final class DatabaseTime {
 
   private PreparedStatement timed(PreparedStatement statement, String sql) {
     String kind = kindOf(sql);
-    long[] counts = byKind.computeIfAbsent(kind, k -> new long[2]);
     return new DefaultPreparedStatement(statement) {
       @Override
       public boolean execute() throws SQLException {
-        return timed(kind, counts, super::execute);
+        return timed(kind, super::execute);
       }
 
       @Override
       public int executeUpdate() throws SQLException {
-        return timed(kind, counts, super::executeUpdate);
+        return timed(kind, super::executeUpdate);
       }
 
       @Override
       public ResultSet executeQuery() throws SQLException {
-        return timed(kind, counts, super::executeQuery);
+        return timed(kind, super::executeQuery);
       }
     };
   }
@@ -101,14 +98,12 @@ final class DatabaseTime {
     T run() throws SQLException;
   }
 
-  private <T> T timed(String kind, long[] counts, Execution<T> execution) throws SQLException {
+  private <T> T timed(String kind, Execution<T> execution) throws SQLException {
     long start = System.nanoTime();
     try {
       return execution.run();
     } finally {
       long nanos = System.nanoTime() - start;
-      counts[0]++;
-      counts[1] += nanos;
       if (statements == statementNanos.length) {
         statementNanos = Arrays.copyOf(statementNanos, statements * 2);
         statementKinds = Arrays.copyOf(statementKinds, statements * 2);
@@ -151,19 +146,14 @@ final class DatabaseTime {
   private static final Pattern FROM = Pattern.compile("(?i)\\sfrom\\s+\"?([\\w]+)");
 
   /** A stretch of time begun: when, and where the counters stood. */
-  record Stretch(long nanoTime, int commits, int statements, Map<String, long[]> byKind) {}
-
-  private Map<String, long[]> byKindSnapshot() {
-    Map<String, long[]> copy = new TreeMap<>();
-    byKind.forEach((kind, counts) -> copy.put(kind, counts.clone()));
-    return copy;
-  }
+  record Stretch(long nanoTime, int commits, int statements) {}
 
   /** What happened in some stretches of time (the rounds of a latency run), summed. */
   static final class Window {
     private final DatabaseTime time;
     private long nanos;
     private long[] commits = new long[0];
+    /** statement kind → its count and nanoseconds */
     private final Map<String, long[]> byKind = new TreeMap<>();
     private long slowestNanos;
     private String slowestKind;
@@ -174,7 +164,7 @@ final class DatabaseTime {
 
     /** Starts a stretch; {@link #end} adds it. */
     Stretch begin() {
-      return new Stretch(System.nanoTime(), time.commits, time.statements, time.byKindSnapshot());
+      return new Stretch(System.nanoTime(), time.commits, time.statements);
     }
 
     void end(Stretch stretch) {
@@ -184,17 +174,15 @@ final class DatabaseTime {
       System.arraycopy(time.commitNanos, stretch.commits(), all, commits.length, added);
       commits = all;
       for (int i = stretch.statements(); i < time.statements; i++) {
-        if (time.statementNanos[i] > slowestNanos) {
-          slowestNanos = time.statementNanos[i];
+        long nanos = time.statementNanos[i];
+        long[] counts = byKind.computeIfAbsent(time.statementKinds[i], k -> new long[2]);
+        counts[0]++;
+        counts[1] += nanos;
+        if (nanos > slowestNanos) {
+          slowestNanos = nanos;
           slowestKind = time.statementKinds[i];
         }
       }
-      time.byKind.forEach((kind, counts) -> {
-        long[] before = stretch.byKind().getOrDefault(kind, new long[2]);
-        long[] sum = byKind.computeIfAbsent(kind, k -> new long[2]);
-        sum[0] += counts[0] - before[0];
-        sum[1] += counts[1] - before[1];
-      });
     }
 
     /** Statements executed in the stretches. */

@@ -446,6 +446,17 @@ public final class SqlCacheWriterBenchmark {
 
   // ------------------------------------------------------------------ report
 
+  /** What each side's connection spent in the database in one kind of run, and this JVM's pauses while each ran. */
+  private static void printTimes(
+      String runs, DatabaseTime.Window writer, DatabaseTime.Window raw, GcPauses.Tally writerGc, GcPauses.Tally rawGc) {
+    System.out.printf("in the %s runs, the writer's connection: %s%n", runs, writer.describe());
+    System.out.printf("  its statements per commit (mean time of one): %s%n", writer.describeStatements());
+    System.out.printf("in the %s runs, the raw upsert's connection: %s%n", runs, raw.describe());
+    System.out.printf("  its statements per commit (mean time of one): %s%n", raw.describeStatements());
+    System.out.printf("in the %s runs, this JVM's garbage-collection pauses: while the writer ran %s; while the raw upsert ran %s%n",
+        runs, writerGc.describe(), rawGc.describe());
+  }
+
   private static void print(Options options, int objects, double averageBytes, List<Figures> all) {
     System.out.printf("%nSQL cache writer: one account of %,d objects (Deployments, ReplicaSets, Pods; %.1f KB of JSON each on average)%n",
         objects, averageBytes / 1024);
@@ -469,18 +480,9 @@ public final class SqlCacheWriterBenchmark {
       System.out.printf("%-40s %12.1f %12.1f %12.0f %14.2f%n", "latency p99 at offered rate (ms)",
           f.latency().writer().percentileMillis(99), f.latency().raw().percentileMillis(99), f.pollingLatency().percentileMillis(99),
           f.latency().writer().percentileMillis(99) / f.latency().raw().percentileMillis(99));
-      System.out.printf("in the throughput runs, the writer's connection: %s%n", t.writerTime().describe());
-      System.out.printf("  its statements per commit (mean time of one): %s%n", t.writerTime().describeStatements());
-      System.out.printf("in the throughput runs, the raw upsert's connection: %s%n", t.rawTime().describe());
-      System.out.printf("  its statements per commit (mean time of one): %s%n", t.rawTime().describeStatements());
-      System.out.printf("in the throughput runs, this JVM's garbage-collection pauses: while the writer ran %s; while the raw upsert ran %s%n",
-          t.writerGc().describe(), t.rawGc().describe());
-      System.out.printf("in the latency runs, the writer's connection: %s%n", f.latency().writerTime().describe());
-      System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().writerTime().describeStatements());
-      System.out.printf("in the latency runs, the raw upsert's connection: %s%n", f.latency().rawTime().describe());
-      System.out.printf("  its statements per commit (mean time of one): %s%n", f.latency().rawTime().describeStatements());
-      System.out.printf("in the latency runs, this JVM's garbage-collection pauses: while the writer ran %s; while the raw upsert ran %s%n",
-          f.latency().writerGc().describe(), f.latency().rawGc().describe());
+      printTimes("throughput", t.writerTime(), t.rawTime(), t.writerGc(), t.rawGc());
+      LatencyRun l = f.latency();
+      printTimes("latency", l.writerTime(), l.rawTime(), l.writerGc(), l.rawGc());
       if (f.belowCapacity() != null) {
         BelowCapacity b = f.belowCapacity();
         System.out.printf("%-40s %12.1f %12.1f %12s %14.2f%n", "latency p50 at " + b.rate() + "/s (ms)",
