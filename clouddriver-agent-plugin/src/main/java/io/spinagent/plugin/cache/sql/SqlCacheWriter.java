@@ -713,10 +713,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           .inserted
           .computeIfAbsent(id, k -> new LinkedHashMap<>())
           .put(relId, new Object[] {Ulid.next(now), id, relId, relAgent, relType, now});
-      Map<String, String> known = tracked(id);
+      Map<String, String> known = trackedForChange(id);
       if (known != null) {
         known.put(relId, relType);
-        recalledUnchanged.remove(id);
       }
     }
 
@@ -727,10 +726,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         inserted.remove(relId);
       }
       changes.deleted.computeIfAbsent(id, k -> new LinkedHashSet<>()).add(relId);
-      Map<String, String> known = tracked(id);
+      Map<String, String> known = trackedForChange(id);
       if (known != null) {
         known.remove(relId);
-        recalledUnchanged.remove(id);
       }
     }
 
@@ -899,6 +897,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
           recalledUnchanged.add(id);
         }
       }
+      return known;
+    }
+
+    /** {@link #tracked}, about to be changed: remembered again after the commit. */
+    Map<String, String> trackedForChange(String id) {
+      Map<String, String> known = tracked(id);
+      recalledUnchanged.remove(id);
       return known;
     }
 
