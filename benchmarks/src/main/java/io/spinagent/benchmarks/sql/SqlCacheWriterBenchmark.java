@@ -2,6 +2,7 @@ package io.spinagent.benchmarks.sql;
 
 import io.spinagent.benchmarks.GcPauses;
 import io.spinagent.benchmarks.HostCpu;
+import io.spinagent.benchmarks.JitCompilation;
 import io.spinagent.benchmarks.sql.OpenLoop.Latencies;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
@@ -46,14 +47,14 @@ import org.jooq.impl.DefaultTransactionListenerProvider;
  * (the physical limit) and Clouddriver's polling (re-list, derive and authoritatively rewrite the
  * whole account every cycle).
  *
- * <p>Writer and raw upsert take turns on the same tables batch by batch, after a warm-up. After
- * each raw batch the writer is fed the same changes untimed, so that its state (resourceVersions,
- * relationship index) stays that of a writer that saw the whole stream. Each side has its own JDBC
- * connection, as a connection from Clouddriver's pool would be. The latency runs take turns too,
- * in rounds of a few seconds (see {@link #latencies}). The polling baseline runs last, alone in
- * emptied tables.
+ * <p>Each phase is measured after the code has settled ({@link #untilJitSettles}). Writer and raw
+ * upsert take turns on the same tables batch by batch. After each raw batch the writer is fed the
+ * same changes untimed, so that its state (resourceVersions, relationship index) stays that of a
+ * writer that saw the whole stream. Each side has its own JDBC connection, as a connection from
+ * Clouddriver's pool would be. The latency runs take turns too, in rounds of a few seconds (see
+ * {@link #latencies}). The polling baseline runs last, alone in emptied tables.
  *
- * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per side, 5000),
+ * <p>Flags: {@code --objects} (per account, 5000), {@code --changes} (per side, 20000),
  * {@code --seconds} (of each latency run, 10), {@code --rate} (offered changes/s, 1000), {@code
  * --batch} (most changes per batch, 500 as the agent sends), {@code --databases}
  * (mariadb,postgres), {@code --remembered} (the writer's spinagent.cache.remembered-objects,
@@ -63,6 +64,12 @@ public final class SqlCacheWriterBenchmark {
 
   /** Rounds of each latency run; see {@link #latencies}. */
   private static final int LATENCY_ROUNDS = 4;
+  /** Warm-up rounds end once one spends less than this share of its time compiling. */
+  private static final double SETTLED_JIT_SHARE = 0.1;
+  private static final int THROUGHPUT_WARM_UP_CHANGES = 1_000;
+  private static final int MAX_THROUGHPUT_WARM_UP_ROUNDS = 40;
+  private static final int MAX_LATENCY_WARM_UP_ROUNDS = 10;
+  private static final int MAX_POLLING_WARM_UP_ROUNDS = 10;
   private static final GcPauses GC = GcPauses.record();
 
   private SqlCacheWriterBenchmark() {}
@@ -86,7 +93,7 @@ public final class SqlCacheWriterBenchmark {
       }
       Options options = new Options(
           Integer.parseInt(flags.getOrDefault("objects", "5000")),
-          Integer.parseInt(flags.getOrDefault("changes", "5000")),
+          Integer.parseInt(flags.getOrDefault("changes", "20000")),
           Integer.parseInt(flags.getOrDefault("seconds", "10")),
           Integer.parseInt(flags.getOrDefault("rate", "1000")),
           Integer.parseInt(flags.getOrDefault("batch", "500")),
@@ -108,7 +115,8 @@ public final class SqlCacheWriterBenchmark {
       double listingMillis,
       double firstCycleMillis,
       String throughputCpu,
-      String latencyCpu) {}
+      String latencyCpu,
+      List<WarmUp> warmUps) {}
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
@@ -166,25 +174,30 @@ public final class SqlCacheWriterBenchmark {
         progress(name, "initial listing through the writer: %.0f ms", listingMillis);
         analyze(writerJooq, dialect);
 
-        interleave(workload, writer, raw, Math.min(2_000, options.changes()), options.batch(), writerTime, rawTime);
+        WarmUp throughputWarmUp = untilJitSettles(name, "throughput", MAX_THROUGHPUT_WARM_UP_ROUNDS,
+            () -> interleave(workload, writer, raw, THROUGHPUT_WARM_UP_CHANGES, options.batch(), writerTime, rawTime));
         HostCpu.Ticks throughputStart = HostCpu.now();
+        long throughputJit = JitCompilation.millis();
         Throughput throughput =
             interleave(workload, writer, raw, options.changes(), options.batch(), writerTime, rawTime);
-        String throughputCpu = HostCpu.since(throughputStart);
+        String throughputCpu = HostCpu.since(throughputStart) + "; " + JitCompilation.since(throughputJit);
         progress(name, "throughput: writer %.0f changes/s, raw upsert %.0f changes/s (host CPU: %s)",
             throughput.writerRate(), throughput.rawRate(), throughputCpu);
 
         int offered = options.rate() * options.seconds();
+        WarmUp latencyWarmUp = latencyWarmUp(name, workload, writer, raw, options.rate(), options, writerTime, rawTime);
         HostCpu.Ticks latencyStart = HostCpu.now();
+        long latencyJit = JitCompilation.millis();
         LatencyRun latency =
             latencies(workload, writer, raw, options.rate(), options.seconds(), options.batch(), writerTime, rawTime);
-        String latencyCpu = HostCpu.since(latencyStart);
+        String latencyCpu = HostCpu.since(latencyStart) + "; " + JitCompilation.since(latencyJit);
         progress(name, "latency at %d/s: writer p99 %.1f ms, raw upsert p99 %.1f ms (host CPU: %s)", options.rate(),
             latency.writer().percentileMillis(99), latency.raw().percentileMillis(99), latencyCpu);
         BelowCapacity belowCapacity = null;
         if (throughput.writerRate() < options.rate()) {
           // above the writer's capacity the queue grows all run long: also measure a steady state
           int rate = (int) (0.7 * throughput.writerRate());
+          latencyWarmUp(name, workload, writer, raw, rate, options, writerTime, rawTime);
           LatencyRun below = latencies(workload, writer, raw, rate, options.seconds(), options.batch(), writerTime, rawTime);
           belowCapacity = new BelowCapacity(rate, below.writer(), below.raw());
           progress(name, "latency at %d/s (70%% of the writer's capacity): writer p99 %.1f ms, raw upsert p99 %.1f ms",
@@ -199,8 +212,10 @@ public final class SqlCacheWriterBenchmark {
         listing.forEach(c -> apply(state, c));
         PollingCycle.Result first = polling.run(state.values()); // writes everything
         analyze(writerJooq, dialect);
-        workload.changes(options.rate()).forEach(c -> apply(state, c));
-        polling.run(state.values()); // warm-up
+        WarmUp pollingWarmUp = untilJitSettles(name, "polling", MAX_POLLING_WARM_UP_ROUNDS, () -> {
+          workload.changes(options.rate()).forEach(c -> apply(state, c));
+          polling.run(state.values());
+        });
         List<ObjectChange> second = workload.changes(options.rate());
         second.forEach(c -> apply(state, c));
         PollingCycle.Result cycle = polling.run(state.values());
@@ -210,7 +225,8 @@ public final class SqlCacheWriterBenchmark {
         progress(name, "polling: cycle %.0f ms, latency p99 %.0f ms", cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
         return new Figures(name, throughput, latency, pollingLatency, belowCapacity, cycle, second.size(),
-            listingMillis, first.nanos() / 1e6, throughputCpu, latencyCpu);
+            listingMillis, first.nanos() / 1e6, throughputCpu, latencyCpu,
+            List.of(throughputWarmUp, latencyWarmUp, pollingWarmUp));
       }
     }
   }
@@ -220,8 +236,8 @@ public final class SqlCacheWriterBenchmark {
 
   /**
    * The writer's and the raw upsert's latency with {@code rate} changes/s offered open-loop for
-   * {@code seconds} each, in {@link #LATENCY_ROUNDS} rounds that alternate which side goes first,
-   * after an untimed warm-up round; each side's latencies are pooled over its rounds. Run one
+   * {@code seconds} each, in {@link #LATENCY_ROUNDS} rounds that alternate which side goes first
+   * (after {@link #latencyWarmUp}); each side's latencies are pooled over its rounds. Run one
    * after the other, the side that ran first met whatever the database's background work (page
    * flushing after the throughput runs, most likely) and the machine's stalls happened to do in its seconds;
    * in rounds, they fall on both sides alike. Each side runs on its own changes; after each raw
@@ -230,8 +246,6 @@ public final class SqlCacheWriterBenchmark {
   private static LatencyRun latencies(ClusterWorkload workload, SqlCacheWriter writer, RawUpsert raw, int rate,
       int seconds, int batch, DatabaseTime writerTime, DatabaseTime rawTime) throws Exception {
     int offered = rate * seconds;
-    LatencyRun warmUp = new LatencyRun(offered, writerTime, rawTime);
-    latencyRound(workload, writer, raw, rate, batch, offered / LATENCY_ROUNDS, true, warmUp);
     LatencyRun run = new LatencyRun(offered, writerTime, rawTime);
     for (int round = 0; round < LATENCY_ROUNDS; round++) {
       int changes = offered / LATENCY_ROUNDS + (round < offered % LATENCY_ROUNDS ? 1 : 0);
@@ -343,6 +357,55 @@ public final class SqlCacheWriterBenchmark {
     }
     return new Throughput(count / (writerNanos / 1e9), count / (rawNanos / 1e9), count, count / (prepareNanos / 1e9),
         writerWindow, rawWindow, writerGc, rawGc);
+  }
+
+  /** Untimed latency rounds at {@code rate} ({@link #latencyRound}), until the code has settled. */
+  private static WarmUp latencyWarmUp(String database, ClusterWorkload workload, SqlCacheWriter writer,
+      RawUpsert raw, int rate, Options options, DatabaseTime writerTime, DatabaseTime rawTime) throws Exception {
+    int changes = rate * options.seconds() / LATENCY_ROUNDS;
+    return untilJitSettles(database, "latency at " + rate + "/s", MAX_LATENCY_WARM_UP_ROUNDS,
+        () -> latencyRound(workload, writer, raw, rate, options.batch(), changes, true,
+            new LatencyRun(changes, writerTime, rawTime)));
+  }
+
+  /** Work that warms the code up; what it measures is dropped. */
+  private interface WarmUpRound {
+    void run() throws Exception;
+  }
+
+  /**
+   * How a phase was warmed up: {@code rounds} rounds, the last of which spent {@code lastJitShare}
+   * of its time compiling (summed over the compiler threads, so it can exceed 1); {@code settled}
+   * unless the rounds ran out first.
+   */
+  record WarmUp(String phase, int rounds, double lastJitShare, boolean settled) {
+    @Override
+    public String toString() {
+      return String.format("%s %d round(s), the last compiling %.0f%% of its time%s", phase, rounds,
+          100 * lastJitShare, settled ? "" : " (NOT settled: figures include code still being compiled)");
+    }
+  }
+
+  /**
+   * Runs {@code round} until one spends less than {@link #SETTLED_JIT_SHARE} of its time compiling,
+   * at most {@code maxRounds} times. Measured right after start-up, the writer's code is still
+   * being compiled: on two cores the compiler threads took about a core for the first 7,000
+   * changes, and the writer has more code to compile than the raw upsert, which made the writer
+   * look up to a fifth slower than it runs in a Clouddriver that has been up for a while.
+   */
+  private static WarmUp untilJitSettles(String database, String phase, int maxRounds, WarmUpRound round)
+      throws Exception {
+    for (int rounds = 1; ; rounds++) {
+      long jit = JitCompilation.millis();
+      long start = System.nanoTime();
+      round.run();
+      double share = jit < 0 ? 0 : (JitCompilation.millis() - jit) / ((System.nanoTime() - start) / 1e6);
+      if (share < SETTLED_JIT_SHARE || rounds == maxRounds) {
+        WarmUp warmUp = new WarmUp(phase, rounds, share, share < SETTLED_JIT_SHARE);
+        progress(database, "warm-up: %s", warmUp);
+        return warmUp;
+      }
+    }
   }
 
   private static void progress(String database, String format, Object... args) {
@@ -460,7 +523,7 @@ public final class SqlCacheWriterBenchmark {
   private static void print(Options options, int objects, double averageBytes, List<Figures> all) {
     System.out.printf("%nSQL cache writer: one account of %,d objects (Deployments, ReplicaSets, Pods; %.1f KB of JSON each on average)%n",
         objects, averageBytes / 1024);
-    System.out.printf("throughput: %,d changes in batches of %d, writer and raw upsert in turns batch by batch after a warm-up; latency: %,d changes/s offered for %d s%n",
+    System.out.printf("throughput: %,d changes in batches of %d, writer and raw upsert in turns batch by batch; latency: %,d changes/s offered for %d s%n",
         options.changes(), options.batch(), options.rate(), options.seconds());
     System.out.printf("the writer remembers the committed rows of up to %,d objects (spinagent.cache.remembered-objects)%n",
         options.remembered());
@@ -507,8 +570,10 @@ public final class SqlCacheWriterBenchmark {
           t.derivationRate());
       System.out.printf("initial listing of %,d objects: writer %,.0f ms, polling's first cycle %,.0f ms%n", objects,
           f.listingMillis(), f.firstCycleMillis());
-      System.out.printf("host CPU (all cores, /proc/stat): throughput runs %s; latency runs %s%n", f.throughputCpu(),
+      System.out.printf("host CPU (all cores, /proc/stat) and this JVM's JIT compilation: throughput runs %s; latency runs %s%n", f.throughputCpu(),
           f.latencyCpu());
+      System.out.printf("warm-up before measuring, until a round spent under %.0f%% of its time compiling: %s%n",
+          100 * SETTLED_JIT_SHARE, f.warmUps().stream().map(WarmUp::toString).collect(java.util.stream.Collectors.joining("; ")));
     }
     System.out.println();
     System.out.println("writer:     SqlCacheWriter.commit from call to completed transaction: parsing, derivation (on the batch's thread"
