@@ -381,7 +381,7 @@ public final class SqlCacheWriterBenchmark {
   record WarmUp(String phase, int rounds, double lastJitShare, boolean settled) {
     @Override
     public String toString() {
-      return String.format("%s %d round(s), the last compiling %.0f%% of its time%s", phase, rounds,
+      return String.format("%s %d round(s), the last compiling %.1f%% of its time%s", phase, rounds,
           100 * lastJitShare, settled ? "" : " (NOT settled: figures include code still being compiled)");
     }
   }
