@@ -46,18 +46,21 @@ public final class DynamicAccounts implements SessionListener {
   private final Optional<AccountTable> table;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final Duration commandTimeout;
+  private final StreamsElsewhere streamsElsewhere;
 
   public DynamicAccounts(
       AccountRegistry registry,
       SessionRegistry sessions,
       Optional<AccountTable> table,
       Optional<ClouddriverAccountDefinitions> clouddriver,
-      Duration commandTimeout) {
+      Duration commandTimeout,
+      StreamsElsewhere streamsElsewhere) {
     this.registry = registry;
     this.sessions = sessions;
     this.table = table;
     this.clouddriver = clouddriver;
     this.commandTimeout = commandTimeout;
+    this.streamsElsewhere = streamsElsewhere;
   }
 
   /** Creates an account served by the agent or zone it names; returns it as stored. */
@@ -88,6 +91,7 @@ public final class DynamicAccounts implements SessionListener {
     AccountTable accounts = requireTable();
     validate(spec);
     StoredAccount existing = dynamicAccount(spec.name(), accounts);
+    refuseWhenServedElsewhere(spec.name(), "change");
     List<AgentSession> agents = servingAgents(spec);
     push(agents, spec.name(), Command.newBuilder().setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
     accounts.updateDynamic(spec);
@@ -105,6 +109,7 @@ public final class DynamicAccounts implements SessionListener {
     if (!known) {
       throw notFound("no account named '" + name + "'");
     }
+    refuseWhenServedElsewhere(name, active ? "switch on" : "switch off");
     table.ifPresent(t -> t.setInactive(name, !active));
     if (active) {
       registry.activate(name);
@@ -124,6 +129,7 @@ public final class DynamicAccounts implements SessionListener {
     if (stored.isEmpty() && live.isEmpty()) {
       throw notFound("no account named '" + name + "'");
     }
+    refuseWhenServedElsewhere(name, "delete");
     boolean dynamic = stored.map(s -> s.definition() != null).orElse(false);
     if (!dynamic && live.isPresent() && !live.get().agentIds().isEmpty()) {
       throw conflict("account '" + name + "' is in the configuration of agent(s) " + live.get().agentIds()
@@ -255,12 +261,33 @@ public final class DynamicAccounts implements SessionListener {
         });
   }
 
+  /**
+   * Refuses a command for an account whose agent stream another replica holds: run here, it would
+   * change the stored account and leave the agent serving it as it was.
+   */
+  private void refuseWhenServedElsewhere(String name, String change) {
+    Optional<String> replica;
+    try {
+      replica = streamsElsewhere.replicaServing(name);
+    } catch (RuntimeException e) {
+      throw new AccountRequestException(AccountRequestException.Problem.UNAVAILABLE,
+          "cannot look up which Clouddriver replica serves account '" + name + "' (database: " + e.getMessage() + ")");
+    }
+    if (replica.isPresent()) {
+      throw conflict("account '" + name + "' is served by Clouddriver replica '" + replica.get() + "', which holds"
+          + " its agent's stream: send the request to that replica to " + change + " the account (this one cannot"
+          + " reach the agent)");
+    }
+  }
+
   private List<AgentSession> servingAgents(DynamicAccountSpec spec) {
     List<AgentSession> agents = agentsOf(spec);
     if (agents.isEmpty()) {
+      String elsewhere = "; with several Clouddriver replicas, send the request to the one it is connected to"
+          + " (GET /spinagent/agents on each lists its agents)";
       throw notFound(spec.agentId() != null
-          ? "agentId: no agent '" + spec.agentId() + "' is connected to this Clouddriver replica"
-          : "zoneId: no agent of zone '" + spec.zoneId() + "' is connected to this Clouddriver replica");
+          ? "agentId: no agent '" + spec.agentId() + "' is connected to this Clouddriver replica" + elsewhere
+          : "zoneId: no agent of zone '" + spec.zoneId() + "' is connected to this Clouddriver replica" + elsewhere);
     }
     return agents;
   }

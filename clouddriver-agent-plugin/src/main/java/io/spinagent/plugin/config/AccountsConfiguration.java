@@ -11,9 +11,12 @@ import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.ClouddriverAccountBridge;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccounts;
+import io.spinagent.plugin.accounts.StreamsElsewhere;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.grpc.ReplicaIdentity;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.ha.AccountOwner;
+import io.spinagent.plugin.ha.HighAvailability;
 import io.spinagent.plugin.store.AccountTable;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
@@ -118,13 +121,17 @@ public class AccountsConfiguration {
       AccountStorage storage,
       SpinAgentProperties properties,
       ObjectProvider<AccountDefinitionRepository> repository,
-      ObjectProvider<AccountDefinitionMapper> mapper) {
+      ObjectProvider<AccountDefinitionMapper> mapper,
+      HighAvailability highAvailability) {
     Optional<ClouddriverAccountDefinitions> definitions =
         Optional.ofNullable(repository.getIfAvailable())
             .flatMap(r -> Optional.ofNullable(mapper.getIfAvailable())
                 .map(m -> new ClouddriverAccountDefinitions(r, m, new ObjectMapper())));
-    DynamicAccounts accounts =
-        new DynamicAccounts(registry, sessions, storage.table(), definitions, properties.getAccounts().getCommandTimeout());
+    StreamsElsewhere streamsElsewhere = highAvailability.keeper()
+        .<StreamsElsewhere>map(keeper -> account -> keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId))
+        .orElse(StreamsElsewhere.NONE);
+    DynamicAccounts accounts = new DynamicAccounts(registry, sessions, storage.table(), definitions,
+        properties.getAccounts().getCommandTimeout(), streamsElsewhere);
     sessions.addListener(accounts);
     return accounts;
   }

@@ -73,6 +73,13 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     return table.find(account);
   }
 
+  /** The owner of {@code account} when it is another replica that renewed its claim in time. */
+  public Optional<AccountOwner> liveOwnerElsewhere(String account) {
+    return ownerOf(account)
+        .filter(owner -> !owner.replicaId().equals(replicaId))
+        .filter(owner -> owner.isLive(clock.instant(), properties.getOwnerTimeout()));
+  }
+
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
     String name = account.name();

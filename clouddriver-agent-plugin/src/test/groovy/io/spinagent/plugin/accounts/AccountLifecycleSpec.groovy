@@ -285,7 +285,8 @@ class AccountLifecycleSpec extends Specification {
     tunnel.start()
     lifecycle.value = new TunnelKubeconfigs(tunnel, tokens)
     dynamic = config.dynamicAccounts(registry, sessions, storage, properties,
-      provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper))
+      provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
+      HighAvailability.off())
     channels << AgentChannel.start(properties, replica.id(), registry, sessions, store, new SimpleMeterRegistry(),
       java.time.Clock.systemUTC())
   }

@@ -16,7 +16,9 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
+import io.spinagent.plugin.accounts.AccountRequestException
 import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.plugin.accounts.DynamicAccounts
 import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.store.AccountOwnerTable
 import io.spinagent.plugin.tunnel.TrustingHttpClient
@@ -244,6 +246,45 @@ class MultiReplicaTunnelSpec extends Specification {
     cleanup:
     table.release('unreachable', 'replica-gone')
     table.release('silent', 'replica-silent')
+  }
+
+  def "account commands are refused by a replica that does not hold the agent's stream, naming the one that does"() {
+    given:
+    def onA = replicaA.plugin.getBean(DynamicAccounts)
+    def onB = replicaB.plugin.getBean(DynamicAccounts)
+
+    when: "replica A is asked to switch off the account whose agent is connected to replica B"
+    onA.setActive('prod', false)
+
+    then: 'it refuses and names replica B; the account stays served'
+    def switchOff = thrown(AccountRequestException)
+    switchOff.problem() == AccountRequestException.Problem.CONFLICT
+    switchOff.message.contains("account 'prod' is served by Clouddriver replica '${replicaB.id()}'")
+    switchOff.message.contains('send the request to that replica to switch off the account')
+
+    when: 'replica A is asked to delete it'
+    onA.delete('prod')
+
+    then: 'it refuses too, and neither the stored account nor its stream changed'
+    def delete = thrown(AccountRequestException)
+    delete.problem() == AccountRequestException.Problem.CONFLICT
+    delete.message.contains(replicaB.id())
+    storedState('prod') == AccountState.ACTIVE.name()
+    replicaB.accounts().find('prod').get().state() == AccountState.ACTIVE
+    owner('prod')?.replicaId() == replicaB.id()
+
+    when: 'replica B, which holds the stream, switches it off'
+    onB.setActive('prod', false)
+
+    then:
+    eventually.eventually {
+      assert replicaB.accounts().find('prod').get().state() == AccountState.INACTIVE
+      assert storedState('prod') == AccountState.INACTIVE.name()
+    }
+  }
+
+  private String storedState(String account) {
+    jooq.fetchValue("select state from spinagent_accounts where name = '$account'") as String
   }
 
   /** The next watch event other than a bookmark. */
