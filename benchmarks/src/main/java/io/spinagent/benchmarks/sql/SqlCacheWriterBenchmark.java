@@ -375,14 +375,18 @@ public final class SqlCacheWriterBenchmark {
 
   /**
    * How a phase was warmed up: {@code rounds} rounds, the last of which spent {@code lastJitShare}
-   * of its time compiling (summed over the compiler threads, so it can exceed 1); {@code settled}
-   * unless the rounds ran out first.
+   * of its time compiling (summed over the compiler threads, so it can exceed 1).
    */
-  record WarmUp(String phase, int rounds, double lastJitShare, boolean settled) {
+  record WarmUp(String phase, int rounds, double lastJitShare) {
+    /** False when the rounds ran out first. */
+    boolean settled() {
+      return lastJitShare < SETTLED_JIT_SHARE;
+    }
+
     @Override
     public String toString() {
       return String.format("%s %d round(s), the last compiling %.1f%% of its time%s", phase, rounds,
-          100 * lastJitShare, settled ? "" : " (NOT settled: figures include code still being compiled)");
+          100 * lastJitShare, settled() ? "" : " (NOT settled: figures include code still being compiled)");
     }
   }
 
@@ -400,8 +404,8 @@ public final class SqlCacheWriterBenchmark {
       long start = System.nanoTime();
       round.run();
       double share = jit < 0 ? 0 : (JitCompilation.millis() - jit) / ((System.nanoTime() - start) / 1e6);
-      if (share < SETTLED_JIT_SHARE || rounds == maxRounds) {
-        WarmUp warmUp = new WarmUp(phase, rounds, share, share < SETTLED_JIT_SHARE);
+      WarmUp warmUp = new WarmUp(phase, rounds, share);
+      if (warmUp.settled() || rounds == maxRounds) {
         progress(database, "warm-up: %s", warmUp);
         return warmUp;
       }
