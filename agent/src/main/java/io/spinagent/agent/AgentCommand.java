@@ -14,37 +14,44 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * The {@code spinagent-agent} command line: loads the configuration and either validates it
- * ({@code --check}) or runs the agent ({@link AgentRuntime}) until the JVM is asked to stop.
+ * The {@code spinagent-agent} command line: loads the configuration and either validates it ({@code
+ * --check}) or runs the agent ({@link AgentRuntime}) until the JVM is asked to stop.
  */
 @Command(
     name = "spinagent-agent",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
-    description = "Watches Kubernetes clusters and streams them to Spinnaker's Clouddriver over one"
-        + " outbound gRPC connection.",
+    description =
+        "Watches Kubernetes clusters and streams them to Spinnaker's Clouddriver over one"
+            + " outbound gRPC connection.",
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-        ExitCodes.OK + ":--check: the configuration is valid; otherwise: the agent was stopped (SIGTERM)",
-        ExitCodes.SOFTWARE + ":unexpected internal error",
-        ExitCodes.USAGE + ":invalid command line",
-        ExitCodes.INVALID_CONFIG + ":invalid configuration"})
+      ExitCodes.OK
+          + ":--check: the configuration is valid; otherwise: the agent was stopped (SIGTERM)",
+      ExitCodes.SOFTWARE + ":unexpected internal error",
+      ExitCodes.USAGE + ":invalid command line",
+      ExitCodes.INVALID_CONFIG + ":invalid configuration"
+    })
 public final class AgentCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
 
-  @Option(names = {"-c", "--config"}, required = true, paramLabel = "<file>",
-      description = "The agent configuration (YAML). A sibling <name>-local.<ext>, if present,"
-          + " is merged over it.")
+  @Option(
+      names = {"-c", "--config"},
+      required = true,
+      paramLabel = "<file>",
+      description =
+          "The agent configuration (YAML). A sibling <name>-local.<ext>, if present,"
+              + " is merged over it.")
   private Path configFile;
 
-  @Option(names = "--check",
+  @Option(
+      names = "--check",
       description = "Validate the configuration, log a summary of it and exit.")
   private boolean check;
 
-  @Spec
-  private CommandSpec spec;
+  @Spec private CommandSpec spec;
 
   private final ConfigLoader loader;
   private final RuntimeStarter starter;
@@ -110,6 +117,7 @@ public final class AgentCommand implements Callable<Integer> {
   /** How the command starts the runtime; replaceable in tests. */
   @FunctionalInterface
   interface RuntimeStarter {
-    AgentRuntime start(Path configFile, io.spinagent.agent.config.AgentConfig config, ConfigLoader loader);
+    AgentRuntime start(
+        Path configFile, io.spinagent.agent.config.AgentConfig config, ConfigLoader loader);
   }
 }

@@ -44,6 +44,7 @@ import org.slf4j.LoggerFactory;
 public final class AgentRuntime implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(AgentRuntime.class);
+
   /** Well inside the 5 s within which a configuration change must take effect. */
   static final Duration CONFIG_POLL = Duration.ofSeconds(1);
 
@@ -56,95 +57,122 @@ public final class AgentRuntime implements AutoCloseable {
   private final PrometheusEndpoint prometheus;
   private final ConfigFileWatcher watcher;
   private final TunnelExecutor tunnels;
+
   /** Carries out Clouddriver's account commands, off the stream's thread. */
   private final ExecutorService commandThread;
+
   private final CountDownLatch closed = new CountDownLatch(1);
   private volatile AgentConfig running;
   private volatile String configError;
 
-  private AgentRuntime(Path configFile, AgentConfig config, ConfigLoader loader, ClusterOptions options,
+  private AgentRuntime(
+      Path configFile,
+      AgentConfig config,
+      ConfigLoader loader,
+      ClusterOptions options,
       int adminPort) {
     this.configFile = configFile;
     this.running = config;
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
-    this.commandThread = Executors.newSingleThreadExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-commands");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.commandThread =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-commands");
+              thread.setDaemon(true);
+              return thread;
+            });
     AgentIdentity identity = AgentIdentity.of(config.agent(), VersionProvider.version());
     ClusterManager[] manager = new ClusterManager[1];
     AccountCommands[] commands = new AccountCommands[1];
     AgentStreamClient[] upstream = new AgentStreamClient[1];
-    this.tunnels = new TunnelExecutor(
-        account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
-        frames -> upstream[0].sendTunnel(frames),
-        config.operations(), config.agent().id());
-    StreamListener streamListener = new StreamListener() {
-      @Override
-      public void resyncRequired(String account) {
-        if (manager[0] != null) {
-          manager[0].resyncRequired(account);
-        }
-      }
+    this.tunnels =
+        new TunnelExecutor(
+            account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
+            frames -> upstream[0].sendTunnel(frames),
+            config.operations(),
+            config.agent().id());
+    StreamListener streamListener =
+        new StreamListener() {
+          @Override
+          public void resyncRequired(String account) {
+            if (manager[0] != null) {
+              manager[0].resyncRequired(account);
+            }
+          }
 
-      @Override
-      public void tunnelFrame(TunnelFrame frame) {
-        tunnels.frame(frame);
-      }
+          @Override
+          public void tunnelFrame(TunnelFrame frame) {
+            tunnels.frame(frame);
+          }
 
-      @Override
-      public void disconnected(Status status) {
-        tunnels.sessionEnded();
-      }
+          @Override
+          public void disconnected(Status status) {
+            tunnels.sessionEnded();
+          }
 
-      @Override
-      public void accountCommand(Command command, Consumer<CommandResult> reply) {
-        // One at a time and in order: stopping an account waits for its threads, which the stream must not.
-        try {
-          commandThread.execute(() -> reply.accept(commands[0].execute(command)));
-        } catch (RejectedExecutionException stopping) {
-          reply.accept(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false)
-              .setError("the agent is stopping").build());
-        }
-      }
-    };
+          @Override
+          public void accountCommand(Command command, Consumer<CommandResult> reply) {
+            // One at a time and in order: stopping an account waits for its threads, which the
+            // stream must not.
+            try {
+              commandThread.execute(() -> reply.accept(commands[0].execute(command)));
+            } catch (RejectedExecutionException stopping) {
+              reply.accept(
+                  CommandResult.newBuilder()
+                      .setCommandId(command.getCommandId())
+                      .setOk(false)
+                      .setError("the agent is stopping")
+                      .build());
+            }
+          }
+        };
     AgentStreamClient client = null;
     ClusterManager clusterManager = null;
     AdminServer adminServer = null;
     PrometheusEndpoint metrics = null;
     try {
-      client = AgentStreamClient.create(config.clouddriver(), identity, outbox, streamListener, registry);
+      client =
+          AgentStreamClient.create(
+              config.clouddriver(), identity, outbox, streamListener, registry);
       AgentStreamClient streamClient = client;
       upstream[0] = client;
-      clusterManager = new ClusterManager(outbox, config.tasks(), config.timeoutSeconds(), options,
-          new ClusterManager.Listener() {
-            @Override
-            public void accountsChanged(List<AccountInfo> accounts) {
-              streamClient.updateAccounts(accounts);
-            }
+      clusterManager =
+          new ClusterManager(
+              outbox,
+              config.tasks(),
+              config.timeoutSeconds(),
+              options,
+              new ClusterManager.Listener() {
+                @Override
+                public void accountsChanged(List<AccountInfo> accounts) {
+                  streamClient.updateAccounts(accounts);
+                }
 
-            @Override
-            public void accountHealth(String account, AccountHealth health, String error) {
-              streamClient.reportAccountStatus(account, health, error);
-            }
-          });
+                @Override
+                public void accountHealth(String account, AccountHealth health, String error) {
+                  streamClient.reportAccountStatus(account, health, error);
+                }
+              });
       manager[0] = clusterManager;
       commands[0] = new AccountCommands(identity.agentId(), clusterManager);
       ClusterMetrics.register(registry, clusterManager);
       ClusterManager forStatus = clusterManager;
-      adminServer = AdminServer.start(adminPort, new AdminServer.Status() {
-        @Override
-        public List<AccountStatus> accounts() {
-          return forStatus.statuses();
-        }
+      adminServer =
+          AdminServer.start(
+              adminPort,
+              new AdminServer.Status() {
+                @Override
+                public List<AccountStatus> accounts() {
+                  return forStatus.statuses();
+                }
 
-        @Override
-        public String configError() {
-          return configError;
-        }
-      }, registry);
+                @Override
+                public String configError() {
+                  return configError;
+                }
+              },
+              registry);
       if (config.prometheus().enabled()) {
         metrics = PrometheusEndpoint.start(config.prometheus().port(), registry);
       }
@@ -164,17 +192,23 @@ public final class AgentRuntime implements AutoCloseable {
     this.clusters = clusterManager;
     this.admin = adminServer;
     this.prometheus = metrics;
-    this.watcher = new ConfigFileWatcher(configFile, loader, ConfigFileWatcher.hash(configFile), CONFIG_POLL,
-        this::reload);
+    this.watcher =
+        new ConfigFileWatcher(
+            configFile, loader, ConfigFileWatcher.hash(configFile), CONFIG_POLL, this::reload);
   }
 
   /** Starts everything for a configuration that {@code loader} loaded from {@code configFile}. */
   public static AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader) {
-    return new AgentRuntime(configFile, config, loader, ClusterOptions.DEFAULTS, config.server().port());
+    return new AgentRuntime(
+        configFile, config, loader, ClusterOptions.DEFAULTS, config.server().port());
   }
 
   /** For tests: other cluster options and admin port (0 for a free one). */
-  static AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader, ClusterOptions options,
+  static AgentRuntime start(
+      Path configFile,
+      AgentConfig config,
+      ConfigLoader loader,
+      ClusterOptions options,
       int adminPort) {
     return new AgentRuntime(configFile, config, loader, options, adminPort);
   }
@@ -182,7 +216,9 @@ public final class AgentRuntime implements AutoCloseable {
   private void reload(ConfigLoadResult result) {
     if (result instanceof ConfigLoadResult.Invalid invalid) {
       configError = invalid.report();
-      log.error("The changed configuration is not used, the last valid one keeps running: {}", configError);
+      log.error(
+          "The changed configuration is not used, the last valid one keeps running: {}",
+          configError);
       return;
     }
     AgentConfig next = ((ConfigLoadResult.Loaded) result).config();
@@ -190,14 +226,23 @@ public final class AgentRuntime implements AutoCloseable {
     AgentConfig previous = running;
     running = next;
     if (!Objects.equals(withoutAccounts(previous), withoutAccounts(next))) {
-      log.warn("Configuration {}: only kubernetes.accounts take effect while running; restart the agent for"
-          + " the other changes", configFile);
+      log.warn(
+          "Configuration {}: only kubernetes.accounts take effect while running; restart the agent"
+              + " for the other changes",
+          configFile);
     }
     clusters.apply(next.kubernetes().accounts());
   }
 
   private static List<Object> withoutAccounts(AgentConfig c) {
-    return List.of(c.agent(), c.clouddriver(), c.server(), c.prometheus(), c.logging(), c.tasks(), c.timeoutSeconds(),
+    return List.of(
+        c.agent(),
+        c.clouddriver(),
+        c.server(),
+        c.prometheus(),
+        c.logging(),
+        c.tasks(),
+        c.timeoutSeconds(),
         c.operations());
   }
 

@@ -8,13 +8,15 @@ final class ExitCodes {
 
   /** {@code --check}: the configuration is valid; without it: the agent ran and was stopped. */
   static final int OK = 0;
+
   /** An unexpected internal error (picocli's code for an exception escaping the command). */
   static final int SOFTWARE = 1;
+
   /** The command line is wrong: unknown option, missing {@code --config} (picocli's usage code). */
   static final int USAGE = 2;
+
   /** The configuration file is missing, unreadable, not YAML, or breaks a rule. */
   static final int INVALID_CONFIG = 3;
 
-  private ExitCodes() {
-  }
+  private ExitCodes() {}
 }

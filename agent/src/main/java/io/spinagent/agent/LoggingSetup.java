@@ -24,8 +24,7 @@ final class LoggingSetup {
   static final String TEXT_PATTERN =
       "%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n";
 
-  private LoggingSetup() {
-  }
+  private LoggingSetup() {}
 
   static void apply(LoggingConfig logging) {
     if (System.getProperty("logback.configurationFile") != null
@@ -44,7 +43,8 @@ final class LoggingSetup {
     root.setLevel(Level.toLevel(logging.level().name()));
   }
 
-  private static Encoder<ILoggingEvent> encoder(LoggingConfig.Format format, LoggerContext context) {
+  private static Encoder<ILoggingEvent> encoder(
+      LoggingConfig.Format format, LoggerContext context) {
     if (format == LoggingConfig.Format.JSON) {
       JsonEncoder json = new JsonEncoder();
       json.setContext(context);

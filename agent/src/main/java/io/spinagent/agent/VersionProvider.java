@@ -6,8 +6,8 @@ import java.util.Properties;
 import picocli.CommandLine.IVersionProvider;
 
 /**
- * Answers {@code --version} from {@code version.properties}, which Maven fills in at build time.
- * A resource rather than the jar manifest, so the answer is the same from the jar and from the
+ * Answers {@code --version} from {@code version.properties}, which Maven fills in at build time. A
+ * resource rather than the jar manifest, so the answer is the same from the jar and from the
  * classes directory in tests.
  */
 final class VersionProvider implements IVersionProvider {

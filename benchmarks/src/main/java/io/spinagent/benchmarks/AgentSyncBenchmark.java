@@ -29,9 +29,9 @@ import java.util.Optional;
  * holds them — each against the same run's baseline, plain client-java informers over the same
  * kinds with nothing else (no scrubbing, no outbox, no discovery or access checks).
  *
- * <p>Each side runs twice in alternation and the second round is reported, so class loading and
- * JIT warm-up fall on the first. Heap is measured after repeated full GCs; treat it as an
- * estimate. Run: {@code ./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark}.
+ * <p>Each side runs twice in alternation and the second round is reported, so class loading and JIT
+ * warm-up fall on the first. Heap is measured after repeated full GCs; treat it as an estimate.
+ * Run: {@code ./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark}.
  */
 public final class AgentSyncBenchmark {
 
@@ -55,14 +55,28 @@ public final class AgentSyncBenchmark {
         baseline = measure(objects, () -> informers(kubeconfig));
         agent = measure(objects, () -> agent(kubeconfig, objects));
       }
-      System.out.printf("%nAgent initial sync of %,d objects (%d kinds), second of two rounds%n", objects, KINDS.length);
+      System.out.printf(
+          "%nAgent initial sync of %,d objects (%d kinds), second of two rounds%n",
+          objects, KINDS.length);
       System.out.printf("%-34s %14s %14s %8s%n", "", "baseline", "agent", "ratio");
-      System.out.printf("%-34s %12.0f ms %12.0f ms %8.2f%n", "time until all objects are held",
-          baseline.millis, agent.millis, agent.millis / baseline.millis);
-      System.out.printf("%-34s %12.2f KB %12.2f KB %8.2f%n", "heap retained per object",
-          baseline.bytesPerObject / 1024, agent.bytesPerObject / 1024, agent.bytesPerObject / baseline.bytesPerObject);
-      System.out.println("baseline: client-java SharedIndexInformers on DynamicKubernetesObject, same kinds and server");
-      System.out.println("agent:    ClusterManager (discovery, access review, scrubbing) + Outbox holding every change");
+      System.out.printf(
+          "%-34s %12.0f ms %12.0f ms %8.2f%n",
+          "time until all objects are held",
+          baseline.millis,
+          agent.millis,
+          agent.millis / baseline.millis);
+      System.out.printf(
+          "%-34s %12.2f KB %12.2f KB %8.2f%n",
+          "heap retained per object",
+          baseline.bytesPerObject / 1024,
+          agent.bytesPerObject / 1024,
+          agent.bytesPerObject / baseline.bytesPerObject);
+      System.out.println(
+          "baseline: client-java SharedIndexInformers on DynamicKubernetesObject, same kinds and"
+              + " server");
+      System.out.println(
+          "agent:    ClusterManager (discovery, access review, scrubbing) + Outbox holding every"
+              + " change");
     }
   }
 
@@ -95,8 +109,11 @@ public final class AgentSyncBenchmark {
     List<SharedIndexInformer<DynamicKubernetesObject>> informers = new ArrayList<>();
     for (String[] kind : KINDS) {
       SharedInformerFactory factory = new SharedInformerFactory(client);
-      informers.add(factory.sharedIndexInformerFor(
-          new DynamicKubernetesApi(kind[0], kind[1], kind[2], client), DynamicKubernetesObject.class, 0));
+      informers.add(
+          factory.sharedIndexInformerFor(
+              new DynamicKubernetesApi(kind[0], kind[1], kind[2], client),
+              DynamicKubernetesObject.class,
+              0));
       factory.startAllRegisteredInformers();
       factories.add(factory);
     }
@@ -108,11 +125,24 @@ public final class AgentSyncBenchmark {
 
   private static Running agent(Path kubeconfig, int objects) throws InterruptedException {
     Outbox outbox = new Outbox(1L << 31);
-    ClusterManager manager = new ClusterManager(outbox, new TasksConfig(1000, 50), 30, ClusterOptions.DEFAULTS,
-        accounts -> {});
-    manager.apply(List.of(new KubernetesAccountConfig("bench", Optional.of(kubeconfig), false, Optional.empty(),
-        List.of(), List.of(), List.of("Deployment", "ReplicaSet", "Pod", "Service"), List.of(), false, false,
-        AccountPermissions.UNRESTRICTED, Duration.ofMinutes(5))));
+    ClusterManager manager =
+        new ClusterManager(
+            outbox, new TasksConfig(1000, 50), 30, ClusterOptions.DEFAULTS, accounts -> {});
+    manager.apply(
+        List.of(
+            new KubernetesAccountConfig(
+                "bench",
+                Optional.of(kubeconfig),
+                false,
+                Optional.empty(),
+                List.of(),
+                List.of(),
+                List.of("Deployment", "ReplicaSet", "Pod", "Service"),
+                List.of(),
+                false,
+                false,
+                AccountPermissions.UNRESTRICTED,
+                Duration.ofMinutes(5))));
     while (!manager.allSynced() || outbox.size() < objects) {
       Thread.sleep(5);
     }
@@ -128,16 +158,39 @@ public final class AgentSyncBenchmark {
       String[] kind = KINDS[i % KINDS.length];
       String apiVersion = kind[0].isEmpty() ? kind[1] : kind[0] + "/" + kind[1];
       String name = kind[3].toLowerCase() + "-" + i;
-      String spec = switch (kind[3]) {
-        case "Service" -> "\"spec\":{\"selector\":{\"app\":\"app-" + (i % 50) + "\"},\"ports\":[{\"port\":80}]}";
-        case "Pod" -> "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\",\"env\":[{\"name\":\"MODE\",\"value\":\"prod\"}]}]}";
-        default -> "\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":{\"app\":\"app-" + (i % 50) + "\"}},"
-            + "\"template\":{\"metadata\":{\"labels\":{\"app\":\"app-" + (i % 50) + "\"}},"
-            + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\"}]}}}";
-      };
-      cluster.createObject("{\"apiVersion\":\"" + apiVersion + "\",\"kind\":\"" + kind[3] + "\",\"metadata\":{"
-          + "\"name\":\"" + name + "\",\"namespace\":\"default\",\"labels\":{\"app\":\"app-" + (i % 50) + "\",\"tier\":\"web\"},"
-          + "\"annotations\":{\"moniker.spinnaker.io/application\":\"app-" + (i % 50) + "\"}}," + spec + "}");
+      String spec =
+          switch (kind[3]) {
+            case "Service" ->
+                "\"spec\":{\"selector\":{\"app\":\"app-"
+                    + (i % 50)
+                    + "\"},\"ports\":[{\"port\":80}]}";
+            case "Pod" ->
+                "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\",\"env\":[{\"name\":\"MODE\",\"value\":\"prod\"}]}]}";
+            default ->
+                "\"spec\":{\"replicas\":2,\"selector\":{\"matchLabels\":{\"app\":\"app-"
+                    + (i % 50)
+                    + "\"}},"
+                    + "\"template\":{\"metadata\":{\"labels\":{\"app\":\"app-"
+                    + (i % 50)
+                    + "\"}},"
+                    + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\"}]}}}";
+          };
+      cluster.createObject(
+          "{\"apiVersion\":\""
+              + apiVersion
+              + "\",\"kind\":\""
+              + kind[3]
+              + "\",\"metadata\":{"
+              + "\"name\":\""
+              + name
+              + "\",\"namespace\":\"default\",\"labels\":{\"app\":\"app-"
+              + (i % 50)
+              + "\",\"tier\":\"web\"},"
+              + "\"annotations\":{\"moniker.spinnaker.io/application\":\"app-"
+              + (i % 50)
+              + "\"}},"
+              + spec
+              + "}");
     }
   }
 

@@ -27,12 +27,17 @@ public final class GcPauses {
   public static GcPauses record() {
     GcPauses recorder = new GcPauses();
     for (GarbageCollectorMXBean collector : ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (collector instanceof NotificationEmitter emitter && !collector.getName().contains("Concurrent")) {
+      if (collector instanceof NotificationEmitter emitter
+          && !collector.getName().contains("Concurrent")) {
         emitter.addNotificationListener(
             (notification, handback) -> {
-              if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(notification.getType())) {
-                long millis = GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData())
-                    .getGcInfo().getDuration();
+              if (GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
+                  notification.getType())) {
+                long millis =
+                    GarbageCollectionNotificationInfo.from(
+                            (CompositeData) notification.getUserData())
+                        .getGcInfo()
+                        .getDuration();
                 recorder.pauses.add(new Pause(System.nanoTime(), millis));
               }
             },
@@ -67,7 +72,8 @@ public final class GcPauses {
     public String describe() {
       long total = millis.stream().mapToLong(Long::longValue).sum();
       long longest = millis.stream().mapToLong(Long::longValue).max().orElse(0);
-      return String.format("%d pauses, %d ms in all, the longest %d ms", millis.size(), total, longest);
+      return String.format(
+          "%d pauses, %d ms in all, the longest %d ms", millis.size(), total, longest);
     }
   }
 }

@@ -7,9 +7,9 @@ import java.util.List;
 
 /**
  * How the machine's CPU time was spent while a benchmark phase ran, from Linux's {@code
- * /proc/stat}: above all the share the hypervisor gave to other guests ("steal"), which on a
- * shared virtual machine stretches latencies and moves rates from one run to the next whatever the
- * code does. Reported beside the figures so that a run can be judged by the machine it had.
+ * /proc/stat}: above all the share the hypervisor gave to other guests ("steal"), which on a shared
+ * virtual machine stretches latencies and moves rates from one run to the next whatever the code
+ * does. Reported beside the figures so that a run can be judged by the machine it had.
  */
 public final class HostCpu {
 
@@ -30,8 +30,9 @@ public final class HostCpu {
       return "n/a (no /proc/stat)";
     }
     double total = Math.max(1, end.total() - start.total());
-    return String.format("steal %.0f%%, idle %.0f%%", 100 * (end.steal() - start.steal()) / total,
-        100 * (end.idle() - start.idle()) / total);
+    return String.format(
+        "steal %.0f%%, idle %.0f%%",
+        100 * (end.steal() - start.steal()) / total, 100 * (end.idle() - start.idle()) / total);
   }
 
   /** The machine's CPU ticks now; null where they cannot be read (not Linux). */

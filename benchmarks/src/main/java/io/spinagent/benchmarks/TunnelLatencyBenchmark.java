@@ -86,79 +86,151 @@ public final class TunnelLatencyBenchmark {
     properties.getGrpc().setAddress("127.0.0.1");
     properties.getGrpc().setPort(0);
     InMemoryObjectStore store = new InMemoryObjectStore();
-    AccountRegistry accounts = new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(),
-        List.of(store));
+    AccountRegistry accounts =
+        new AccountRegistry(
+            Clock.systemUTC(), properties.getAccounts().getGracePeriod(), List.of(store));
     SessionRegistry sessions = new SessionRegistry();
     TunnelTokens tokens = new TunnelTokens();
     TunnelProperties tunnelProperties = new TunnelProperties();
     tunnelProperties.setPort(0);
     try (KubernetesApiServer cluster = KubernetesApiServer.builder().start();
-        AgentChannel channel = AgentChannel.start(properties, "benchmark-replica", accounts, sessions, store,
-            new SimpleMeterRegistry(), Clock.systemUTC());
-        TunnelHttpServer tunnel = TunnelHttpServer.start(tunnelProperties, new OperationsProperties(), tokens,
-            accounts, sessions);
+        AgentChannel channel =
+            AgentChannel.start(
+                properties,
+                "benchmark-replica",
+                accounts,
+                sessions,
+                store,
+                new SimpleMeterRegistry(),
+                Clock.systemUTC());
+        TunnelHttpServer tunnel =
+            TunnelHttpServer.start(
+                tunnelProperties, new OperationsProperties(), tokens, accounts, sessions);
         AgentRuntime agent = startAgent(dir, cluster, channel.port())) {
-      cluster.createObject("{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"frontend\","
-          + "\"namespace\":\"default\",\"labels\":{\"app\":\"shop\"}},\"spec\":{\"replicas\":2,\"selector\":"
-          + "{\"matchLabels\":{\"app\":\"shop\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"shop\"}},"
-          + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\"}]}}}}");
+      cluster.createObject(
+          "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\"frontend\","
+              + "\"namespace\":\"default\",\"labels\":{\"app\":\"shop\"}},\"spec\":{\"replicas\":2,\"selector\":"
+              + "{\"matchLabels\":{\"app\":\"shop\"}},\"template\":{\"metadata\":{\"labels\":{\"app\":\"shop\"}},"
+              + "\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx:1.27\"}]}}}}");
       awaitActive(accounts, "prod");
 
       String tunnelToken = tokens.issue("prod");
-      HttpSide direct = new HttpSide("direct to the API server", client(cluster.caCertificatePem()),
-          URI.create(cluster.url() + PATH), "agent-token");
-      HttpSide tunneled = new HttpSide("through the tunnel and agent", client(tunnel.caCertificatePem()),
-          URI.create(tunnel.clusterUrl("prod") + PATH), tunnelToken);
+      HttpSide direct =
+          new HttpSide(
+              "direct to the API server",
+              client(cluster.caCertificatePem()),
+              URI.create(cluster.url() + PATH),
+              "agent-token");
+      HttpSide tunneled =
+          new HttpSide(
+              "through the tunnel and agent",
+              client(tunnel.caCertificatePem()),
+              URI.create(tunnel.clusterUrl("prod") + PATH),
+              tunnelToken);
       Optional<String> kubectl = kubectlOnPath();
       if (kubectl.isPresent() && kubectlRuns > 0) {
-        KubectlSide kubectlDirect = new KubectlSide(kubectl.get(), dir, "direct",
-            cluster.kubeconfig().token("agent-token").writeTo(dir.resolve("direct.yaml")));
-        KubectlSide kubectlTunneled = new KubectlSide(kubectl.get(), dir, "tunnel",
-            new KubeconfigWriter(tunnel.clusterUrl("prod"), tunnel.caCertificatePem()).token(tunnelToken)
-                .writeTo(dir.resolve("tunnel.yaml")));
-        compare("kubectl get deployment frontend -o json (the kubectl process, as Clouddriver runs it)",
-            kubectlDirect, kubectlTunneled, Math.max(5, kubectlRuns / 10), kubectlRuns);
+        KubectlSide kubectlDirect =
+            new KubectlSide(
+                kubectl.get(),
+                dir,
+                "direct",
+                cluster.kubeconfig().token("agent-token").writeTo(dir.resolve("direct.yaml")));
+        KubectlSide kubectlTunneled =
+            new KubectlSide(
+                kubectl.get(),
+                dir,
+                "tunnel",
+                new KubeconfigWriter(tunnel.clusterUrl("prod"), tunnel.caCertificatePem())
+                    .token(tunnelToken)
+                    .writeTo(dir.resolve("tunnel.yaml")));
+        compare(
+            "kubectl get deployment frontend -o json (the kubectl process, as Clouddriver runs it)",
+            kubectlDirect,
+            kubectlTunneled,
+            Math.max(5, kubectlRuns / 10),
+            kubectlRuns);
       } else {
-        System.out.println("\nkubectl is not on the PATH (or 0 runs were asked for): the kubectl figure is left out");
+        System.out.println(
+            "\n"
+                + "kubectl is not on the PATH (or 0 runs were asked for): the kubectl figure is"
+                + " left out");
       }
-      compare("GET " + PATH + " (the request kubectl sends, alone)", direct, tunneled,
-          Math.max(200, requests / 5), requests);
+      compare(
+          "GET " + PATH + " (the request kubectl sends, alone)",
+          direct,
+          tunneled,
+          Math.max(200, requests / 5),
+          requests);
     } finally {
       TemporaryDirectory.delete(dir, "the benchmark's temporary directory");
     }
   }
 
-  private static AgentRuntime startAgent(Path dir, KubernetesApiServer cluster, int pluginPort) throws Exception {
+  private static AgentRuntime startAgent(Path dir, KubernetesApiServer cluster, int pluginPort)
+      throws Exception {
     cluster.accessControl().acceptToken("agent-token");
-    Path kubeconfig = cluster.kubeconfig().token("agent-token").writeTo(dir.resolve("agent-kubeconfig.yaml"));
-    KubernetesAccountConfig account = new KubernetesAccountConfig("prod", Optional.of(kubeconfig), false,
-        Optional.empty(), List.of(), List.of(), List.of("Deployment"), List.of(), false, false,
-        AccountPermissions.UNRESTRICTED, Duration.ofMinutes(5));
-    ClouddriverConfig clouddriver = new ClouddriverConfig(new GrpcTarget("127.0.0.1", pluginPort), true,
-        new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
-        new AuthConfig(Optional.empty(), Optional.empty()), 10, 5,
-        new BackoffConfig(Duration.ofMillis(100), 1.6, 0.2, Duration.ofSeconds(2)), new OutboxConfig(64L << 20));
-    AgentConfig config = new AgentConfig(new AgentIdentityConfig("benchmark-agent", Optional.empty()), clouddriver,
-        new KubernetesConfig(List.of(account)), new ServerConfig(freePort()), new PrometheusConfig(false, 8008),
-        LoggingConfig.DEFAULT, new TasksConfig(TasksConfig.DEFAULT_TOTAL_BUDGET, TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT),
-        AgentConfig.DEFAULT_TIMEOUT_SECONDS);
+    Path kubeconfig =
+        cluster.kubeconfig().token("agent-token").writeTo(dir.resolve("agent-kubeconfig.yaml"));
+    KubernetesAccountConfig account =
+        new KubernetesAccountConfig(
+            "prod",
+            Optional.of(kubeconfig),
+            false,
+            Optional.empty(),
+            List.of(),
+            List.of(),
+            List.of("Deployment"),
+            List.of(),
+            false,
+            false,
+            AccountPermissions.UNRESTRICTED,
+            Duration.ofMinutes(5));
+    ClouddriverConfig clouddriver =
+        new ClouddriverConfig(
+            new GrpcTarget("127.0.0.1", pluginPort),
+            true,
+            new TlsConfig(
+                Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
+            new AuthConfig(Optional.empty(), Optional.empty()),
+            10,
+            5,
+            new BackoffConfig(Duration.ofMillis(100), 1.6, 0.2, Duration.ofSeconds(2)),
+            new OutboxConfig(64L << 20));
+    AgentConfig config =
+        new AgentConfig(
+            new AgentIdentityConfig("benchmark-agent", Optional.empty()),
+            clouddriver,
+            new KubernetesConfig(List.of(account)),
+            new ServerConfig(freePort()),
+            new PrometheusConfig(false, 8008),
+            LoggingConfig.DEFAULT,
+            new TasksConfig(
+                TasksConfig.DEFAULT_TOTAL_BUDGET, TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT),
+            AgentConfig.DEFAULT_TIMEOUT_SECONDS);
     // The runtime watches this file for changes; the configuration itself is built above.
-    Path configFile = Files.writeString(dir.resolve("spinagent.yaml"), "# built in code by the benchmark\n");
+    Path configFile =
+        Files.writeString(dir.resolve("spinagent.yaml"), "# built in code by the benchmark\n");
     return AgentRuntime.start(configFile, config, new ConfigLoader(() -> "benchmark-agent"));
   }
 
-  private static void awaitActive(AccountRegistry accounts, String account) throws InterruptedException {
+  private static void awaitActive(AccountRegistry accounts, String account)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (accounts.find(account).map(AgentAccount::state).orElse(null) != AccountState.ACTIVE) {
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("account '" + account + "' did not become ACTIVE within 60s");
+        throw new IllegalStateException(
+            "account '" + account + "' did not become ACTIVE within 60s");
       }
       Thread.sleep(50);
     }
   }
 
-  /** Warms both sides up, then alternates them in rounds and prints both sides' percentiles and ratios. */
-  private static void compare(String title, Side direct, Side tunneled, int warmUp, int count) throws Exception {
+  /**
+   * Warms both sides up, then alternates them in rounds and prints both sides' percentiles and
+   * ratios.
+   */
+  private static void compare(String title, Side direct, Side tunneled, int warmUp, int count)
+      throws Exception {
     direct.run(warmUp, false);
     tunneled.run(warmUp, false);
     int perRound = Math.max(1, count / ROUNDS);
@@ -166,7 +238,8 @@ public final class TunnelLatencyBenchmark {
       direct.run(perRound, true);
       tunneled.run(perRound, true);
     }
-    System.out.printf("%n%s: %,d per side in %d alternating rounds%n", title, direct.latencies.size(), ROUNDS);
+    System.out.printf(
+        "%n%s: %,d per side in %d alternating rounds%n", title, direct.latencies.size(), ROUNDS);
     System.out.printf("%-10s %16s %16s %8s%n", "", "direct", "tunnel", "ratio");
     for (double percentile : new double[] {50, 99}) {
       double d = direct.percentile(percentile);
@@ -188,11 +261,14 @@ public final class TunnelLatencyBenchmark {
     KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
     trust.load(null, null);
     int i = 0;
-    for (Certificate certificate : CertificateFactory.getInstance("X.509")
-        .generateCertificates(new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)))) {
+    for (Certificate certificate :
+        CertificateFactory.getInstance("X.509")
+            .generateCertificates(
+                new ByteArrayInputStream(caPem.getBytes(StandardCharsets.US_ASCII)))) {
       trust.setCertificateEntry("ca-" + i++, certificate);
     }
-    TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory factory =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     factory.init(trust);
     SSLContext tls = SSLContext.getInstance("TLS");
     tls.init(null, factory.getTrustManagers(), null);
@@ -231,8 +307,17 @@ public final class TunnelLatencyBenchmark {
     final List<String> command;
 
     KubectlSide(String kubectl, Path dir, String name, Path kubeconfig) {
-      this.command = List.of(kubectl, "--kubeconfig=" + kubeconfig, "--cache-dir=" + dir.resolve("cache-" + name),
-          "--request-timeout=10s", "get", "deployment", "frontend", "-o", "json");
+      this.command =
+          List.of(
+              kubectl,
+              "--kubeconfig=" + kubeconfig,
+              "--cache-dir=" + dir.resolve("cache-" + name),
+              "--request-timeout=10s",
+              "get",
+              "deployment",
+              "frontend",
+              "-o",
+              "json");
     }
 
     @Override
@@ -244,8 +329,12 @@ public final class TunnelLatencyBenchmark {
         int exit = process.waitFor();
         long elapsed = System.nanoTime() - start;
         if (exit != 0) {
-          throw new IllegalStateException(String.join(" ", command) + " exited with " + exit + ": "
-              + new String(output, StandardCharsets.UTF_8));
+          throw new IllegalStateException(
+              String.join(" ", command)
+                  + " exited with "
+                  + exit
+                  + ": "
+                  + new String(output, StandardCharsets.UTF_8));
         }
         if (record) {
           latencies.add(elapsed);
@@ -264,9 +353,15 @@ public final class TunnelLatencyBenchmark {
     HttpSide(String name, HttpClient http, URI uri, String token) {
       this.name = name;
       this.http = http;
-      // kubectl's --request-timeout, so that a request lost by a server shows as such instead of hanging.
-      this.request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).header("Accept", "application/json")
-          .header("Authorization", "Bearer " + token).GET().build();
+      // kubectl's --request-timeout, so that a request lost by a server shows as such instead of
+      // hanging.
+      this.request =
+          HttpRequest.newBuilder(uri)
+              .timeout(Duration.ofSeconds(10))
+              .header("Accept", "application/json")
+              .header("Authorization", "Bearer " + token)
+              .GET()
+              .build();
     }
 
     @Override
@@ -282,8 +377,14 @@ public final class TunnelLatencyBenchmark {
         }
         long elapsed = System.nanoTime() - start;
         if (response.statusCode() != 200) {
-          throw new IllegalStateException(name + ": " + request.uri() + " answered " + response.statusCode() + ": "
-              + new String(response.body(), StandardCharsets.UTF_8));
+          throw new IllegalStateException(
+              name
+                  + ": "
+                  + request.uri()
+                  + " answered "
+                  + response.statusCode()
+                  + ": "
+                  + new String(response.body(), StandardCharsets.UTF_8));
         }
         if (record) {
           latencies.add(elapsed);

@@ -32,7 +32,9 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
   @Override
   public void registerBeanDefinitions(BeanDefinitionRegistry registry) {
     pluginContext.getEnvironment().getPropertySources().addFirst(pluginConfig.asPropertySource());
-    pluginContext.getBeanFactory().registerSingleton("spinAgentPluginDescriptor", getWrapper().getDescriptor());
+    pluginContext
+        .getBeanFactory()
+        .registerSingleton("spinAgentPluginDescriptor", getWrapper().getDescriptor());
     super.registerBeanDefinitions(registry);
 
     // Clouddriver does not stop plugins when it shuts down, and a child context is not closed with
@@ -49,7 +51,10 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
         TunnelKubeconfigs.HOST_BEAN_NAME,
         BeanDefinitionBuilder.genericBeanDefinition(
                 Function.class,
-                () -> (Function<String, String>) account -> pluginContext.getBean(TunnelKubeconfigs.class).kubeconfig(account))
+                () ->
+                    (Function<String, String>)
+                        account ->
+                            pluginContext.getBean(TunnelKubeconfigs.class).kubeconfig(account))
             .getBeanDefinition());
   }
 

@@ -9,13 +9,12 @@ import io.spinagent.sandbox.cluster.DemoApplication;
 import io.spinagent.sandbox.cluster.DemoController;
 import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverHost;
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
-import io.spinagent.testkit.files.TemporaryDirectory;
-import org.jooq.SQLDialect;
 import io.spinagent.sandbox.host.PluginsRoot;
 import io.spinagent.sandbox.view.CacheTables;
 import io.spinagent.sandbox.view.LiveView;
 import io.spinagent.sandbox.view.ViewRenderer;
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
+import io.spinagent.testkit.files.TemporaryDirectory;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import io.spinagent.testkit.tls.TestPki;
 import java.io.IOException;
@@ -34,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Stream;
+import org.jooq.SQLDialect;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -45,7 +45,11 @@ import org.springframework.context.ConfigurableApplicationContext;
 public final class Sandbox implements AutoCloseable {
 
   public static final String PLUGIN_ID = "SpinAgent.Kubernetes";
-  /** Name of the bean the plugin offers its hosts for tunnel kubeconfigs (see the plugin's TunnelKubeconfigs). */
+
+  /**
+   * Name of the bean the plugin offers its hosts for tunnel kubeconfigs (see the plugin's
+   * TunnelKubeconfigs).
+   */
   static final String TUNNEL_KUBECONFIGS_BEAN = "spinAgentTunnelKubeconfigs";
 
   private final SandboxOptions options;
@@ -84,17 +88,21 @@ public final class Sandbox implements AutoCloseable {
     started.push(this::deleteWorkDir);
 
     step("Database");
-    database = options.jdbcUrl()
-        .map(url -> SandboxDatabase.external(url, options.dbUser(), options.dbPassword()))
-        .orElseGet(SandboxDatabase::embedded);
+    database =
+        options
+            .jdbcUrl()
+            .map(url -> SandboxDatabase.external(url, options.dbUser(), options.dbPassword()))
+            .orElseGet(SandboxDatabase::embedded);
     started.push(database);
 
     step("Simulated Kubernetes cluster");
     cluster = KubernetesApiServer.builder().port(options.kubernetesPort()).start();
     started.push(cluster);
     DemoApplication.seed(cluster);
-    clusterKubeconfig = cluster.kubeconfig().name(options.account()).writeTo(workDir.resolve("cluster.kubeconfig"));
-    started.push(DemoController.start(watchingClient(clusterKubeconfig), DemoApplication.NAMESPACE));
+    clusterKubeconfig =
+        cluster.kubeconfig().name(options.account()).writeTo(workDir.resolve("cluster.kubeconfig"));
+    started.push(
+        DemoController.start(watchingClient(clusterKubeconfig), DemoApplication.NAMESPACE));
 
     step("Certificates");
     Optional<Path> caCertificate = Optional.empty();
@@ -102,10 +110,12 @@ public final class Sandbox implements AutoCloseable {
     if (!options.plaintext()) {
       TestPki pki = TestPki.create("SpinAgent sandbox CA");
       Path pkiDir = workDir.resolve("pki");
-      TestPki.Issued.PemFiles plugin = pki.issueServer("spinagent-plugin").written(pkiDir, "plugin");
+      TestPki.Issued.PemFiles plugin =
+          pki.issueServer("spinagent-plugin").written(pkiDir, "plugin");
       caCertificate = Optional.of(pki.writeCaCertificate(pkiDir.resolve("ca.crt")));
       properties.put("spinagent.grpc.security.enabled", true);
-      properties.put("spinagent.grpc.security.certificate-chain", plugin.certificateChain().toString());
+      properties.put(
+          "spinagent.grpc.security.certificate-chain", plugin.certificateChain().toString());
       properties.put("spinagent.grpc.security.private-key", plugin.privateKey().toString());
     }
 
@@ -113,7 +123,8 @@ public final class Sandbox implements AutoCloseable {
     PluginsRoot pluginsRoot = PluginsRoot.withBundle(bundle);
     started.push(pluginsRoot);
     grpcPort = portOrFree(options.grpcPort());
-    // The sandbox stops Clouddriver itself, after the agent, so its goodbye is not a lost connection.
+    // The sandbox stops Clouddriver itself, after the agent, so its goodbye is not a lost
+    // connection.
     properties.put("spring.main.register-shutdown-hook", false);
     properties.put("spring.main.banner-mode", "off");
     properties.put("logging.config", "classpath:" + SandboxMain.LOGGING_CONFIG);
@@ -127,22 +138,38 @@ public final class Sandbox implements AutoCloseable {
     properties.put("sql.cache.enabled", true);
     // Clouddriver's account storage, so agent accounts become Clouddriver accounts.
     SqlAccountDefinitionRepository accountStorage =
-        new SqlAccountDefinitionRepository(database.dataSource(), database.jooq().dialect() == SQLDialect.POSTGRES);
-    host = ClouddriverHost.start(pluginsRoot.directory(), properties,
-        Map.of("dataSource", database.dataSource(), "jooq", database.jooq(),
-            "accountDefinitionRepository", accountStorage, "accountDefinitionMapper", accountStorage.definitionMapper()));
+        new SqlAccountDefinitionRepository(
+            database.dataSource(), database.jooq().dialect() == SQLDialect.POSTGRES);
+    host =
+        ClouddriverHost.start(
+            pluginsRoot.directory(),
+            properties,
+            Map.of(
+                "dataSource",
+                database.dataSource(),
+                "jooq",
+                database.jooq(),
+                "accountDefinitionRepository",
+                accountStorage,
+                "accountDefinitionMapper",
+                accountStorage.definitionMapper()));
     started.push(host::close);
 
     step("Agent");
     agentAdminPort = portOrFree(options.agentAdminPort());
-    AgentRuntime agent = SandboxAgent.start(workDir, options.account(), clusterKubeconfig, grpcPort, caCertificate,
-        agentAdminPort);
+    AgentRuntime agent =
+        SandboxAgent.start(
+            workDir, options.account(), clusterKubeconfig, grpcPort, caCertificate, agentAdminPort);
     started.push(agent);
 
     tunnelKubeconfig = writeTunnelKubeconfig();
     printWhereEverythingIs(Duration.ofNanos(System.nanoTime() - startedAt));
-    started.push(LiveView.start(new CacheTables(database.jooq()), new ViewRenderer(options.color()), out,
-        options.refresh()));
+    started.push(
+        LiveView.start(
+            new CacheTables(database.jooq()),
+            new ViewRenderer(options.color()),
+            out,
+            options.refresh()));
   }
 
   @SuppressWarnings("unchecked")
@@ -157,60 +184,81 @@ public final class Sandbox implements AutoCloseable {
   }
 
   private void printWhereEverythingIs(Duration took) {
-    String clouddriver = "http://127.0.0.1:" + host.getEnvironment().getProperty("local.server.port");
-    String database = this.database.isEmbedded()
-        ? "embedded PostgreSQL  " + this.database.jdbcUrl() + "  (user postgres, password postgres)"
-        : this.database.jdbcUrl();
+    String clouddriver =
+        "http://127.0.0.1:" + host.getEnvironment().getProperty("local.server.port");
+    String database =
+        this.database.isEmbedded()
+            ? "embedded PostgreSQL  "
+                + this.database.jdbcUrl()
+                + "  (user postgres, password postgres)"
+            : this.database.jdbcUrl();
     String tunnelKubeconfigText;
     try {
       tunnelKubeconfigText = Files.readString(tunnelKubeconfig).indent(4);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    out.printf("""
+    out.printf(
+        """
 
-        SpinAgent sandbox is running (started in %.1f s). Ctrl-C stops everything.
+SpinAgent sandbox is running (started in %.1f s). Ctrl-C stops everything.
 
-          Database              %s
-          Clouddriver           %s   (plugin %s: %s/spinagent/info)
-          Agent gRPC port       127.0.0.1:%d  (%s)
-          Kubernetes tunnel     %s
-          Simulated cluster     %s  (demo application '%s' in namespace %s)
-          Agent                 %s, account '%s', status %s
+  Database              %s
+  Clouddriver           %s   (plugin %s: %s/spinagent/info)
+  Agent gRPC port       127.0.0.1:%d  (%s)
+  Kubernetes tunnel     %s
+  Simulated cluster     %s  (demo application '%s' in namespace %s)
+  Agent                 %s, account '%s', status %s
 
-        Cluster kubeconfig: %s
-          Change the cluster and watch the cache view below follow, e.g.:
-            kubectl --kubeconfig %s scale deployment %s --replicas=4
-            kubectl --kubeconfig %s delete pod -l app=%s
-            kubectl --kubeconfig %s set image deployment/%s web=nginx:1.28
+Cluster kubeconfig: %s
+  Change the cluster and watch the cache view below follow, e.g.:
+    kubectl --kubeconfig %s scale deployment %s --replicas=4
+    kubectl --kubeconfig %s delete pod -l app=%s
+    kubectl --kubeconfig %s set image deployment/%s web=nginx:1.28
 
-        Tunnel kubeconfig: %s
-          kubectl "as Clouddriver": through the plugin's tunnel, the agent's stream and the agent's credentials:
-            kubectl --kubeconfig %s get deployments,replicasets,pods
-            kubectl --kubeconfig %s scale deployment %s --replicas=1
-        %s
-        """,
+Tunnel kubeconfig: %s
+  kubectl "as Clouddriver": through the plugin's tunnel, the agent's stream and the agent's credentials:
+    kubectl --kubeconfig %s get deployments,replicasets,pods
+    kubectl --kubeconfig %s scale deployment %s --replicas=1
+%s
+""",
         took.toMillis() / 1000.0,
         database,
-        clouddriver, PLUGIN_ID, clouddriver,
-        grpcPort, options.plaintext() ? "plaintext" : "TLS, CA " + workDir.resolve("pki/ca.crt"),
-        kubeconfigServer(), cluster.url(), DemoApplication.APPLICATION, DemoApplication.NAMESPACE,
-        SandboxAgent.AGENT_ID, options.account(), "http://127.0.0.1:" + agentAdminPort + "/health",
+        clouddriver,
+        PLUGIN_ID,
+        clouddriver,
+        grpcPort,
+        options.plaintext() ? "plaintext" : "TLS, CA " + workDir.resolve("pki/ca.crt"),
+        kubeconfigServer(),
+        cluster.url(),
+        DemoApplication.APPLICATION,
+        DemoApplication.NAMESPACE,
+        SandboxAgent.AGENT_ID,
+        options.account(),
+        "http://127.0.0.1:" + agentAdminPort + "/health",
         clusterKubeconfig,
-        clusterKubeconfig, DemoApplication.DEPLOYMENT,
-        clusterKubeconfig, DemoApplication.APPLICATION,
-        clusterKubeconfig, DemoApplication.DEPLOYMENT,
+        clusterKubeconfig,
+        DemoApplication.DEPLOYMENT,
+        clusterKubeconfig,
+        DemoApplication.APPLICATION,
+        clusterKubeconfig,
+        DemoApplication.DEPLOYMENT,
         tunnelKubeconfig,
         tunnelKubeconfig,
-        tunnelKubeconfig, DemoApplication.DEPLOYMENT,
+        tunnelKubeconfig,
+        DemoApplication.DEPLOYMENT,
         tunnelKubeconfigText);
     out.flush();
   }
 
   private String kubeconfigServer() {
     try (Stream<String> lines = Files.lines(tunnelKubeconfig)) {
-      return lines.map(String::trim).filter(l -> l.startsWith("server:"))
-          .map(l -> l.substring("server:".length()).trim().replace("'", "")).findFirst().orElse("?");
+      return lines
+          .map(String::trim)
+          .filter(l -> l.startsWith("server:"))
+          .map(l -> l.substring("server:".length()).trim().replace("'", ""))
+          .findFirst()
+          .orElse("?");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -254,7 +302,8 @@ public final class Sandbox implements AutoCloseable {
         started.pop().close();
       } catch (Exception e) {
         if (failure == null) {
-          failure = new IllegalStateException("The sandbox did not stop cleanly: " + e.getMessage(), e);
+          failure =
+              new IllegalStateException("The sandbox did not stop cleanly: " + e.getMessage(), e);
         } else {
           failure.addSuppressed(e);
         }
@@ -265,10 +314,14 @@ public final class Sandbox implements AutoCloseable {
     }
   }
 
-  /** An official-client ApiClient for the cluster, without a read timeout so that watches stay open. */
+  /**
+   * An official-client ApiClient for the cluster, without a read timeout so that watches stay open.
+   */
   private static ApiClient watchingClient(Path kubeconfig) {
     try (Reader reader = Files.newBufferedReader(kubeconfig)) {
-      return ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader)).setReadTimeout(Duration.ZERO).build();
+      return ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader))
+          .setReadTimeout(Duration.ZERO)
+          .build();
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot read " + kubeconfig, e);
     }

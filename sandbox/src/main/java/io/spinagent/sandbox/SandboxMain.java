@@ -8,13 +8,14 @@ import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
 /**
- * The README's command: starts the {@link Sandbox} and runs until Ctrl-C (SIGINT) or SIGTERM,
- * which stop everything in order and exit with status 0. Flags come from the command line and,
- * under Maven, from {@code -Dsandbox.args="..."} (system property {@value #ARGS_PROPERTY}).
+ * The README's command: starts the {@link Sandbox} and runs until Ctrl-C (SIGINT) or SIGTERM, which
+ * stop everything in order and exit with status 0. Flags come from the command line and, under
+ * Maven, from {@code -Dsandbox.args="..."} (system property {@value #ARGS_PROPERTY}).
  */
 public final class SandboxMain {
 
   static final String ARGS_PROPERTY = "spinagent.sandbox.args";
+
   /** Read by logback.xml: the level of SpinAgent's own loggers. */
   static final String LOG_LEVEL_PROPERTY = "spinagent.sandbox.log-level";
 
@@ -49,15 +50,16 @@ public final class SandboxMain {
 
     AtomicReference<Sandbox> running = new AtomicReference<>();
     // SIGINT/SIGTERM stop the sandbox and exit 0; the hook covers every other way the JVM ends.
-    Runnable stop = () -> {
-      Sandbox sandbox = running.getAndSet(null);
-      if (sandbox != null) {
-        System.out.println("\nStopping the sandbox...");
-        sandbox.close();
-        System.out.println("Sandbox stopped; nothing left behind.");
-        System.out.flush();
-      }
-    };
+    Runnable stop =
+        () -> {
+          Sandbox sandbox = running.getAndSet(null);
+          if (sandbox != null) {
+            System.out.println("\nStopping the sandbox...");
+            sandbox.close();
+            System.out.println("Sandbox stopped; nothing left behind.");
+            System.out.flush();
+          }
+        };
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "sandbox-shutdown"));
     Signal.handle(new Signal("INT"), signal -> exitAfter(stop));
     Signal.handle(new Signal("TERM"), signal -> exitAfter(stop));
@@ -72,16 +74,19 @@ public final class SandboxMain {
 
   private static void exitAfter(Runnable stop) {
     // Off the signal thread, so a second Ctrl-C is not queued behind a slow stop.
-    Thread stopper = new Thread(() -> {
-      int status = 0;
-      try {
-        stop.run();
-      } catch (RuntimeException e) {
-        System.err.println("sandbox: " + describe(e));
-        status = 1;
-      }
-      System.exit(status);
-    }, "sandbox-stop");
+    Thread stopper =
+        new Thread(
+            () -> {
+              int status = 0;
+              try {
+                stop.run();
+              } catch (RuntimeException e) {
+                System.err.println("sandbox: " + describe(e));
+                status = 1;
+              }
+              System.exit(status);
+            },
+            "sandbox-stop");
     // Not a daemon like the signal thread it comes from: the JVM would end as soon as Clouddriver's
     // threads are gone, in the middle of stopping the rest.
     stopper.setDaemon(false);
@@ -90,7 +95,9 @@ public final class SandboxMain {
 
   private static String describe(Throwable e) {
     StringBuilder message = new StringBuilder(String.valueOf(e.getMessage()));
-    for (Throwable cause = e.getCause(); cause != null && cause != cause.getCause(); cause = cause.getCause()) {
+    for (Throwable cause = e.getCause();
+        cause != null && cause != cause.getCause();
+        cause = cause.getCause()) {
       if (cause.getMessage() != null && !message.toString().contains(cause.getMessage())) {
         message.append("\n  caused by: ").append(cause.getMessage());
       }

@@ -9,18 +9,18 @@ import java.util.Optional;
  * The sandbox's command line. Every flag has a default that suits a first run on a laptop; the
  * specs use {@code --random-ports --no-color}.
  *
- * @param jdbcUrl        an external MySQL, MariaDB or PostgreSQL database; empty: an embedded PostgreSQL
- * @param dbUser         user for {@code jdbcUrl}
- * @param dbPassword     password for {@code jdbcUrl}
+ * @param jdbcUrl an external MySQL, MariaDB or PostgreSQL database; empty: an embedded PostgreSQL
+ * @param dbUser user for {@code jdbcUrl}
+ * @param dbPassword password for {@code jdbcUrl}
  * @param clouddriverPort Clouddriver's HTTP port (its REST API and the plugin's)
- * @param grpcPort       the plugin's port for agents
- * @param tunnelPort     the plugin's Kubernetes API tunnel
+ * @param grpcPort the plugin's port for agents
+ * @param tunnelPort the plugin's Kubernetes API tunnel
  * @param kubernetesPort the simulated cluster's API server
  * @param agentAdminPort the agent's health and status endpoint
- * @param plaintext      gRPC between agent and plugin without TLS
- * @param color          ANSI colours in the live view
- * @param refresh        how often the live view reads the cache tables
- * @param account        the Spinnaker account name of the simulated cluster
+ * @param plaintext gRPC between agent and plugin without TLS
+ * @param color ANSI colours in the live view
+ * @param refresh how often the live view reads the cache tables
+ * @param account the Spinnaker account name of the simulated cluster
  */
 public record SandboxOptions(
     Optional<String> jdbcUrl,
@@ -36,24 +36,25 @@ public record SandboxOptions(
     Duration refresh,
     String account) {
 
-  public static final String USAGE = """
-      Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
-        --jdbc-url URL          use this MySQL/MariaDB/PostgreSQL database instead of an embedded PostgreSQL
-        --db-user USER          database user for --jdbc-url (default: none)
-        --db-password PASSWORD  database password for --jdbc-url (default: none)
-        --clouddriver-port N    Clouddriver's HTTP port (default 7002)
-        --grpc-port N           the plugin's port for agents (default 9091)
-        --tunnel-port N         the plugin's Kubernetes API tunnel (default 9092)
-        --kubernetes-port N     the simulated cluster's API server (default 6443)
-        --agent-admin-port N    the agent's /health endpoint (default 8082)
-        --random-ports          free random ports for all of the above
-        --plaintext             agent <-> plugin gRPC without TLS (default: TLS with generated certificates)
-        --account NAME          account name of the simulated cluster (default sandbox)
-        --refresh-millis N      how often the live view reads the cache (default 500)
-        --no-color              no ANSI colours
-        --verbose               SpinAgent's own INFO logs (default: warnings only)
-        --help                  this text
-      """;
+  public static final String USAGE =
+      """
+Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
+  --jdbc-url URL          use this MySQL/MariaDB/PostgreSQL database instead of an embedded PostgreSQL
+  --db-user USER          database user for --jdbc-url (default: none)
+  --db-password PASSWORD  database password for --jdbc-url (default: none)
+  --clouddriver-port N    Clouddriver's HTTP port (default 7002)
+  --grpc-port N           the plugin's port for agents (default 9091)
+  --tunnel-port N         the plugin's Kubernetes API tunnel (default 9092)
+  --kubernetes-port N     the simulated cluster's API server (default 6443)
+  --agent-admin-port N    the agent's /health endpoint (default 8082)
+  --random-ports          free random ports for all of the above
+  --plaintext             agent <-> plugin gRPC without TLS (default: TLS with generated certificates)
+  --account NAME          account name of the simulated cluster (default sandbox)
+  --refresh-millis N      how often the live view reads the cache (default 500)
+  --no-color              no ANSI colours
+  --verbose               SpinAgent's own INFO logs (default: warnings only)
+  --help                  this text
+""";
 
   /** Thrown for a command line that cannot be used; the message names the problem. */
   public static final class UsageException extends RuntimeException {
@@ -104,11 +105,15 @@ public record SandboxOptions(
       }
     }
     if (jdbcUrl.isPresent() && !jdbcUrl.get().startsWith("jdbc:")) {
-      throw new UsageException("--jdbc-url must be a JDBC URL (jdbc:postgresql://..., jdbc:mysql://..., jdbc:mariadb://...), not '"
-          + jdbcUrl.get() + "'");
+      throw new UsageException(
+          "--jdbc-url must be a JDBC URL (jdbc:postgresql://..., jdbc:mysql://...,"
+              + " jdbc:mariadb://...), not '"
+              + jdbcUrl.get()
+              + "'");
     }
     if (!account.matches("[a-z0-9]([-a-z0-9]*[a-z0-9])?")) {
-      throw new UsageException("--account must be lower-case letters, digits and '-', not '" + account + "'");
+      throw new UsageException(
+          "--account must be lower-case letters, digits and '-', not '" + account + "'");
     }
     if (randomPorts) {
       clouddriverPort = 0;
@@ -117,8 +122,19 @@ public record SandboxOptions(
       kubernetesPort = 0;
       agentAdminPort = 0;
     }
-    return new SandboxOptions(jdbcUrl, dbUser, dbPassword, clouddriverPort, grpcPort, tunnelPort, kubernetesPort,
-        agentAdminPort, plaintext, color, refresh, account);
+    return new SandboxOptions(
+        jdbcUrl,
+        dbUser,
+        dbPassword,
+        clouddriverPort,
+        grpcPort,
+        tunnelPort,
+        kubernetesPort,
+        agentAdminPort,
+        plaintext,
+        color,
+        refresh,
+        account);
   }
 
   public static boolean wantsHelp(String... args) {
@@ -144,7 +160,8 @@ public record SandboxOptions(
   private static int port(String flag, List<String> rest) {
     int port = integer(flag, rest);
     if (port < 0 || port > 65535) {
-      throw new UsageException(flag + " must be a port from 0 to 65535 (0: any free port), not " + port);
+      throw new UsageException(
+          flag + " must be a port from 0 to 65535 (0: any free port), not " + port);
     }
     return port;
   }

@@ -40,7 +40,10 @@ public final class AdminServer implements AutoCloseable {
   public interface Status {
     List<AccountStatus> accounts();
 
-    /** The problem of the last configuration reload, or null when the file in use is the file on disk. */
+    /**
+     * The problem of the last configuration reload, or null when the file in use is the file on
+     * disk.
+     */
     default String configError() {
       return null;
     }
@@ -63,25 +66,45 @@ public final class AdminServer implements AutoCloseable {
     return start(new InetSocketAddress(port), status, registry);
   }
 
-  public static AdminServer start(InetSocketAddress address, Status status, PrometheusMeterRegistry registry) {
+  public static AdminServer start(
+      InetSocketAddress address, Status status, PrometheusMeterRegistry registry) {
     HttpServer server;
     try {
       server = HttpServer.create(address, 32);
     } catch (IOException e) {
-      throw new UncheckedIOException("server.port: cannot listen on " + address + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "server.port: cannot listen on " + address + ": " + e.getMessage(), e);
     }
-    ExecutorService executor = Executors.newFixedThreadPool(2, runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-admin");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            2,
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-admin");
+              thread.setDaemon(true);
+              return thread;
+            });
     server.setExecutor(executor);
     server.createContext("/health", exchange -> serve(exchange, "/health", () -> health(status)));
-    server.createContext("/accounts", exchange -> serve(exchange, "/accounts", () -> accounts(status)));
-    server.createContext("/metrics", exchange -> serve(exchange, "/metrics",
-        () -> new Reply(200, PrometheusEndpoint.CONTENT_TYPE, registry.scrape())));
-    server.createContext("/", exchange -> serve(exchange, "/", () -> new Reply(404, "application/json",
-        "{\"error\":\"not found; try /health, /accounts or /metrics\"}")));
+    server.createContext(
+        "/accounts", exchange -> serve(exchange, "/accounts", () -> accounts(status)));
+    server.createContext(
+        "/metrics",
+        exchange ->
+            serve(
+                exchange,
+                "/metrics",
+                () -> new Reply(200, PrometheusEndpoint.CONTENT_TYPE, registry.scrape())));
+    server.createContext(
+        "/",
+        exchange ->
+            serve(
+                exchange,
+                "/",
+                () ->
+                    new Reply(
+                        404,
+                        "application/json",
+                        "{\"error\":\"not found; try /health, /accounts or /metrics\"}")));
     server.start();
     log.info("Serving /health, /accounts and /metrics on port {}", server.getAddress().getPort());
     return new AdminServer(server, executor);
@@ -113,24 +136,30 @@ public final class AdminServer implements AutoCloseable {
   static Reply accounts(Status status) {
     Map<String, Object> body = new LinkedHashMap<>();
     body.put("configError", status.configError());
-    body.put("accounts", status.accounts().stream().map(a -> {
-      Map<String, Object> account = new LinkedHashMap<>();
-      account.put("name", a.name());
-      account.put("state", a.state().name());
-      account.put("error", a.error());
-      account.put("apiServerHost", a.apiServerHost());
-      account.put("kubernetesVersion", a.kubernetesVersion());
-      account.put("objects", a.objects());
-      account.put("attempts", a.attempts());
-      account.put("dynamic", a.dynamic());
-      account.put("watchedKinds", a.watchedKinds());
-      account.put("unwatchableKinds", a.unwatchableKinds());
-      return account;
-    }).toList());
+    body.put(
+        "accounts",
+        status.accounts().stream()
+            .map(
+                a -> {
+                  Map<String, Object> account = new LinkedHashMap<>();
+                  account.put("name", a.name());
+                  account.put("state", a.state().name());
+                  account.put("error", a.error());
+                  account.put("apiServerHost", a.apiServerHost());
+                  account.put("kubernetesVersion", a.kubernetesVersion());
+                  account.put("objects", a.objects());
+                  account.put("attempts", a.attempts());
+                  account.put("dynamic", a.dynamic());
+                  account.put("watchedKinds", a.watchedKinds());
+                  account.put("unwatchableKinds", a.unwatchableKinds());
+                  return account;
+                })
+            .toList());
     return new Reply(200, "application/json", GSON.toJson(body));
   }
 
-  private static void serve(HttpExchange exchange, String path, Supplier<Reply> reply) throws IOException {
+  private static void serve(HttpExchange exchange, String path, Supplier<Reply> reply)
+      throws IOException {
     try (exchange) {
       String method = exchange.getRequestMethod();
       if (!"GET".equals(method) && !"HEAD".equals(method)) {
@@ -138,11 +167,18 @@ public final class AdminServer implements AutoCloseable {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
-      Reply r = "/".equals(path) || path.equals(exchange.getRequestURI().getPath())
-          ? reply.get() : new Reply(404, "application/json", "{\"error\":\"not found\"}");
+      Reply r =
+          "/".equals(path) || path.equals(exchange.getRequestURI().getPath())
+              ? reply.get()
+              : new Reply(404, "application/json", "{\"error\":\"not found\"}");
       byte[] body = r.body().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", r.contentType().contains("charset") ? r.contentType()
-          : r.contentType() + "; charset=utf-8");
+      exchange
+          .getResponseHeaders()
+          .set(
+              "Content-Type",
+              r.contentType().contains("charset")
+                  ? r.contentType()
+                  : r.contentType() + "; charset=utf-8");
       boolean head = "HEAD".equals(method);
       exchange.sendResponseHeaders(r.status(), head ? -1 : body.length);
       if (!head) {

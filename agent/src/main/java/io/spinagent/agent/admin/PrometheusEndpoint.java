@@ -39,18 +39,22 @@ public final class PrometheusEndpoint implements AutoCloseable {
     return start(new InetSocketAddress(port), registry);
   }
 
-  public static PrometheusEndpoint start(InetSocketAddress address, PrometheusMeterRegistry registry) {
+  public static PrometheusEndpoint start(
+      InetSocketAddress address, PrometheusMeterRegistry registry) {
     HttpServer server;
     try {
       server = HttpServer.create(address, 16);
     } catch (IOException e) {
-      throw new UncheckedIOException("prometheus.port: cannot listen on " + address + ": " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "prometheus.port: cannot listen on " + address + ": " + e.getMessage(), e);
     }
-    ExecutorService executor = Executors.newSingleThreadExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-metrics");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ExecutorService executor =
+        Executors.newSingleThreadExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-metrics");
+              thread.setDaemon(true);
+              return thread;
+            });
     server.setExecutor(executor);
     server.createContext("/metrics", exchange -> serve(exchange, registry));
     server.start();
@@ -69,9 +73,11 @@ public final class PrometheusEndpoint implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  private static void serve(HttpExchange exchange, PrometheusMeterRegistry registry) throws IOException {
+  private static void serve(HttpExchange exchange, PrometheusMeterRegistry registry)
+      throws IOException {
     try (exchange) {
-      if (!"GET".equals(exchange.getRequestMethod()) && !"HEAD".equals(exchange.getRequestMethod())) {
+      if (!"GET".equals(exchange.getRequestMethod())
+          && !"HEAD".equals(exchange.getRequestMethod())) {
         exchange.getResponseHeaders().set("Allow", "GET, HEAD");
         exchange.sendResponseHeaders(405, -1);
         return;

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Asks the API server, with SelfSubjectAccessReview, whether the account's credentials may list
- * and watch a resource where the agent would watch it.
+ * Asks the API server, with SelfSubjectAccessReview, whether the account's credentials may list and
+ * watch a resource where the agent would watch it.
  */
 final class AccessReview {
 
@@ -28,19 +28,37 @@ final class AccessReview {
    * @param namespaces where the resource would be watched; empty for the whole cluster
    */
   Optional<String> denied(ApiResource resource, List<String> namespaces) throws ApiException {
-    List<String> scopes = resource.namespaced() && !namespaces.isEmpty() ? namespaces : java.util.Collections.singletonList(null);
+    List<String> scopes =
+        resource.namespaced() && !namespaces.isEmpty()
+            ? namespaces
+            : java.util.Collections.singletonList(null);
     for (String namespace : scopes) {
       for (String verb : List.of("list", "watch")) {
-        V1SelfSubjectAccessReview review = new V1SelfSubjectAccessReview().spec(new V1SelfSubjectAccessReviewSpec()
-            .resourceAttributes(new V1ResourceAttributes().group(resource.group()).resource(resource.plural())
-                .verb(verb).namespace(namespace)));
-        V1SubjectAccessReviewStatus status = api.createSelfSubjectAccessReview(review).execute().getStatus();
+        V1SelfSubjectAccessReview review =
+            new V1SelfSubjectAccessReview()
+                .spec(
+                    new V1SelfSubjectAccessReviewSpec()
+                        .resourceAttributes(
+                            new V1ResourceAttributes()
+                                .group(resource.group())
+                                .resource(resource.plural())
+                                .verb(verb)
+                                .namespace(namespace)));
+        V1SubjectAccessReviewStatus status =
+            api.createSelfSubjectAccessReview(review).execute().getStatus();
         if (status == null || !Boolean.TRUE.equals(status.getAllowed())) {
-          String reason = status != null && status.getReason() != null && !status.getReason().isEmpty()
-              ? ": " + status.getReason() : "";
-          return Optional.of("may not " + verb + " " + resource.plural()
-              + (resource.group().isEmpty() ? "" : "." + resource.group())
-              + (namespace == null ? " across the cluster" : " in namespace " + namespace) + reason);
+          String reason =
+              status != null && status.getReason() != null && !status.getReason().isEmpty()
+                  ? ": " + status.getReason()
+                  : "";
+          return Optional.of(
+              "may not "
+                  + verb
+                  + " "
+                  + resource.plural()
+                  + (resource.group().isEmpty() ? "" : "." + resource.group())
+                  + (namespace == null ? " across the cluster" : " in namespace " + namespace)
+                  + reason);
         }
       }
     }

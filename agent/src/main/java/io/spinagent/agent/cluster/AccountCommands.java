@@ -29,37 +29,61 @@ public final class AccountCommands {
   public CommandResult execute(Command command) {
     CommandResult.Builder result = CommandResult.newBuilder().setCommandId(command.getCommandId());
     try {
-      String done = switch (command.getCommandCase()) {
-        case ADD_ACCOUNT -> {
-          clusters.addDynamic(AccountDefinitionBinder.bind(command.getAddAccount().getAccount()));
-          yield "added";
-        }
-        case UPDATE_ACCOUNT -> {
-          clusters.updateDynamic(AccountDefinitionBinder.bind(command.getUpdateAccount().getAccount()));
-          yield "updated";
-        }
-        case REMOVE_ACCOUNT -> {
-          String name = command.getRemoveAccount().getName();
-          if (name.isEmpty()) {
-            throw new AccountDefinitionException("", "name", "is required");
-          }
-          clusters.removeDynamic(name);
-          yield "removed";
-        }
-        // Disconnect and unknown commands are the stream's own.
-        default -> throw new IllegalArgumentException("not an account command: " + command.getCommandCase());
-      };
-      log.info("Agent '{}': Clouddriver's command {}: account '{}' {}", agentId, command.getCommandId(),
-          accountOf(command), done);
+      String done =
+          switch (command.getCommandCase()) {
+            case ADD_ACCOUNT -> {
+              clusters.addDynamic(
+                  AccountDefinitionBinder.bind(command.getAddAccount().getAccount()));
+              yield "added";
+            }
+            case UPDATE_ACCOUNT -> {
+              clusters.updateDynamic(
+                  AccountDefinitionBinder.bind(command.getUpdateAccount().getAccount()));
+              yield "updated";
+            }
+            case REMOVE_ACCOUNT -> {
+              String name = command.getRemoveAccount().getName();
+              if (name.isEmpty()) {
+                throw new AccountDefinitionException("", "name", "is required");
+              }
+              clusters.removeDynamic(name);
+              yield "removed";
+            }
+            // Disconnect and unknown commands are the stream's own.
+            default ->
+                throw new IllegalArgumentException(
+                    "not an account command: " + command.getCommandCase());
+          };
+      log.info(
+          "Agent '{}': Clouddriver's command {}: account '{}' {}",
+          agentId,
+          command.getCommandId(),
+          accountOf(command),
+          done);
       return result.setOk(true).build();
     } catch (AccountDefinitionException e) {
-      log.warn("Agent '{}': refused Clouddriver's command {}: {}", agentId, command.getCommandId(), e.getMessage());
+      log.warn(
+          "Agent '{}': refused Clouddriver's command {}: {}",
+          agentId,
+          command.getCommandId(),
+          e.getMessage());
       return result.setOk(false).setError(e.getMessage()).build();
     } catch (RuntimeException e) {
-      log.error("Agent '{}': Clouddriver's command {} for account '{}' failed", agentId, command.getCommandId(),
-          accountOf(command), e);
-      return result.setOk(false).setError("account '" + accountOf(command) + "': the agent failed to carry out the"
-          + " command: " + e).build();
+      log.error(
+          "Agent '{}': Clouddriver's command {} for account '{}' failed",
+          agentId,
+          command.getCommandId(),
+          accountOf(command),
+          e);
+      return result
+          .setOk(false)
+          .setError(
+              "account '"
+                  + accountOf(command)
+                  + "': the agent failed to carry out the"
+                  + " command: "
+                  + e)
+          .build();
     }
   }
 

@@ -65,8 +65,14 @@ final class AccountWatcher {
   private volatile AccountInfo info;
   private volatile List<KindWatch> watchSnapshot = List.of();
 
-  AccountWatcher(KubernetesAccountConfig config, boolean dynamic, Outbox outbox, ListBudget.Account budget,
-      int timeoutSeconds, ClusterOptions options, Events events) {
+  AccountWatcher(
+      KubernetesAccountConfig config,
+      boolean dynamic,
+      Outbox outbox,
+      ListBudget.Account budget,
+      int timeoutSeconds,
+      ClusterOptions options,
+      Events events) {
     this.config = config;
     this.dynamic = dynamic;
     this.outbox = outbox;
@@ -75,11 +81,14 @@ final class AccountWatcher {
     this.options = options;
     this.events = events;
     this.nextDelay = options.retryBaseDelay();
-    this.thread = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread t = new Thread(runnable, "spinagent-account-" + config.name());
-      t.setDaemon(true);
-      return t;
-    });
+    this.thread =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread t = new Thread(runnable, "spinagent-account-" + config.name());
+              t.setDaemon(true);
+              return t;
+            });
     thread.setRemoveOnCancelPolicy(true);
   }
 
@@ -108,15 +117,18 @@ final class AccountWatcher {
     }
   }
 
-  /** Sends a complete listing of every kind that has synced (the others send theirs when they do). */
+  /**
+   * Sends a complete listing of every kind that has synced (the others send theirs when they do).
+   */
   void resyncRequired() {
-    run(() -> {
-      for (KindWatch watch : watches.values()) {
-        if (watch.isForwarding()) {
-          watch.resync();
-        }
-      }
-    });
+    run(
+        () -> {
+          for (KindWatch watch : watches.values()) {
+            if (watch.isForwarding()) {
+              watch.resync();
+            }
+          }
+        });
   }
 
   void stop() {
@@ -143,16 +155,26 @@ final class AccountWatcher {
       }
     }
     ClusterIdentity id = identity;
-    List<String> denied = unwatchable.stream()
-        .map(p -> kindName(p) + ": " + p.getReason()).toList();
+    List<String> denied =
+        unwatchable.stream().map(p -> kindName(p) + ": " + p.getReason()).toList();
     // While watching, a failing watch (e.g. the API server went away after the sync) is the error.
     String shownError = error != null ? error : watchError;
-    return new AccountStatus(name(), state, shownError, id == null ? null : id.getApiServerHost(),
-        id == null ? null : id.getKubernetesVersion(), watched, denied, objects, attempts, dynamic);
+    return new AccountStatus(
+        name(),
+        state,
+        shownError,
+        id == null ? null : id.getApiServerHost(),
+        id == null ? null : id.getKubernetesVersion(),
+        watched,
+        denied,
+        objects,
+        attempts,
+        dynamic);
   }
 
   private static String kindName(KindProblem problem) {
-    return problem.getKind().getGroup().isEmpty() ? problem.getKind().getKind()
+    return problem.getKind().getGroup().isEmpty()
+        ? problem.getKind().getKind()
         : problem.getKind().getKind() + "." + problem.getKind().getGroup();
   }
 
@@ -163,15 +185,16 @@ final class AccountWatcher {
       return;
     }
     try {
-      thread.execute(() -> {
-        try {
-          task.run();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-          log.error("Account '{}': unexpected error", name(), e);
-        }
-      });
+      thread.execute(
+          () -> {
+            try {
+              task.run();
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            } catch (RuntimeException e) {
+              log.error("Account '{}': unexpected error", name(), e);
+            }
+          });
     } catch (java.util.concurrent.RejectedExecutionException ignored) {
       // Stopping.
     }
@@ -196,29 +219,43 @@ final class AccountWatcher {
       http = new KubeHttp(connection.client(), timeoutSeconds);
       ResourceDiscovery discovery = new ResourceDiscovery(http);
       String gitVersion = discovery.gitVersion();
-      identity = ClusterIdentity.newBuilder().setApiServerHost(connection.apiServerHost())
-          .setCaFingerprintSha256(connection.caFingerprintSha256())
-          .setKubernetesVersion(gitVersion == null ? "" : gitVersion).build();
+      identity =
+          ClusterIdentity.newBuilder()
+              .setApiServerHost(connection.apiServerHost())
+              .setCaFingerprintSha256(connection.caFingerprintSha256())
+              .setKubernetesVersion(gitVersion == null ? "" : gitVersion)
+              .build();
       List<ApiResource> selected = allowed(discovery.discover());
       state = AccountState.SYNCING;
       error = null;
       nextDelay = options.retryBaseDelay();
-      log.info("Account '{}': connected to {} ({}), watching {} kinds{}", name(), identity.getApiServerHost(),
-          identity.getKubernetesVersion(), selected.size(),
+      log.info(
+          "Account '{}': connected to {} ({}), watching {} kinds{}",
+          name(),
+          identity.getApiServerHost(),
+          identity.getKubernetesVersion(),
+          selected.size(),
           unwatchable.isEmpty() ? "" : ", " + unwatchable.size() + " kinds not permitted");
       reconcileWatches(selected);
       announce();
       events.health(name(), AccountHealth.ACCOUNT_HEALTH_SYNCING, "");
-      syncPoll = thread.scheduleWithFixedDelay(this::pollSync, 0, SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
+      syncPoll =
+          thread.scheduleWithFixedDelay(
+              this::pollSync, 0, SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
       long every = options.rediscoveryInterval().toMillis();
-      rediscovery = thread.scheduleWithFixedDelay(this::rediscover, every, every, TimeUnit.MILLISECONDS);
+      rediscovery =
+          thread.scheduleWithFixedDelay(this::rediscover, every, every, TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       if (state == AccountState.STOPPED || Thread.currentThread().isInterrupted()) {
         return;
       }
       state = AccountState.FAILED;
       error = describe(e);
-      log.warn("Account '{}': cannot watch the cluster, retrying in {} ms: {}", name(), nextDelay.toMillis(), error);
+      log.warn(
+          "Account '{}': cannot watch the cluster, retrying in {} ms: {}",
+          name(),
+          nextDelay.toMillis(),
+          error);
       events.health(name(), AccountHealth.ACCOUNT_HEALTH_FAILED, error);
       try {
         thread.schedule(this::connect, nextDelay.toMillis(), TimeUnit.MILLISECONDS);
@@ -246,7 +283,10 @@ final class AccountWatcher {
     return message == null ? e.toString() : message;
   }
 
-  /** Selected by configuration, then checked against RBAC; what is denied goes to {@link #unwatchable}. */
+  /**
+   * Selected by configuration, then checked against RBAC; what is denied goes to {@link
+   * #unwatchable}.
+   */
   private List<ApiResource> allowed(List<ApiResource> discovered) throws ApiException {
     List<ApiResource> selected = KindSelection.select(discovered, config);
     AccessReview review = new AccessReview(http.client());
@@ -261,18 +301,22 @@ final class AccountWatcher {
           throw e;
         }
         // The review itself is not allowed or not served: try to watch, and report failures then.
-        log.debug("Account '{}': access review for {} failed: {}", name(), resource, e.getMessage());
+        log.debug(
+            "Account '{}': access review for {} failed: {}", name(), resource, e.getMessage());
         reason = Optional.empty();
       }
       if (reason.isPresent()) {
-        denied.add(KindProblem.newBuilder().setKind(resource.toKind()).setReason(reason.get()).build());
+        denied.add(
+            KindProblem.newBuilder().setKind(resource.toKind()).setReason(reason.get()).build());
       } else {
         allowed.add(resource);
       }
     }
     unwatchable = List.copyOf(denied);
     if (!denied.isEmpty()) {
-      log.warn("Account '{}': not permitted to watch {}", name(),
+      log.warn(
+          "Account '{}': not permitted to watch {}",
+          name(),
           denied.stream().map(AccountWatcher::kindName).toList());
     }
     return allowed;
@@ -284,13 +328,16 @@ final class AccountWatcher {
     for (var it = watches.entrySet().iterator(); it.hasNext(); ) {
       var entry = it.next();
       if (!byKey.containsKey(entry.getKey())) {
-        log.info("Account '{}': {} is no longer served or selected, stopping its watch", name(),
+        log.info(
+            "Account '{}': {} is no longer served or selected, stopping its watch",
+            name(),
             entry.getValue().resource());
         entry.getValue().stop();
         it.remove();
       }
     }
-    String labelSelector = config.onlySpinnakerManaged() ? "app.kubernetes.io/managed-by=spinnaker" : null;
+    String labelSelector =
+        config.onlySpinnakerManaged() ? "app.kubernetes.io/managed-by=spinnaker" : null;
     for (ApiResource resource : byKey.values()) {
       if (watches.containsKey(key(resource))) {
         continue;
@@ -298,10 +345,25 @@ final class AccountWatcher {
       boolean metadataOnly = resource.isSecret() && options.scrubSecrets();
       ObjectScrubber scrubber = new ObjectScrubber(resource.isSecret() && options.scrubSecrets());
       Runnable afterChange = resource.isCustomResourceDefinition() ? this::crdChanged : () -> {};
-      KindWatch watch = new KindWatch(name(), resource, config.namespaces(), java.util.Set.copyOf(config.omitNamespaces()),
-          (namespace, problems) -> new DynamicListerWatcher(http, resource, namespace, labelSelector, metadataOnly,
-              scrubber, budget, options.pageSize(), problems),
-          outbox, afterChange);
+      KindWatch watch =
+          new KindWatch(
+              name(),
+              resource,
+              config.namespaces(),
+              java.util.Set.copyOf(config.omitNamespaces()),
+              (namespace, problems) ->
+                  new DynamicListerWatcher(
+                      http,
+                      resource,
+                      namespace,
+                      labelSelector,
+                      metadataOnly,
+                      scrubber,
+                      budget,
+                      options.pageSize(),
+                      problems),
+              outbox,
+              afterChange);
       watches.put(key(resource), watch);
       watch.start();
     }
@@ -313,17 +375,20 @@ final class AccountWatcher {
   }
 
   private void announce() {
-    AccountInfo next = AccountInfo.newBuilder()
-        .setName(name())
-        .setCluster(identity)
-        .addAllNamespaces(config.namespaces())
-        .addAllOmitNamespaces(config.omitNamespaces())
-        .addAllKinds(watches.values().stream().map(w -> w.resource().toKind()).toList())
-        .setPermissions(Permissions.newBuilder().addAllRead(config.permissions().read())
-            .addAllWrite(config.permissions().write()))
-        .setOnlySpinnakerManaged(config.onlySpinnakerManaged())
-        .addAllUnwatchableKinds(unwatchable)
-        .build();
+    AccountInfo next =
+        AccountInfo.newBuilder()
+            .setName(name())
+            .setCluster(identity)
+            .addAllNamespaces(config.namespaces())
+            .addAllOmitNamespaces(config.omitNamespaces())
+            .addAllKinds(watches.values().stream().map(w -> w.resource().toKind()).toList())
+            .setPermissions(
+                Permissions.newBuilder()
+                    .addAllRead(config.permissions().read())
+                    .addAllWrite(config.permissions().write()))
+            .setOnlySpinnakerManaged(config.onlySpinnakerManaged())
+            .addAllUnwatchableKinds(unwatchable)
+            .build();
     if (!next.equals(info)) {
       info = next;
       events.announced(name(), next);
@@ -362,10 +427,13 @@ final class AccountWatcher {
   private void crdChanged() {
     if (rediscoveryPending.compareAndSet(false, true)) {
       try {
-        thread.schedule(() -> {
-          rediscoveryPending.set(false);
-          rediscover();
-        }, CRD_SETTLE.toMillis(), TimeUnit.MILLISECONDS);
+        thread.schedule(
+            () -> {
+              rediscoveryPending.set(false);
+              rediscover();
+            },
+            CRD_SETTLE.toMillis(),
+            TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         rediscoveryPending.set(false);
       }
@@ -380,11 +448,13 @@ final class AccountWatcher {
       List<ApiResource> selected = allowed(new ResourceDiscovery(http).discover());
       reconcileWatches(selected);
       announce();
-      if (state == AccountState.READY && watches.values().stream().anyMatch(w -> !w.isForwarding())) {
+      if (state == AccountState.READY
+          && watches.values().stream().anyMatch(w -> !w.isForwarding())) {
         state = AccountState.SYNCING;
       }
     } catch (Exception e) {
-      log.warn("Account '{}': discovery failed, keeping the current watches: {}", name(), describe(e));
+      log.warn(
+          "Account '{}': discovery failed, keeping the current watches: {}", name(), describe(e));
     }
   }
 

@@ -6,15 +6,20 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * One served resource found by discovery: group/version/resource, its kind and scope, and the
- * verbs the API server accepts for it.
+ * One served resource found by discovery: group/version/resource, its kind and scope, and the verbs
+ * the API server accepts for it.
  */
-public record ApiResource(String group, String version, String kind, String plural, boolean namespaced,
+public record ApiResource(
+    String group,
+    String version,
+    String kind,
+    String plural,
+    boolean namespaced,
     List<String> verbs) {
 
   /** API groups that belong to Kubernetes itself even though their names have no dot. */
-  private static final Set<String> BUILT_IN_PLAIN_GROUPS = Set.of("", "apps", "batch", "autoscaling", "policy",
-      "extensions");
+  private static final Set<String> BUILT_IN_PLAIN_GROUPS =
+      Set.of("", "apps", "batch", "autoscaling", "policy", "extensions");
 
   public ApiResource {
     verbs = List.copyOf(verbs);
@@ -39,26 +44,36 @@ public record ApiResource(String group, String version, String kind, String plur
 
   /**
    * Whether this is a custom resource (served because of a CustomResourceDefinition): its group is
-   * not one of Kubernetes' own. CRD groups must contain a dot, and the {@code *.k8s.io} and
-   * {@code *.kubernetes.io} groups are reserved for Kubernetes.
+   * not one of Kubernetes' own. CRD groups must contain a dot, and the {@code *.k8s.io} and {@code
+   * *.kubernetes.io} groups are reserved for Kubernetes.
    */
   public boolean isCustom() {
     if (BUILT_IN_PLAIN_GROUPS.contains(group)) {
       return false;
     }
     String g = group.toLowerCase(Locale.ROOT);
-    return g.contains(".") && !g.endsWith(".k8s.io") && !g.equals("k8s.io") && !g.endsWith(".kubernetes.io");
+    return g.contains(".")
+        && !g.endsWith(".k8s.io")
+        && !g.equals("k8s.io")
+        && !g.endsWith(".kubernetes.io");
   }
 
   /** The API path of the collection, in {@code namespace} or across the cluster when it is null. */
   public String collectionPath(String namespace) {
     String base = group.isEmpty() ? "/api/" + version : "/apis/" + group + "/" + version;
-    return namespace == null ? base + "/" + plural : base + "/namespaces/" + namespace + "/" + plural;
+    return namespace == null
+        ? base + "/" + plural
+        : base + "/namespaces/" + namespace + "/" + plural;
   }
 
   public Kind toKind() {
-    return Kind.newBuilder().setGroup(group).setVersion(version).setKind(kind).setPlural(plural)
-        .setNamespaced(namespaced).build();
+    return Kind.newBuilder()
+        .setGroup(group)
+        .setVersion(version)
+        .setKind(kind)
+        .setPlural(plural)
+        .setNamespaced(namespaced)
+        .build();
   }
 
   @Override

@@ -24,13 +24,13 @@ final class ClusterClients {
   /** Where Kubernetes mounts a pod's service account (token, CA, namespace). */
   static final Path SERVICE_ACCOUNT_DIR = Path.of("/var/run/secrets/kubernetes.io/serviceaccount");
 
-  private ClusterClients() {
-  }
+  private ClusterClients() {}
 
   /** A client plus what identifies its cluster before any request is made. */
   record Connection(ApiClient client, String apiServerHost, String caFingerprintSha256) {}
 
-  static Connection connect(KubernetesAccountConfig account, int timeoutSeconds) throws IOException {
+  static Connection connect(KubernetesAccountConfig account, int timeoutSeconds)
+      throws IOException {
     ApiClient client;
     byte[] ca;
     if (account.serviceAccount()) {
@@ -38,22 +38,26 @@ final class ClusterClients {
       Path caFile = SERVICE_ACCOUNT_DIR.resolve("ca.crt");
       ca = Files.isReadable(caFile) ? Files.readAllBytes(caFile) : null;
     } else {
-      String source = account.kubeconfigFile().map(file -> "kubeconfig " + file).orElse("kubeconfig contents");
+      String source =
+          account.kubeconfigFile().map(file -> "kubeconfig " + file).orElse("kubeconfig contents");
       KubeConfig kubeConfig;
       try {
         kubeConfig = Kubeconfigs.load(account);
       } catch (Kubeconfigs.InvalidKubeconfigException e) {
         throw new IOException(source + ": " + e.getMessage(), e);
       }
-      client = ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(Duration.ofSeconds(timeoutSeconds)).build();
+      client =
+          ClientBuilder.kubeconfig(kubeConfig)
+              .setReadTimeout(Duration.ofSeconds(timeoutSeconds))
+              .build();
       ca = caOf(kubeConfig, account.kubeconfigFile(), source);
     }
     return new Connection(client, hostOf(client.getBasePath()), fingerprint(ca));
   }
 
   /**
-   * The CA named by the current context's cluster: inline data, or a file relative to the kubeconfig
-   * file (to the working directory for kubeconfig contents).
+   * The CA named by the current context's cluster: inline data, or a file relative to the
+   * kubeconfig file (to the working directory for kubeconfig contents).
    */
   private static byte[] caOf(KubeConfig kubeConfig, Optional<Path> kubeconfigFile, String source)
       throws IOException {
@@ -83,15 +87,20 @@ final class ClusterClients {
     return uri.getHost() + ":" + port;
   }
 
-  /** Lower-case hex SHA-256 of the DER encoding of the first certificate in {@code pem}; "" if none. */
+  /**
+   * Lower-case hex SHA-256 of the DER encoding of the first certificate in {@code pem}; "" if none.
+   */
   static String fingerprint(byte[] pem) throws IOException {
     if (pem == null || pem.length == 0) {
       return "";
     }
     try {
-      X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509")
-          .generateCertificate(new ByteArrayInputStream(pem));
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded()));
+      X509Certificate certificate =
+          (X509Certificate)
+              CertificateFactory.getInstance("X.509")
+                  .generateCertificate(new ByteArrayInputStream(pem));
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded()));
     } catch (CertificateException e) {
       throw new IOException("the cluster's CA certificate is not readable: " + e.getMessage(), e);
     } catch (NoSuchAlgorithmException e) {

@@ -32,7 +32,9 @@ public final class ClusterManager implements AutoCloseable {
 
   /** What the rest of the agent (the stream to Clouddriver) hears from the cluster side. */
   public interface Listener {
-    /** The accounts that can be announced to Clouddriver changed; {@code accounts} is all of them. */
+    /**
+     * The accounts that can be announced to Clouddriver changed; {@code accounts} is all of them.
+     */
     void accountsChanged(List<AccountInfo> accounts);
 
     /** An account's health changed (syncing, ready, failed with an error). */
@@ -51,7 +53,11 @@ public final class ClusterManager implements AutoCloseable {
     this(outbox, tasks, timeoutSeconds, ClusterOptions.DEFAULTS, listener);
   }
 
-  public ClusterManager(Outbox outbox, TasksConfig tasks, int timeoutSeconds, ClusterOptions options,
+  public ClusterManager(
+      Outbox outbox,
+      TasksConfig tasks,
+      int timeoutSeconds,
+      ClusterOptions options,
       Listener listener) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.budget = new ListBudget(tasks.totalBudget(), tasks.budgetPerAccount());
@@ -80,7 +86,9 @@ public final class ClusterManager implements AutoCloseable {
         KubernetesAccountConfig next = wanted.get(entry.getKey());
         if (entry.getValue().isDynamic()) {
           if (next != null) {
-            log.warn("Account '{}': now configured in the file, which replaces the dynamic account of that name",
+            log.warn(
+                "Account '{}': now configured in the file, which replaces the dynamic account of"
+                    + " that name",
                 entry.getKey());
             stopping.add(entry.getValue());
             it.remove();
@@ -88,7 +96,10 @@ public final class ClusterManager implements AutoCloseable {
           continue;
         }
         if (next == null || !next.equals(entry.getValue().config())) {
-          log.info("Account '{}': {}", entry.getKey(), next == null ? "removed, stopping" : "changed, restarting");
+          log.info(
+              "Account '{}': {}",
+              entry.getKey(),
+              next == null ? "removed, stopping" : "changed, restarting");
           stopping.add(entry.getValue());
           it.remove();
         }
@@ -118,8 +129,11 @@ public final class ClusterManager implements AutoCloseable {
       checkOpen(config.name());
       AccountWatcher existing = accounts.get(config.name());
       if (existing != null && !existing.isDynamic()) {
-        throw new AccountDefinitionException(config.name(), "name", "an account of this name is configured in the"
-            + " agent's configuration file; a dynamic account needs a name of its own");
+        throw new AccountDefinitionException(
+            config.name(),
+            "name",
+            "an account of this name is configured in the"
+                + " agent's configuration file; a dynamic account needs a name of its own");
       }
       if (existing != null && existing.config().equals(config)) {
         return;
@@ -127,7 +141,10 @@ public final class ClusterManager implements AutoCloseable {
       replaced = existing;
       started = register(config, true);
     }
-    log.info("Account '{}': {} by Clouddriver", config.name(), replaced == null ? "added" : "redefined, restarting");
+    log.info(
+        "Account '{}': {} by Clouddriver",
+        config.name(),
+        replaced == null ? "added" : "redefined, restarting");
     stopAndStart(replaced == null ? List.of() : List.of(replaced), List.of(started));
   }
 
@@ -177,21 +194,29 @@ public final class ClusterManager implements AutoCloseable {
 
   /** Must hold the lock. */
   private AccountWatcher register(KubernetesAccountConfig config, boolean dynamic) {
-    AccountWatcher watcher = new AccountWatcher(config, dynamic, outbox, budget.forAccount(), timeoutSeconds, options,
-        new Events());
+    AccountWatcher watcher =
+        new AccountWatcher(
+            config, dynamic, outbox, budget.forAccount(), timeoutSeconds, options, new Events());
     accounts.put(config.name(), watcher);
     return watcher;
   }
 
   /** Must hold the lock. */
-  private AccountWatcher dynamicAccount(String name, String verb) throws AccountDefinitionException {
+  private AccountWatcher dynamicAccount(String name, String verb)
+      throws AccountDefinitionException {
     AccountWatcher watcher = accounts.get(name);
     if (watcher == null) {
-      throw new AccountDefinitionException(name, "name", "this agent serves no account of this name");
+      throw new AccountDefinitionException(
+          name, "name", "this agent serves no account of this name");
     }
     if (!watcher.isDynamic()) {
-      throw new AccountDefinitionException(name, "name", "the account is configured in the agent's configuration"
-          + " file and cannot be " + verb + " by command; change the file instead");
+      throw new AccountDefinitionException(
+          name,
+          "name",
+          "the account is configured in the agent's configuration"
+              + " file and cannot be "
+              + verb
+              + " by command; change the file instead");
     }
     return watcher;
   }
@@ -208,16 +233,23 @@ public final class ClusterManager implements AutoCloseable {
    * becoming an account that fails forever. The cluster itself is not contacted: an unreachable
    * cluster is a state the account recovers from, reported like any other.
    */
-  private static void checkCredentials(KubernetesAccountConfig config) throws AccountDefinitionException {
+  private static void checkCredentials(KubernetesAccountConfig config)
+      throws AccountDefinitionException {
     if (config.serviceAccount()) {
       if (!Files.isReadable(ClusterClients.SERVICE_ACCOUNT_DIR.resolve("token"))) {
-        throw new AccountDefinitionException(config.name(), "service_account", "the agent does not run with a"
-            + " Kubernetes service account (" + ClusterClients.SERVICE_ACCOUNT_DIR.resolve("token") + " is not"
-            + " readable); send a kubeconfig instead");
+        throw new AccountDefinitionException(
+            config.name(),
+            "service_account",
+            "the agent does not run with a"
+                + " Kubernetes service account ("
+                + ClusterClients.SERVICE_ACCOUNT_DIR.resolve("token")
+                + " is not"
+                + " readable); send a kubeconfig instead");
       }
       return;
     }
-    String field = config.kubeconfigContents().isPresent() ? "kubeconfig_contents" : "kubeconfig_file";
+    String field =
+        config.kubeconfigContents().isPresent() ? "kubeconfig_contents" : "kubeconfig_file";
     try {
       Kubeconfigs.load(config);
     } catch (Kubeconfigs.InvalidKubeconfigException e) {

@@ -5,19 +5,24 @@ import java.time.Duration;
 /**
  * Tunables of the cluster side that are not in the configuration file.
  *
- * @param retryBaseDelay      first delay before reconnecting to a cluster that failed
- * @param retryMaxDelay       cap on that delay (doubling per failure)
+ * @param retryBaseDelay first delay before reconnecting to a cluster that failed
+ * @param retryMaxDelay cap on that delay (doubling per failure)
  * @param rediscoveryInterval how often served resources are discovered again (CRD changes also
- *                            trigger discovery when CustomResourceDefinitions are watched)
- * @param pageSize            {@code limit} of each list request
- * @param scrubSecrets        always true in the agent; false only in tests that prove the
- *                            scrubbing works by showing what happens without it
+ *     trigger discovery when CustomResourceDefinitions are watched)
+ * @param pageSize {@code limit} of each list request
+ * @param scrubSecrets always true in the agent; false only in tests that prove the scrubbing works
+ *     by showing what happens without it
  */
-public record ClusterOptions(Duration retryBaseDelay, Duration retryMaxDelay, Duration rediscoveryInterval,
-    int pageSize, boolean scrubSecrets) {
+public record ClusterOptions(
+    Duration retryBaseDelay,
+    Duration retryMaxDelay,
+    Duration rediscoveryInterval,
+    int pageSize,
+    boolean scrubSecrets) {
 
   public static final ClusterOptions DEFAULTS =
-      new ClusterOptions(Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(5), 500, true);
+      new ClusterOptions(
+          Duration.ofSeconds(1), Duration.ofSeconds(60), Duration.ofMinutes(5), 500, true);
 
   public ClusterOptions withRetry(Duration base, Duration max) {
     return new ClusterOptions(base, max, rediscoveryInterval, pageSize, scrubSecrets);
@@ -28,7 +33,8 @@ public record ClusterOptions(Duration retryBaseDelay, Duration retryMaxDelay, Du
   }
 
   public ClusterOptions withPageSize(int size) {
-    return new ClusterOptions(retryBaseDelay, retryMaxDelay, rediscoveryInterval, size, scrubSecrets);
+    return new ClusterOptions(
+        retryBaseDelay, retryMaxDelay, rediscoveryInterval, size, scrubSecrets);
   }
 
   /** Test only: turns off Secret scrubbing (metadata-only requests and skipped fields). */

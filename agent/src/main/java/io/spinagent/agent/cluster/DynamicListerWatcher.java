@@ -30,21 +30,22 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Lists and watches one resource (in one namespace, or across the cluster) for a client-java
- * informer, on {@link DynamicKubernetesObject} so that any kind parses, with every object
- * scrubbed by {@link ObjectScrubber} while it is read from the wire.
+ * informer, on {@link DynamicKubernetesObject} so that any kind parses, with every object scrubbed
+ * by {@link ObjectScrubber} while it is read from the wire.
  *
  * <ul>
  *   <li>Lists are paginated ({@code limit}/{@code continue}) and always consistent reads: the
- *       informer's {@code resourceVersion} hint is ignored, so a relist after 410 Gone never
- *       meets 410 again. An expired continue token restarts the listing.
- *   <li>Watches resume from the informer's last resourceVersion. A connection that breaks ends
- *       the watch quietly, and the informer watches again from where it was; only 410 Gone (an
- *       HTTP status or an ERROR event) makes it list again.
+ *       informer's {@code resourceVersion} hint is ignored, so a relist after 410 Gone never meets
+ *       410 again. An expired continue token restarts the listing.
+ *   <li>Watches resume from the informer's last resourceVersion. A connection that breaks ends the
+ *       watch quietly, and the informer watches again from where it was; only 410 Gone (an HTTP
+ *       status or an ERROR event) makes it list again.
  *   <li>Secrets (with {@code metadataOnly}) are requested as PartialObjectMetadata, so their data
  *       is never sent; they are then labelled {@code v1/Secret} again.
  * </ul>
  */
-final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObject, DynamicKubernetesListObject> {
+final class DynamicListerWatcher
+    implements ListerWatcher<DynamicKubernetesObject, DynamicKubernetesListObject> {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicListerWatcher.class);
   static final long WATCH_RETRY_MILLIS = 1000;
@@ -59,8 +60,15 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
   private final int pageSize;
   private final Consumer<Throwable> problems;
 
-  DynamicListerWatcher(KubeHttp http, ApiResource resource, String namespace, String labelSelector,
-      boolean metadataOnly, ObjectScrubber scrubber, ListBudget.Account budget, int pageSize,
+  DynamicListerWatcher(
+      KubeHttp http,
+      ApiResource resource,
+      String namespace,
+      String labelSelector,
+      boolean metadataOnly,
+      ObjectScrubber scrubber,
+      ListBudget.Account budget,
+      int pageSize,
       Consumer<Throwable> problems) {
     this.http = http;
     this.resource = resource;
@@ -112,8 +120,13 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
       query.put("limit", Integer.toString(pageSize));
       query.put("continue", cont);
       query.put("labelSelector", labelSelector);
-      try (Response response = http.get(resource.collectionPath(namespace), query,
-          metadataOnly ? KubeHttp.METADATA_LIST : KubeHttp.JSON, false, scrubber.isSecret());
+      try (Response response =
+              http.get(
+                  resource.collectionPath(namespace),
+                  query,
+                  metadataOnly ? KubeHttp.METADATA_LIST : KubeHttp.JSON,
+                  false,
+                  scrubber.isSecret());
           JsonParser parser = ObjectScrubber.JSON.createParser(response.body().byteStream())) {
         Page page = readPage(parser, items);
         cont = page.cont;
@@ -129,8 +142,11 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
       }
     } while (cont != null && !cont.isEmpty());
     // The informer reads only getMetadata() and getItems(): hold the parsed items as they are.
-    return new ItemsList(resource.apiVersion(), resource.kind() + "List",
-        new V1ListMeta().resourceVersion(resourceVersion), items);
+    return new ItemsList(
+        resource.apiVersion(),
+        resource.kind() + "List",
+        new V1ListMeta().resourceVersion(resourceVersion),
+        items);
   }
 
   private record Page(String resourceVersion, String cont) {}
@@ -170,8 +186,11 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
   DynamicKubernetesObject toObject(byte[] scrubbed) throws IOException {
     JsonObject raw;
     try {
-      raw = com.google.gson.JsonParser.parseReader(new InputStreamReader(
-          new java.io.ByteArrayInputStream(scrubbed), StandardCharsets.UTF_8)).getAsJsonObject();
+      raw =
+          com.google.gson.JsonParser.parseReader(
+                  new InputStreamReader(
+                      new java.io.ByteArrayInputStream(scrubbed), StandardCharsets.UTF_8))
+              .getAsJsonObject();
     } catch (JsonParseException | IllegalStateException e) {
       throw new IOException("unparseable object from " + resource + ": " + e.getMessage(), e);
     }
@@ -188,18 +207,27 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
     query.put("watch", "true");
     query.put("resourceVersion", params.resourceVersion);
     query.put("allowWatchBookmarks", "true");
-    query.put("timeoutSeconds", params.timeoutSeconds == null ? null : params.timeoutSeconds.toString());
+    query.put(
+        "timeoutSeconds", params.timeoutSeconds == null ? null : params.timeoutSeconds.toString());
     query.put("labelSelector", labelSelector);
     Response response;
     try {
-      response = http.get(resource.collectionPath(namespace), query,
-          metadataOnly ? KubeHttp.METADATA_OBJECT : KubeHttp.JSON, true, scrubber.isSecret());
+      response =
+          http.get(
+              resource.collectionPath(namespace),
+              query,
+              metadataOnly ? KubeHttp.METADATA_OBJECT : KubeHttp.JSON,
+              true,
+              scrubber.isSecret());
     } catch (ApiException e) {
       if (e.getCode() == 0) {
         // The API server cannot be reached (restarting, network trouble). Pause, then let the
         // informer watch again from the same resourceVersion: nothing is relisted when it returns.
         problems.accept(e);
-        log.debug("{}: cannot watch, retrying from resourceVersion {}: {}", this, params.resourceVersion,
+        log.debug(
+            "{}: cannot watch, retrying from resourceVersion {}: {}",
+            this,
+            params.resourceVersion,
             e.getMessage());
         pause(WATCH_RETRY_MILLIS);
         return new EmptyWatch();
@@ -214,7 +242,8 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
       problems.accept(null);
       return events;
     } catch (IOException e) {
-      // The stream broke before its first event (the parser reads ahead): as for a broken connection.
+      // The stream broke before its first event (the parser reads ahead): as for a broken
+      // connection.
       response.close();
       log.debug("{}: watch ended before its first event: {}", this, e.toString());
       pause(WATCH_RETRY_MILLIS / 5);
@@ -330,7 +359,9 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
       }
       Watch.Response<DynamicKubernetesObject> result = next;
       next = null;
-      if ("ERROR".equals(result.type) && result.status != null && result.status.getCode() != null
+      if ("ERROR".equals(result.type)
+          && result.status != null
+          && result.status.getCode() != null
           && result.status.getCode() == 410) {
         log.info("{}: watch expired (410 Gone), relisting", DynamicListerWatcher.this);
       }
@@ -380,8 +411,7 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
     }
 
     @Override
-    public void close() {
-    }
+    public void close() {}
   }
 
   /** A list result whose items are held as objects rather than re-derived from raw JSON. */
@@ -391,7 +421,8 @@ final class DynamicListerWatcher implements ListerWatcher<DynamicKubernetesObjec
     private final V1ListMeta metadata;
     private final List<DynamicKubernetesObject> items;
 
-    ItemsList(String apiVersion, String kind, V1ListMeta metadata, List<DynamicKubernetesObject> items) {
+    ItemsList(
+        String apiVersion, String kind, V1ListMeta metadata, List<DynamicKubernetesObject> items) {
       this.apiVersion = apiVersion;
       this.kind = kind;
       this.metadata = metadata;

@@ -9,28 +9,39 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which discovered resources an account watches, from {@code kinds}, {@code omitKinds} and
- * {@code onlyNamespacedResources}:
+ * Which discovered resources an account watches, from {@code kinds}, {@code omitKinds} and {@code
+ * onlyNamespacedResources}:
  *
  * <ul>
- *   <li>{@code kinds} set: exactly those kinds ({@code Kind} matches the kind in any group,
- *       {@code Kind.group} only in that group);
- *   <li>otherwise the default set, {@link #DEFAULT_KINDS} (the kinds Spinnaker's Kubernetes provider
- *       caches) plus every custom resource, minus {@code omitKinds}. Secrets and ConfigMaps are
- *       watched only when listed in {@code kinds}.
+ *   <li>{@code kinds} set: exactly those kinds ({@code Kind} matches the kind in any group, {@code
+ *       Kind.group} only in that group);
+ *   <li>otherwise the default set, {@link #DEFAULT_KINDS} (the kinds Spinnaker's Kubernetes
+ *       provider caches) plus every custom resource, minus {@code omitKinds}. Secrets and
+ *       ConfigMaps are watched only when listed in {@code kinds}.
  * </ul>
  *
- * <p>Only resources that can be listed and watched are candidates; where two groups serve the
- * same resource (e.g. {@code events} in the core group and {@code events.k8s.io}) both are kept
- * only when asked for explicitly.
+ * <p>Only resources that can be listed and watched are candidates; where two groups serve the same
+ * resource (e.g. {@code events} in the core group and {@code events.k8s.io}) both are kept only
+ * when asked for explicitly.
  */
 final class KindSelection {
 
-  static final Set<String> DEFAULT_KINDS = Set.of("ReplicaSet", "Service", "Ingress", "DaemonSet", "Deployment",
-      "Pod", "StatefulSet", "Job", "CronJob", "NetworkPolicy", "Namespace", "CustomResourceDefinition");
+  static final Set<String> DEFAULT_KINDS =
+      Set.of(
+          "ReplicaSet",
+          "Service",
+          "Ingress",
+          "DaemonSet",
+          "Deployment",
+          "Pod",
+          "StatefulSet",
+          "Job",
+          "CronJob",
+          "NetworkPolicy",
+          "Namespace",
+          "CustomResourceDefinition");
 
-  private KindSelection() {
-  }
+  private KindSelection() {}
 
   static List<ApiResource> select(List<ApiResource> discovered, KubernetesAccountConfig account) {
     Map<String, ApiResource> selected = new LinkedHashMap<>();
@@ -45,11 +56,14 @@ final class KindSelection {
       if (!account.kinds().isEmpty()) {
         wanted = matchesAny(resource, account.kinds());
       } else {
-        wanted = (resource.isCustom() || (DEFAULT_KINDS.contains(resource.kind()) && !resource.isCustom()))
-            && !matchesAny(resource, account.omitKinds());
+        wanted =
+            (resource.isCustom()
+                    || (DEFAULT_KINDS.contains(resource.kind()) && !resource.isCustom()))
+                && !matchesAny(resource, account.omitKinds());
       }
       if (wanted) {
-        // One resource per group and plural: discovery lists each group once, at its preferred version.
+        // One resource per group and plural: discovery lists each group once, at its preferred
+        // version.
         selected.putIfAbsent(resource.group() + "/" + resource.plural(), resource);
       }
     }

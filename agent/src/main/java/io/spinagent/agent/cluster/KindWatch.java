@@ -2,6 +2,7 @@ package io.spinagent.agent.cluster;
 
 import com.google.gson.Gson;
 import com.google.gson.JsonObject;
+import com.google.protobuf.ByteString;
 import io.kubernetes.client.informer.ResourceEventHandler;
 import io.kubernetes.client.informer.impl.DefaultSharedIndexInformer;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
@@ -11,7 +12,6 @@ import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncPhase;
-import com.google.protobuf.ByteString;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,9 +25,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Watches one resource of one account: one {@link DefaultSharedIndexInformer} across the cluster,
- * or one per namespace when the account lists namespaces. Every add, update and delete goes to
- * the outbox; once all informers have synced, and whenever Clouddriver asks for it, a complete
- * listing goes out between BEGIN and END resync markers.
+ * or one per namespace when the account lists namespaces. Every add, update and delete goes to the
+ * outbox; once all informers have synced, and whenever Clouddriver asks for it, a complete listing
+ * goes out between BEGIN and END resync markers.
  *
  * <p>Events that arrive before the first complete listing are not forwarded: the listing, taken
  * under the same lock that forwarding takes, contains their outcome.
@@ -42,8 +42,9 @@ final class KindWatch {
   private final Kind kind;
   private final Outbox outbox;
   private final Set<String> omitNamespaces;
-  private final List<DefaultSharedIndexInformer<DynamicKubernetesObject, DynamicKubernetesListObject>> informers =
-      new ArrayList<>();
+  private final List<
+          DefaultSharedIndexInformer<DynamicKubernetesObject, DynamicKubernetesListObject>>
+      informers = new ArrayList<>();
   private final Runnable onChangeAfterSync;
   private final AtomicLong changes = new AtomicLong();
   private final AtomicReference<String> lastError = new AtomicReference<>();
@@ -52,26 +53,38 @@ final class KindWatch {
   private volatile boolean stopped;
 
   /**
-   * @param listerWatchers one per informer: from the namespace (null for the cluster) and a consumer of
-   *                       request problems (null meaning success) to its lister-watcher
+   * @param listerWatchers one per informer: from the namespace (null for the cluster) and a
+   *     consumer of request problems (null meaning success) to its lister-watcher
    * @param onChangeAfterSync called after each forwarded change (e.g. to rediscover on CRD changes)
    */
-  KindWatch(String account, ApiResource resource, List<String> namespaces, Set<String> omitNamespaces,
-      java.util.function.BiFunction<String, java.util.function.Consumer<Throwable>, DynamicListerWatcher> listerWatchers,
-      Outbox outbox, Runnable onChangeAfterSync) {
+  KindWatch(
+      String account,
+      ApiResource resource,
+      List<String> namespaces,
+      Set<String> omitNamespaces,
+      java.util.function.BiFunction<
+              String, java.util.function.Consumer<Throwable>, DynamicListerWatcher>
+          listerWatchers,
+      Outbox outbox,
+      Runnable onChangeAfterSync) {
     this.account = account;
     this.resource = resource;
     this.kind = resource.toKind();
     this.outbox = outbox;
     this.omitNamespaces = Set.copyOf(omitNamespaces);
     this.onChangeAfterSync = onChangeAfterSync;
-    List<String> scopes = resource.namespaced() && !namespaces.isEmpty()
-        ? namespaces : java.util.Collections.singletonList(null);
+    List<String> scopes =
+        resource.namespaced() && !namespaces.isEmpty()
+            ? namespaces
+            : java.util.Collections.singletonList(null);
     for (String namespace : scopes) {
       DefaultSharedIndexInformer<DynamicKubernetesObject, DynamicKubernetesListObject> informer =
-          new DefaultSharedIndexInformer<>(DynamicKubernetesObject.class,
-              listerWatchers.apply(namespace, this::requestOutcome), 0L,
-              new io.kubernetes.client.informer.cache.Cache<>(), this::reflectorProblem);
+          new DefaultSharedIndexInformer<>(
+              DynamicKubernetesObject.class,
+              listerWatchers.apply(namespace, this::requestOutcome),
+              0L,
+              new io.kubernetes.client.informer.cache.Cache<>(),
+              this::reflectorProblem);
       informer.addEventHandler(new Handler());
       informers.add(informer);
     }
@@ -176,25 +189,30 @@ final class KindWatch {
 
   private static String namespaceOf(DynamicKubernetesObject object) {
     JsonObject metadata = object.getRaw().getAsJsonObject("metadata");
-    return metadata != null && metadata.has("namespace") ? metadata.get("namespace").getAsString() : null;
+    return metadata != null && metadata.has("namespace")
+        ? metadata.get("namespace").getAsString()
+        : null;
   }
 
   private static String field(JsonObject metadata, String name) {
     return metadata != null && metadata.has(name) && metadata.get(name).isJsonPrimitive()
-        ? metadata.get(name).getAsString() : "";
+        ? metadata.get(name).getAsString()
+        : "";
   }
 
   ObjectChange change(DynamicKubernetesObject object, ChangeType type) {
     JsonObject metadata = object.getRaw().getAsJsonObject("metadata");
-    ObjectChange.Builder change = ObjectChange.newBuilder()
-        .setKind(kind)
-        .setNamespace(field(metadata, "namespace"))
-        .setName(field(metadata, "name"))
-        .setUid(field(metadata, "uid"))
-        .setResourceVersion(field(metadata, "resourceVersion"))
-        .setType(type);
+    ObjectChange.Builder change =
+        ObjectChange.newBuilder()
+            .setKind(kind)
+            .setNamespace(field(metadata, "namespace"))
+            .setName(field(metadata, "name"))
+            .setUid(field(metadata, "uid"))
+            .setResourceVersion(field(metadata, "resourceVersion"))
+            .setType(type);
     if (type == ChangeType.CHANGE_TYPE_UPSERT) {
-      change.setObjectJson(ByteString.copyFrom(GSON.toJson(object.getRaw()), StandardCharsets.UTF_8));
+      change.setObjectJson(
+          ByteString.copyFrom(GSON.toJson(object.getRaw()), StandardCharsets.UTF_8));
     }
     return change.build();
   }

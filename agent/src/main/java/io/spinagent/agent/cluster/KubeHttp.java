@@ -22,8 +22,10 @@ import okhttp3.Response;
 final class KubeHttp {
 
   static final String JSON = "application/json";
-  static final String METADATA_LIST = "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
-  static final String METADATA_OBJECT = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
+  static final String METADATA_LIST =
+      "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1";
+  static final String METADATA_OBJECT =
+      "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1";
 
   private final ApiClient client;
   private final OkHttpClient requests;
@@ -31,21 +33,33 @@ final class KubeHttp {
   private final OkHttpClient isolatedRequests;
   private final OkHttpClient isolatedWatches;
 
-  /** @param timeoutSeconds read timeout of ordinary requests ({@code timeoutSeconds}) */
+  /**
+   * @param timeoutSeconds read timeout of ordinary requests ({@code timeoutSeconds})
+   */
   KubeHttp(ApiClient client, int timeoutSeconds) {
     this.client = client;
-    this.requests = client.getHttpClient().newBuilder()
-        .readTimeout(timeoutSeconds, TimeUnit.SECONDS)
-        .callTimeout(0, TimeUnit.SECONDS)
-        .build();
-    // A quiet watch sends nothing until the server ends it; the server's own timeoutSeconds ends it.
+    this.requests =
+        client
+            .getHttpClient()
+            .newBuilder()
+            .readTimeout(timeoutSeconds, TimeUnit.SECONDS)
+            .callTimeout(0, TimeUnit.SECONDS)
+            .build();
+    // A quiet watch sends nothing until the server ends it; the server's own timeoutSeconds ends
+    // it.
     this.watches = client.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
     // For Secrets: connections are not kept for reuse, so that their buffers (which held response
     // bytes) become garbage as soon as the response is done.
-    this.isolatedRequests = requests.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
-        .build();
-    this.isolatedWatches = watches.newBuilder().connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
-        .build();
+    this.isolatedRequests =
+        requests
+            .newBuilder()
+            .connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
+            .build();
+    this.isolatedWatches =
+        watches
+            .newBuilder()
+            .connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
+            .build();
   }
 
   private static final byte[] ZEROS = new byte[256 * 1024];
@@ -66,24 +80,41 @@ final class KubeHttp {
   }
 
   /** Sends a GET; the caller closes the response. Non-2xx answers are thrown as ApiException. */
-  Response get(String path, Map<String, String> query, String accept, boolean watch) throws ApiException {
+  Response get(String path, Map<String, String> query, String accept, boolean watch)
+      throws ApiException {
     return get(path, query, accept, watch, false);
   }
 
-  /** @param isolated on a connection of its own, closed after the response (for Secrets) */
-  Response get(String path, Map<String, String> query, String accept, boolean watch, boolean isolated)
+  /**
+   * @param isolated on a connection of its own, closed after the response (for Secrets)
+   */
+  Response get(
+      String path, Map<String, String> query, String accept, boolean watch, boolean isolated)
       throws ApiException {
     List<Pair> params = new ArrayList<>();
-    query.forEach((k, v) -> {
-      if (v != null) {
-        params.add(new Pair(k, v));
-      }
-    });
+    query.forEach(
+        (k, v) -> {
+          if (v != null) {
+            params.add(new Pair(k, v));
+          }
+        });
     Map<String, String> headers = new HashMap<>();
     headers.put("Accept", accept);
-    Call template = client.buildCall(client.getBasePath(), path, "GET", params, List.of(), null, headers,
-        new HashMap<>(), new HashMap<>(), new String[] {"BearerToken"}, null);
-    OkHttpClient http = isolated ? (watch ? isolatedWatches : isolatedRequests) : (watch ? watches : requests);
+    Call template =
+        client.buildCall(
+            client.getBasePath(),
+            path,
+            "GET",
+            params,
+            List.of(),
+            null,
+            headers,
+            new HashMap<>(),
+            new HashMap<>(),
+            new String[] {"BearerToken"},
+            null);
+    OkHttpClient http =
+        isolated ? (watch ? isolatedWatches : isolatedRequests) : (watch ? watches : requests);
     Call call = http.newCall(template.request());
     Response response;
     try {
@@ -100,8 +131,11 @@ final class KubeHttp {
       } finally {
         response.close();
       }
-      throw new ApiException(response.code() + " " + response.message() + " from GET " + path + ": " + body,
-          response.code(), response.headers().toMultimap(), body);
+      throw new ApiException(
+          response.code() + " " + response.message() + " from GET " + path + ": " + body,
+          response.code(),
+          response.headers().toMultimap(),
+          body);
     }
     return response;
   }

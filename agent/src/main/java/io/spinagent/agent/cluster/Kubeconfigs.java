@@ -21,8 +21,7 @@ import org.yaml.snakeyaml.error.MarkedYAMLException;
  */
 final class Kubeconfigs {
 
-  private Kubeconfigs() {
-  }
+  private Kubeconfigs() {}
 
   /** A kubeconfig that cannot be used; the message says why, without naming where it came from. */
   static final class InvalidKubeconfigException extends IOException {
@@ -40,8 +39,13 @@ final class Kubeconfigs {
     if (account.kubeconfigContents().isPresent()) {
       kubeConfig = parse(new StringReader(account.kubeconfigContents().get()));
     } else {
-      Path file = account.kubeconfigFile().orElseThrow(
-          () -> new IllegalArgumentException("account '" + account.name() + "' has no kubeconfig"));
+      Path file =
+          account
+              .kubeconfigFile()
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          "account '" + account.name() + "' has no kubeconfig"));
       if (Files.exists(file) && !Files.isRegularFile(file)) {
         // A pipe or device would block or never end, and with it whoever reads it.
         throw new InvalidKubeconfigException(file + " is not a regular file", null);
@@ -69,26 +73,35 @@ final class Kubeconfigs {
       // The client's parser fails with whatever the YAML library or a cast threw; say it plainly.
       throw new InvalidKubeconfigException("is not a kubeconfig: " + reason(e), e);
     }
-    if (kubeConfig == null || kubeConfig.getContexts() == null || kubeConfig.getContexts().isEmpty()) {
+    if (kubeConfig == null
+        || kubeConfig.getContexts() == null
+        || kubeConfig.getContexts().isEmpty()) {
       throw new InvalidKubeconfigException("is not a kubeconfig: it has no contexts", null);
     }
     return kubeConfig;
   }
 
-  private static void select(KubeConfig kubeConfig, Optional<String> context) throws InvalidKubeconfigException {
+  private static void select(KubeConfig kubeConfig, Optional<String> context)
+      throws InvalidKubeconfigException {
     try {
       if (context.isPresent()) {
         if (!kubeConfig.setContext(context.get())) {
-          throw new InvalidKubeconfigException("no context named '" + context.get() + "' (it has "
-              + contextNames(kubeConfig) + ")", null);
+          throw new InvalidKubeconfigException(
+              "no context named '" + context.get() + "' (it has " + contextNames(kubeConfig) + ")",
+              null);
         }
-      } else if (kubeConfig.getCurrentContext() == null || kubeConfig.getCurrentContext().isBlank()) {
-        throw new InvalidKubeconfigException("has no current-context; name one of " + contextNames(kubeConfig)
-            + " as the account's context", null);
+      } else if (kubeConfig.getCurrentContext() == null
+          || kubeConfig.getCurrentContext().isBlank()) {
+        throw new InvalidKubeconfigException(
+            "has no current-context; name one of "
+                + contextNames(kubeConfig)
+                + " as the account's context",
+            null);
       }
       if (kubeConfig.getServer() == null || kubeConfig.getServer().isBlank()) {
-        throw new InvalidKubeconfigException("context '" + kubeConfig.getCurrentContext()
-            + "' names no cluster with a server", null);
+        throw new InvalidKubeconfigException(
+            "context '" + kubeConfig.getCurrentContext() + "' names no cluster with a server",
+            null);
       }
     } catch (RuntimeException e) {
       // A context or cluster entry of the wrong shape (a list where a map belongs, ...).
@@ -98,7 +111,8 @@ final class Kubeconfigs {
 
   private static List<String> contextNames(KubeConfig kubeConfig) {
     return kubeConfig.getContexts().stream()
-        .map(c -> c instanceof Map<?, ?> map ? Objects.toString(map.get("name")) : String.valueOf(c))
+        .map(
+            c -> c instanceof Map<?, ?> map ? Objects.toString(map.get("name")) : String.valueOf(c))
         .toList();
   }
 
@@ -111,7 +125,10 @@ final class Kubeconfigs {
       return "an entry has the wrong type (e.g. a list or a string where a kubeconfig has a map)";
     }
     if (e instanceof MarkedYAMLException yaml && yaml.getProblemMark() != null) {
-      return yaml.getProblem() + " at line " + (yaml.getProblemMark().getLine() + 1) + ", column "
+      return yaml.getProblem()
+          + " at line "
+          + (yaml.getProblemMark().getLine() + 1)
+          + ", column "
           + (yaml.getProblemMark().getColumn() + 1);
     }
     String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();

@@ -5,8 +5,8 @@ import java.util.concurrent.Semaphore;
 /**
  * Bounds how many lists run at once, per account and in total ({@code tasks.budgetPerAccount},
  * {@code tasks.totalBudget}), so that many large kinds starting together do not burst the heap.
- * Permits are taken per account first, then globally, always in that order, so two lists can
- * never wait for each other's permits.
+ * Permits are taken per account first, then globally, always in that order, so two lists can never
+ * wait for each other's permits.
  */
 public final class ListBudget {
 

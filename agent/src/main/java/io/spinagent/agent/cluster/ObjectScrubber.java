@@ -14,14 +14,14 @@ import java.io.UncheckedIOException;
  *
  * <ul>
  *   <li>{@code metadata.managedFields} of every object (large, and of no use downstream);
- *   <li>for Secrets, {@code data}, {@code stringData} and the
- *       {@code kubectl.kubernetes.io/last-applied-configuration} annotation (which holds the data
- *       again, as written by {@code kubectl apply}).
+ *   <li>for Secrets, {@code data}, {@code stringData} and the {@code
+ *       kubectl.kubernetes.io/last-applied-configuration} annotation (which holds the data again,
+ *       as written by {@code kubectl apply}).
  * </ul>
  *
- * <p>Skipped values are passed over token by token: Jackson does not decode a string value that
- * is skipped, so no {@code String} or {@code char[]} holding it is ever created. This is the
- * second layer of Secret protection; the first is that Secrets are listed and watched with the
+ * <p>Skipped values are passed over token by token: Jackson does not decode a string value that is
+ * skipped, so no {@code String} or {@code char[]} holding it is ever created. This is the second
+ * layer of Secret protection; the first is that Secrets are listed and watched with the
  * metadata-only {@code Accept} header, so the API server does not send their data at all.
  */
 public final class ObjectScrubber {
@@ -32,14 +32,17 @@ public final class ObjectScrubber {
    * Buffer recycling off: a recycled parse buffer would keep the last bytes read (possibly a
    * skipped value) reachable from a thread-local for the life of the thread.
    */
-  static final JsonFactory JSON = JsonFactory.builder()
-      .disable(JsonFactory.Feature.USE_THREAD_LOCAL_FOR_BUFFER_RECYCLING)
-      .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
-      .build();
+  static final JsonFactory JSON =
+      JsonFactory.builder()
+          .disable(JsonFactory.Feature.USE_THREAD_LOCAL_FOR_BUFFER_RECYCLING)
+          .disable(JsonFactory.Feature.INTERN_FIELD_NAMES)
+          .build();
 
   private final boolean secret;
 
-  /** @param secret whether objects are Secrets, whose payload fields are left out */
+  /**
+   * @param secret whether objects are Secrets, whose payload fields are left out
+   */
   public ObjectScrubber(boolean secret) {
     this.secret = secret;
   }
@@ -49,8 +52,8 @@ public final class ObjectScrubber {
   }
 
   /**
-   * Scrubs the object whose START_OBJECT is the parser's current token; on return the parser is
-   * at the matching END_OBJECT.
+   * Scrubs the object whose START_OBJECT is the parser's current token; on return the parser is at
+   * the matching END_OBJECT.
    */
   public byte[] scrub(JsonParser parser) throws IOException {
     if (parser.currentToken() != JsonToken.START_OBJECT) {
@@ -73,7 +76,12 @@ public final class ObjectScrubber {
     }
   }
 
-  private enum Level { ROOT, METADATA, ANNOTATIONS, OTHER }
+  private enum Level {
+    ROOT,
+    METADATA,
+    ANNOTATIONS,
+    OTHER
+  }
 
   private void copyObject(JsonParser p, JsonGenerator g, Level level) throws IOException {
     g.writeStartObject();
@@ -114,7 +122,8 @@ public final class ObjectScrubber {
     }
   }
 
-  private void copyValue(JsonParser p, JsonGenerator g, JsonToken value, Level level) throws IOException {
+  private void copyValue(JsonParser p, JsonGenerator g, JsonToken value, Level level)
+      throws IOException {
     switch (value) {
       case START_OBJECT -> copyObject(p, g, level);
       case START_ARRAY -> {

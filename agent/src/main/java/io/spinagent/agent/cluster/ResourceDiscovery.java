@@ -49,7 +49,8 @@ final class ResourceDiscovery {
     for (JsonElement g : array(groups, "groups")) {
       JsonObject group = g.getAsJsonObject();
       String name = string(group, "name");
-      JsonObject preferred = group.has("preferredVersion") ? group.getAsJsonObject("preferredVersion") : null;
+      JsonObject preferred =
+          group.has("preferredVersion") ? group.getAsJsonObject("preferredVersion") : null;
       String version = preferred != null ? string(preferred, "version") : null;
       if (version == null) {
         JsonArray versions = array(group, "versions");
@@ -73,7 +74,9 @@ final class ResourceDiscovery {
       if (required) {
         throw e;
       }
-      log.warn("Discovery of {} failed, its resources are skipped until the next discovery: {}", path,
+      log.warn(
+          "Discovery of {} failed, its resources are skipped until the next discovery: {}",
+          path,
           e.getMessage());
       return;
     }
@@ -92,7 +95,8 @@ final class ResourceDiscovery {
 
   private JsonElement getJson(String path) throws ApiException {
     try (Response response = http.get(path, Map.of(), KubeHttp.JSON, false);
-        Reader reader = new InputStreamReader(response.body().byteStream(), StandardCharsets.UTF_8)) {
+        Reader reader =
+            new InputStreamReader(response.body().byteStream(), StandardCharsets.UTF_8)) {
       return JsonParser.parseReader(reader);
     } catch (IOException | RuntimeException e) {
       throw new ApiException("GET " + path + " failed: " + e.getMessage(), e, 0, null);

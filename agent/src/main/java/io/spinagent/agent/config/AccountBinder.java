@@ -13,8 +13,8 @@ import java.util.regex.Pattern;
 final class AccountBinder {
 
   /**
-   * Spinnaker's rule for account names, as Halyard enforces it: lower-case letters, digits, '-'
-   * and '_', starting and ending with a letter or digit. Names become parts of cache keys and
+   * Spinnaker's rule for account names, as Halyard enforces it: lower-case letters, digits, '-' and
+   * '_', starting and ending with a letter or digit. Names become parts of cache keys and
    * Kubernetes-facing names, so anything else breaks later and far from its cause.
    */
   static final Pattern ACCOUNT_NAME = Pattern.compile("[a-z0-9]+([-a-z0-9_]*[a-z0-9])?");
@@ -23,11 +23,11 @@ final class AccountBinder {
   static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
   /**
-   * A kind, optionally qualified by its API group to tell apart kinds of the same name:
-   * {@code Deployment}, {@code Deployment.apps}, {@code Certificate.cert-manager.io}.
+   * A kind, optionally qualified by its API group to tell apart kinds of the same name: {@code
+   * Deployment}, {@code Deployment.apps}, {@code Certificate.cert-manager.io}.
    */
-  static final Pattern KIND = Pattern.compile(
-      "[A-Za-z][A-Za-z0-9]*(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  static final Pattern KIND =
+      Pattern.compile("[A-Za-z][A-Za-z0-9]*(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   /** Account name to the key path that first used it, for the duplicate-name message. */
   private final Map<String, String> firstUse = new HashMap<>();
@@ -43,41 +43,73 @@ final class AccountBinder {
     boolean serviceAccount = a.bool("serviceAccount", false);
     Optional<String> context = a.string("context");
     if (kubeconfigFile.isPresent() && serviceAccount) {
-      a.problem("serviceAccount", "conflicts with " + a.pathOf("kubeconfigFile")
-          + ": an account has exactly one credential source; set kubeconfigFile or serviceAccount: true");
+      a.problem(
+          "serviceAccount",
+          "conflicts with "
+              + a.pathOf("kubeconfigFile")
+              + ": an account has exactly one credential source; set kubeconfigFile or"
+              + " serviceAccount: true");
     } else if (!a.isSet("kubeconfigFile") && !serviceAccount) {
-      a.problem("kubeconfigFile", "is required unless serviceAccount is true: an account needs exactly one"
-          + " credential source, kubeconfigFile or serviceAccount: true");
+      a.problem(
+          "kubeconfigFile",
+          "is required unless serviceAccount is true: an account needs exactly one"
+              + " credential source, kubeconfigFile or serviceAccount: true");
     }
     if (context.isPresent() && serviceAccount) {
-      a.problem("context", "applies only to kubeconfigFile; an account using serviceAccount has no contexts");
+      a.problem(
+          "context",
+          "applies only to kubeconfigFile; an account using serviceAccount has no contexts");
     }
 
     List<String> namespaces = a.stringList("namespaces", AccountBinder::namespaceProblem);
     List<String> omitNamespaces = a.stringList("omitNamespaces", AccountBinder::namespaceProblem);
     if (!namespaces.isEmpty() && !omitNamespaces.isEmpty()) {
-      a.problem("omitNamespaces", "conflicts with " + a.pathOf("namespaces")
-          + ": list either the namespaces to watch or those to omit, not both");
+      a.problem(
+          "omitNamespaces",
+          "conflicts with "
+              + a.pathOf("namespaces")
+              + ": list either the namespaces to watch or those to omit, not both");
     }
     List<String> kinds = a.stringList("kinds", AccountBinder::kindProblem);
     List<String> omitKinds = a.stringList("omitKinds", AccountBinder::kindProblem);
     if (!kinds.isEmpty() && !omitKinds.isEmpty()) {
-      a.problem("omitKinds", "conflicts with " + a.pathOf("kinds")
-          + ": list either the kinds to watch or those to omit, not both");
+      a.problem(
+          "omitKinds",
+          "conflicts with "
+              + a.pathOf("kinds")
+              + ": list either the kinds to watch or those to omit, not both");
     }
 
     boolean onlyNamespaced = a.bool("onlyNamespacedResources", false);
     boolean onlySpinnakerManaged = a.bool("onlySpinnakerManaged", false);
     AccountPermissions permissions = permissions(a);
-    Duration maxResumableAge = Duration.ofMillis(a.longInteger("maxResumableResourceAgeMs",
-        KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE.toMillis(), 0, Long.MAX_VALUE));
+    Duration maxResumableAge =
+        Duration.ofMillis(
+            a.longInteger(
+                "maxResumableResourceAgeMs",
+                KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE.toMillis(),
+                0,
+                Long.MAX_VALUE));
 
     a.unsupported("metrics", "pod metrics collection is not implemented");
-    a.unsupported("customResourceDefinitions",
-        "custom resources are watched like any other kind (when kinds is set, add them to it as Kind.group)");
+    a.unsupported(
+        "customResourceDefinitions",
+        "custom resources are watched like any other kind (when kinds is set, add them to it as"
+            + " Kind.group)");
 
-    return new KubernetesAccountConfig(name, kubeconfigFile, serviceAccount, context, namespaces,
-        omitNamespaces, kinds, omitKinds, onlyNamespaced, onlySpinnakerManaged, permissions, maxResumableAge);
+    return new KubernetesAccountConfig(
+        name,
+        kubeconfigFile,
+        serviceAccount,
+        context,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        onlyNamespaced,
+        onlySpinnakerManaged,
+        permissions,
+        maxResumableAge);
   }
 
   private String name(MapReader a) {
@@ -90,14 +122,25 @@ final class AccountBinder {
       return "";
     }
     if (!ACCOUNT_NAME.matcher(name.get()).matches()) {
-      a.problem("name", "'" + name.get() + "' is not a valid account name: use lower-case letters, digits,"
-          + " '-' and '_', starting and ending with a letter or digit (" + ACCOUNT_NAME.pattern() + ")");
+      a.problem(
+          "name",
+          "'"
+              + name.get()
+              + "' is not a valid account name: use lower-case letters, digits,"
+              + " '-' and '_', starting and ending with a letter or digit ("
+              + ACCOUNT_NAME.pattern()
+              + ")");
     } else {
       String where = a.pathOf("name") + " (" + a.originOf("name").describe() + ")";
       String first = firstUse.putIfAbsent(name.get(), where);
       if (first != null) {
-        a.problem("name", "duplicate account name '" + name.get() + "', already used by " + first
-            + "; account names must be unique");
+        a.problem(
+            "name",
+            "duplicate account name '"
+                + name.get()
+                + "', already used by "
+                + first
+                + "; account names must be unique");
       }
     }
     return name.get();
@@ -109,24 +152,36 @@ final class AccountBinder {
    */
   private static AccountPermissions permissions(MapReader a) {
     if (a.isSet("permissions") && !(a.node("permissions") instanceof MapNode)) {
-      a.problem("permissions", "expected a map of READ and WRITE to lists of roles,"
-          + " e.g. {READ: [dev, ops], WRITE: [ops]}, got " + a.node("permissions").description());
+      a.problem(
+          "permissions",
+          "expected a map of READ and WRITE to lists of roles,"
+              + " e.g. {READ: [dev, ops], WRITE: [ops]}, got "
+              + a.node("permissions").description());
       return AccountPermissions.UNRESTRICTED;
     }
-    return a.section("permissions", p -> new AccountPermissions(
-        p.stringList("READ", AccountBinder::roleProblem),
-        p.stringList("WRITE", AccountBinder::roleProblem)));
+    return a.section(
+        "permissions",
+        p ->
+            new AccountPermissions(
+                p.stringList("READ", AccountBinder::roleProblem),
+                p.stringList("WRITE", AccountBinder::roleProblem)));
   }
 
   static String namespaceProblem(String namespace) {
-    return NAMESPACE.matcher(namespace).matches() ? null
-        : "'" + namespace + "' is not a valid namespace name: lower-case letters, digits and '-',"
+    return NAMESPACE.matcher(namespace).matches()
+        ? null
+        : "'"
+            + namespace
+            + "' is not a valid namespace name: lower-case letters, digits and '-',"
             + " starting and ending with a letter or digit, at most 63 characters";
   }
 
   static String kindProblem(String kind) {
-    return KIND.matcher(kind).matches() ? null
-        : "'" + kind + "' is not a valid kind: write Kind or Kind.group, e.g. Deployment or"
+    return KIND.matcher(kind).matches()
+        ? null
+        : "'"
+            + kind
+            + "' is not a valid kind: write Kind or Kind.group, e.g. Deployment or"
             + " Certificate.cert-manager.io";
   }
 

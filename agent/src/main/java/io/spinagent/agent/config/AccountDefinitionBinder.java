@@ -9,26 +9,34 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * Checks an {@code AccountDefinition} sent by Clouddriver and turns it into the same
- * {@link KubernetesAccountConfig} a configured account has, by the rules of
- * {@code kubernetes.accounts[]} (see {@link AccountBinder}). Only the fields are checked here; the
- * kubeconfig itself is read by the cluster side before the account starts.
+ * Checks an {@code AccountDefinition} sent by Clouddriver and turns it into the same {@link
+ * KubernetesAccountConfig} a configured account has, by the rules of {@code kubernetes.accounts[]}
+ * (see {@link AccountBinder}). Only the fields are checked here; the kubeconfig itself is read by
+ * the cluster side before the account starts.
  */
 public final class AccountDefinitionBinder {
 
-  private AccountDefinitionBinder() {
-  }
+  private AccountDefinitionBinder() {}
 
-  /** @throws AccountDefinitionException naming the first field that is wrong */
-  public static KubernetesAccountConfig bind(AccountDefinition definition) throws AccountDefinitionException {
+  /**
+   * @throws AccountDefinitionException naming the first field that is wrong
+   */
+  public static KubernetesAccountConfig bind(AccountDefinition definition)
+      throws AccountDefinitionException {
     String name = definition.getName();
     if (name.isEmpty()) {
       throw new AccountDefinitionException(name, "name", "is required");
     }
     if (!AccountBinder.ACCOUNT_NAME.matcher(name).matches()) {
-      throw new AccountDefinitionException("", "name", "'" + name + "' is not a valid account name: use lower-case"
-          + " letters, digits, '-' and '_', starting and ending with a letter or digit ("
-          + AccountBinder.ACCOUNT_NAME.pattern() + ")");
+      throw new AccountDefinitionException(
+          "",
+          "name",
+          "'"
+              + name
+              + "' is not a valid account name: use lower-case"
+              + " letters, digits, '-' and '_', starting and ending with a letter or digit ("
+              + AccountBinder.ACCOUNT_NAME.pattern()
+              + ")");
     }
 
     List<String> sources = new ArrayList<>();
@@ -42,41 +50,74 @@ public final class AccountDefinitionBinder {
       sources.add("service_account");
     }
     if (sources.isEmpty()) {
-      throw new AccountDefinitionException(name, "kubeconfig_contents", "an account needs exactly one credential"
-          + " source: kubeconfig_contents, kubeconfig_file or service_account; none is set");
+      throw new AccountDefinitionException(
+          name,
+          "kubeconfig_contents",
+          "an account needs exactly one credential"
+              + " source: kubeconfig_contents, kubeconfig_file or service_account; none is set");
     }
     if (sources.size() > 1) {
-      throw new AccountDefinitionException(name, sources.get(1), "conflicts with " + sources.get(0)
-          + ": an account has exactly one credential source");
+      throw new AccountDefinitionException(
+          name,
+          sources.get(1),
+          "conflicts with " + sources.get(0) + ": an account has exactly one credential source");
     }
     if (definition.getServiceAccount() && !definition.getContext().isEmpty()) {
-      throw new AccountDefinitionException(name, "context",
+      throw new AccountDefinitionException(
+          name,
+          "context",
           "applies only to a kubeconfig; an account using service_account has no contexts");
     }
     Optional<Path> kubeconfigFile = kubeconfigFile(name, definition.getKubeconfigFile());
 
     check(name, "namespaces", definition.getNamespacesList(), AccountBinder::namespaceProblem);
-    check(name, "omit_namespaces", definition.getOmitNamespacesList(), AccountBinder::namespaceProblem);
+    check(
+        name,
+        "omit_namespaces",
+        definition.getOmitNamespacesList(),
+        AccountBinder::namespaceProblem);
     if (definition.getNamespacesCount() > 0 && definition.getOmitNamespacesCount() > 0) {
-      throw new AccountDefinitionException(name, "omit_namespaces",
-          "conflicts with namespaces: list either the namespaces to watch or those to omit, not both");
+      throw new AccountDefinitionException(
+          name,
+          "omit_namespaces",
+          "conflicts with namespaces: list either the namespaces to watch or those to omit, not"
+              + " both");
     }
     check(name, "kinds", definition.getKindsList(), AccountBinder::kindProblem);
     check(name, "omit_kinds", definition.getOmitKindsList(), AccountBinder::kindProblem);
     if (definition.getKindsCount() > 0 && definition.getOmitKindsCount() > 0) {
-      throw new AccountDefinitionException(name, "omit_kinds",
+      throw new AccountDefinitionException(
+          name,
+          "omit_kinds",
           "conflicts with kinds: list either the kinds to watch or those to omit, not both");
     }
-    check(name, "permissions.read", definition.getPermissions().getReadList(), AccountBinder::roleProblem);
-    check(name, "permissions.write", definition.getPermissions().getWriteList(), AccountBinder::roleProblem);
+    check(
+        name,
+        "permissions.read",
+        definition.getPermissions().getReadList(),
+        AccountBinder::roleProblem);
+    check(
+        name,
+        "permissions.write",
+        definition.getPermissions().getWriteList(),
+        AccountBinder::roleProblem);
 
-    return new KubernetesAccountConfig(name, kubeconfigFile,
-        definition.getKubeconfigContents().isEmpty() ? Optional.empty() : Optional.of(definition.getKubeconfigContents()),
+    return new KubernetesAccountConfig(
+        name,
+        kubeconfigFile,
+        definition.getKubeconfigContents().isEmpty()
+            ? Optional.empty()
+            : Optional.of(definition.getKubeconfigContents()),
         definition.getServiceAccount(),
         definition.getContext().isEmpty() ? Optional.empty() : Optional.of(definition.getContext()),
-        definition.getNamespacesList(), definition.getOmitNamespacesList(),
-        definition.getKindsList(), definition.getOmitKindsList(), false, definition.getOnlySpinnakerManaged(),
-        new AccountPermissions(definition.getPermissions().getReadList(), definition.getPermissions().getWriteList()),
+        definition.getNamespacesList(),
+        definition.getOmitNamespacesList(),
+        definition.getKindsList(),
+        definition.getOmitKindsList(),
+        false,
+        definition.getOnlySpinnakerManaged(),
+        new AccountPermissions(
+            definition.getPermissions().getReadList(), definition.getPermissions().getWriteList()),
         KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE);
   }
 
@@ -84,7 +125,8 @@ public final class AccountDefinitionBinder {
    * A path on the agent's host. It must be absolute: a command has no configuration file whose
    * directory a relative path could be resolved against.
    */
-  private static Optional<Path> kubeconfigFile(String name, String file) throws AccountDefinitionException {
+  private static Optional<Path> kubeconfigFile(String name, String file)
+      throws AccountDefinitionException {
     if (file.isEmpty()) {
       return Optional.empty();
     }
@@ -92,16 +134,23 @@ public final class AccountDefinitionBinder {
     try {
       path = Path.of(file);
     } catch (InvalidPathException e) {
-      throw new AccountDefinitionException(name, "kubeconfig_file", "'" + file + "' is not a path: " + e.getReason());
+      throw new AccountDefinitionException(
+          name, "kubeconfig_file", "'" + file + "' is not a path: " + e.getReason());
     }
     if (!path.isAbsolute()) {
-      throw new AccountDefinitionException(name, "kubeconfig_file", "'" + file + "' is not an absolute path;"
-          + " give the kubeconfig's full path on the agent's host, e.g. /etc/spinagent/kubeconfigs/prod.yaml");
+      throw new AccountDefinitionException(
+          name,
+          "kubeconfig_file",
+          "'"
+              + file
+              + "' is not an absolute path; give the kubeconfig's full path on the agent's host,"
+              + " e.g. /etc/spinagent/kubeconfigs/prod.yaml");
     }
     return Optional.of(path);
   }
 
-  private static void check(String name, String field, List<String> values, Function<String, String> problem)
+  private static void check(
+      String name, String field, List<String> values, Function<String, String> problem)
       throws AccountDefinitionException {
     for (int i = 0; i < values.size(); i++) {
       String found = problem.apply(values.get(i));

@@ -2,9 +2,9 @@ package io.spinagent.agent.config;
 
 /**
  * A dynamic account Clouddriver asked for that this agent refuses. The message names the account,
- * the field of {@code AccountDefinition} (as the protocol spells it) and the problem, e.g.
- * {@code account 'prod-eu': kubeconfig_contents: no context named 'x'}; it goes back to Clouddriver
- * in the command's result.
+ * the field of {@code AccountDefinition} (as the protocol spells it) and the problem, e.g. {@code
+ * account 'prod-eu': kubeconfig_contents: no context named 'x'}; it goes back to Clouddriver in the
+ * command's result.
  */
 public final class AccountDefinitionException extends Exception {
 
@@ -16,7 +16,12 @@ public final class AccountDefinitionException extends Exception {
   }
 
   public AccountDefinitionException(String account, String field, String problem, Throwable cause) {
-    super((account.isEmpty() ? "account definition" : "account '" + account + "'") + ": " + field + ": " + problem,
+    super(
+        (account.isEmpty() ? "account definition" : "account '" + account + "'")
+            + ": "
+            + field
+            + ": "
+            + problem,
         cause);
     this.account = account;
     this.field = field;

@@ -7,15 +7,16 @@ import java.util.Objects;
  * Immutable: a configuration change means a new instance. The keys, defaults and rules are
  * documented in {@code docs/agent-configuration.md}.
  *
- * @param agent          how the agent identifies itself to Clouddriver ({@code agent.*})
- * @param clouddriver    where and how to connect to Clouddriver ({@code clouddriver.*})
- * @param kubernetes     the clusters to watch ({@code kubernetes.*})
- * @param server         the agent's own HTTP endpoint ({@code server.*})
- * @param prometheus     the metrics endpoint ({@code prometheus.*})
- * @param logging        log format and level ({@code logging.*})
- * @param tasks          how much concurrent Kubernetes work is allowed ({@code tasks.*})
- * @param timeoutSeconds upper bound, in seconds, for one Kubernetes API request ({@code timeoutSeconds})
- * @param operations     what is done with the requests Clouddriver relays ({@code operations.*})
+ * @param agent how the agent identifies itself to Clouddriver ({@code agent.*})
+ * @param clouddriver where and how to connect to Clouddriver ({@code clouddriver.*})
+ * @param kubernetes the clusters to watch ({@code kubernetes.*})
+ * @param server the agent's own HTTP endpoint ({@code server.*})
+ * @param prometheus the metrics endpoint ({@code prometheus.*})
+ * @param logging log format and level ({@code logging.*})
+ * @param tasks how much concurrent Kubernetes work is allowed ({@code tasks.*})
+ * @param timeoutSeconds upper bound, in seconds, for one Kubernetes API request ({@code
+ *     timeoutSeconds})
+ * @param operations what is done with the requests Clouddriver relays ({@code operations.*})
  */
 public record AgentConfig(
     AgentIdentityConfig agent,
@@ -29,8 +30,8 @@ public record AgentConfig(
     OperationsConfig operations) {
 
   /**
-   * Long enough for a large list page from a busy API server, short enough that a hung request
-   * does not hold a task budget slot for minutes.
+   * Long enough for a large list page from a busy API server, short enough that a hung request does
+   * not hold a task budget slot for minutes.
    */
   public static final int DEFAULT_TIMEOUT_SECONDS = 30;
 
@@ -46,8 +47,24 @@ public record AgentConfig(
   }
 
   /** With the default {@code operations.*}. */
-  public AgentConfig(AgentIdentityConfig agent, ClouddriverConfig clouddriver, KubernetesConfig kubernetes,
-      ServerConfig server, PrometheusConfig prometheus, LoggingConfig logging, TasksConfig tasks, int timeoutSeconds) {
-    this(agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, OperationsConfig.DEFAULT);
+  public AgentConfig(
+      AgentIdentityConfig agent,
+      ClouddriverConfig clouddriver,
+      KubernetesConfig kubernetes,
+      ServerConfig server,
+      PrometheusConfig prometheus,
+      LoggingConfig logging,
+      TasksConfig tasks,
+      int timeoutSeconds) {
+    this(
+        agent,
+        clouddriver,
+        kubernetes,
+        server,
+        prometheus,
+        logging,
+        tasks,
+        timeoutSeconds,
+        OperationsConfig.DEFAULT);
   }
 }

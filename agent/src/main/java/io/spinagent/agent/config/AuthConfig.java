@@ -5,12 +5,12 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The bearer token presented to the Clouddriver plugin ({@code clouddriver.auth.*}). At most one
- * of the two is set.
+ * The bearer token presented to the Clouddriver plugin ({@code clouddriver.auth.*}). At most one of
+ * the two is set.
  *
- * @param token     the token itself, written in the configuration
+ * @param token the token itself, written in the configuration
  * @param tokenFile a file holding the token, read when connecting (e.g. a mounted Secret), so that
- *                  a rotated token is picked up without editing the configuration
+ *     a rotated token is picked up without editing the configuration
  */
 public record AuthConfig(Optional<String> token, Optional<Path> tokenFile) {
 
@@ -26,7 +26,10 @@ public record AuthConfig(Optional<String> token, Optional<Path> tokenFile) {
   /** Never prints the token: records print all their fields, and configs end up in logs. */
   @Override
   public String toString() {
-    return "AuthConfig[token=" + (token.isPresent() ? "<redacted>" : "<none>")
-        + ", tokenFile=" + tokenFile.map(Path::toString).orElse("<none>") + "]";
+    return "AuthConfig[token="
+        + (token.isPresent() ? "<redacted>" : "<none>")
+        + ", tokenFile="
+        + tokenFile.map(Path::toString).orElse("<none>")
+        + "]";
   }
 }

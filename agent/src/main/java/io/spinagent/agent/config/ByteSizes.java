@@ -13,23 +13,33 @@ import java.util.regex.Pattern;
 final class ByteSizes {
 
   private static final Pattern QUANTITY = Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|k|M|G|T)?");
-  private static final Map<String, Long> MULTIPLIERS = Map.of(
-      "Ki", 1L << 10,
-      "Mi", 1L << 20,
-      "Gi", 1L << 30,
-      "Ti", 1L << 40,
-      "k", 1_000L,
-      "M", 1_000_000L,
-      "G", 1_000_000_000L,
-      "T", 1_000_000_000_000L);
+  private static final Map<String, Long> MULTIPLIERS =
+      Map.of(
+          "Ki",
+          1L << 10,
+          "Mi",
+          1L << 20,
+          "Gi",
+          1L << 30,
+          "Ti",
+          1L << 40,
+          "k",
+          1_000L,
+          "M",
+          1_000_000L,
+          "G",
+          1_000_000_000L,
+          "T",
+          1_000_000_000_000L);
 
   static final String SYNTAX =
       "a size such as 64Mi or 100M (whole number, optional suffix Ki, Mi, Gi, Ti or k, M, G, T)";
 
-  private ByteSizes() {
-  }
+  private ByteSizes() {}
 
-  /** @throws IllegalArgumentException with a message for the operator */
+  /**
+   * @throws IllegalArgumentException with a message for the operator
+   */
   static long parse(String text) {
     String s = text.trim();
     Matcher m = QUANTITY.matcher(s);

@@ -5,18 +5,17 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Finds the known key an unknown key was most likely meant to be, so that a typo such as
- * {@code kubernets} is reported with "did you mean 'kubernetes'?".
+ * Finds the known key an unknown key was most likely meant to be, so that a typo such as {@code
+ * kubernets} is reported with "did you mean 'kubernetes'?".
  */
 final class ClosestKey {
 
-  private ClosestKey() {
-  }
+  private ClosestKey() {}
 
   /**
-   * The candidate nearest to {@code unknown} by edit distance (ignoring case, counting a swap of two
-   * neighbouring letters as one edit), if it is near enough to be a plausible typo: at most a third
-   * of the longer word's length, and at least one edit allowed.
+   * The candidate nearest to {@code unknown} by edit distance (ignoring case, counting a swap of
+   * two neighbouring letters as one edit), if it is near enough to be a plausible typo: at most a
+   * third of the longer word's length, and at least one edit allowed.
    */
   static Optional<String> among(String unknown, Collection<String> candidates) {
     String typed = unknown.toLowerCase(Locale.ROOT);
@@ -49,7 +48,10 @@ final class ClosestKey {
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
         int best = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
           best = Math.min(best, d[i - 2][j - 2] + 1);
         }
         d[i][j] = best;

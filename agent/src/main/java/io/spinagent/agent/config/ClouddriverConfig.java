@@ -5,15 +5,15 @@ import java.util.Objects;
 /**
  * The agent's one outbound connection to Clouddriver ({@code clouddriver.*}).
  *
- * @param grpc                      Clouddriver's gRPC endpoint for agents
- * @param insecure                  plaintext instead of TLS; for local sandboxes only
- * @param tls                       TLS settings, used unless {@code insecure}
- * @param auth                      the bearer token presented to the plugin, if any
+ * @param grpc Clouddriver's gRPC endpoint for agents
+ * @param insecure plaintext instead of TLS; for local sandboxes only
+ * @param tls TLS settings, used unless {@code insecure}
+ * @param auth the bearer token presented to the plugin, if any
  * @param keepAliveHeartbeatSeconds interval between gRPC keepalive pings on an idle connection
- * @param keepAliveTimeoutSeconds   how long a ping may go unanswered before the connection is
- *                                  considered dead and re-established
- * @param backoff                   delays between reconnection attempts
- * @param outbox                    memory bound for changes not yet acknowledged by Clouddriver
+ * @param keepAliveTimeoutSeconds how long a ping may go unanswered before the connection is
+ *     considered dead and re-established
+ * @param backoff delays between reconnection attempts
+ * @param outbox memory bound for changes not yet acknowledged by Clouddriver
  */
 public record ClouddriverConfig(
     GrpcTarget grpc,
@@ -27,9 +27,13 @@ public record ClouddriverConfig(
 
   /** The Service name the Clouddriver plugin's documentation and manifests use. */
   public static final GrpcTarget DEFAULT_GRPC = new GrpcTarget("spin-clouddriver-grpc", 9091);
+
   /** Armory Scale Agent's default; below typical load balancer idle timeouts (60s and more). */
   public static final int DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS = 20;
-  /** grpc-java's own default for an unanswered keepalive ping is 20s; half that notices loss sooner. */
+
+  /**
+   * grpc-java's own default for an unanswered keepalive ping is 20s; half that notices loss sooner.
+   */
   public static final int DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS = 10;
 
   public ClouddriverConfig {

@@ -19,11 +19,14 @@ final class ConfigBinder {
    * letters, digits, '.', '_' and '-', starting and ending with a letter or digit, at most 253
    * characters (the length of a DNS name, which the default id is).
    */
-  static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]{0,251}[A-Za-z0-9])?");
+  static final Pattern IDENTIFIER =
+      Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]{0,251}[A-Za-z0-9])?");
 
   private final Supplier<String> hostname;
 
-  /** @param hostname where {@code agent.id} comes from when it is not configured */
+  /**
+   * @param hostname where {@code agent.id} comes from when it is not configured
+   */
   ConfigBinder(Supplier<String> hostname) {
     this.hostname = hostname;
   }
@@ -34,18 +37,31 @@ final class ConfigBinder {
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
     KubernetesConfig kubernetes =
         r.section("kubernetes", k -> new KubernetesConfig(new AccountBinder().accounts(k)));
-    ServerConfig server = r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
+    ServerConfig server =
+        r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
     PrometheusConfig prometheus = r.section("prometheus", p -> prometheus(p, server));
-    LoggingConfig logging = r.section("logging", l -> new LoggingConfig(
-        l.choice("format", LoggingConfig.Format.class, LoggingConfig.DEFAULT.format()),
-        l.choice("level", LoggingConfig.Level.class, LoggingConfig.DEFAULT.level())));
+    LoggingConfig logging =
+        r.section(
+            "logging",
+            l ->
+                new LoggingConfig(
+                    l.choice("format", LoggingConfig.Format.class, LoggingConfig.DEFAULT.format()),
+                    l.choice("level", LoggingConfig.Level.class, LoggingConfig.DEFAULT.level())));
     TasksConfig tasks = r.section("tasks", this::tasks);
     int timeoutSeconds =
         r.integer("timeoutSeconds", AgentConfig.DEFAULT_TIMEOUT_SECONDS, 1, Integer.MAX_VALUE);
     OperationsConfig operations = r.section("operations", OperationsBinder::bind);
     r.finish();
     return new AgentConfig(
-        agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, operations);
+        agent,
+        clouddriver,
+        kubernetes,
+        server,
+        prometheus,
+        logging,
+        tasks,
+        timeoutSeconds,
+        operations);
   }
 
   private AgentIdentityConfig agent(MapReader a) {
@@ -58,8 +74,12 @@ final class ConfigBinder {
   private static Optional<String> identifier(MapReader r, String key) {
     Optional<String> value = r.string(key);
     if (value.isPresent() && !IDENTIFIER.matcher(value.get()).matches()) {
-      r.problem(key, "'" + value.get() + "' is not a valid id: use letters, digits, '.', '_' and '-',"
-          + " starting and ending with a letter or digit, at most 253 characters");
+      r.problem(
+          key,
+          "'"
+              + value.get()
+              + "' is not a valid id: use letters, digits, '.', '_' and '-',"
+              + " starting and ending with a letter or digit, at most 253 characters");
       return Optional.empty();
     }
     return value;
@@ -68,9 +88,10 @@ final class ConfigBinder {
   /** The host name, made into a valid id: in a pod that is the pod name, unique per replica. */
   private String defaultAgentId() {
     String name = hostname.get();
-    String cleaned = name == null ? "" : name
-        .replaceAll("[^A-Za-z0-9._-]", "-")
-        .replaceAll("^[._-]+|[._-]+$", "");
+    String cleaned =
+        name == null
+            ? ""
+            : name.replaceAll("[^A-Za-z0-9._-]", "-").replaceAll("^[._-]+|[._-]+$", "");
     if (cleaned.length() > 253) {
       cleaned = cleaned.substring(0, 253).replaceAll("[._-]+$", "");
     }
@@ -91,18 +112,34 @@ final class ConfigBinder {
     boolean tlsSet = c.isSet("tls");
     TlsConfig tls = c.section("tls", this::tls);
     if (insecure && tlsSet) {
-      c.problem("tls", "has no effect because clouddriver.insecure is true (plaintext);"
-          + " remove clouddriver.tls or set clouddriver.insecure to false");
+      c.problem(
+          "tls",
+          "has no effect because clouddriver.insecure is true (plaintext);"
+              + " remove clouddriver.tls or set clouddriver.insecure to false");
     }
     AuthConfig auth = c.section("auth", this::auth);
-    int heartbeat = c.integer("keepAliveHeartbeatSeconds",
-        ClouddriverConfig.DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS, 1, Integer.MAX_VALUE);
-    int keepAliveTimeout = c.integer("keepAliveTimeoutSeconds",
-        ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS, 1, Integer.MAX_VALUE);
+    int heartbeat =
+        c.integer(
+            "keepAliveHeartbeatSeconds",
+            ClouddriverConfig.DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS,
+            1,
+            Integer.MAX_VALUE);
+    int keepAliveTimeout =
+        c.integer(
+            "keepAliveTimeoutSeconds",
+            ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+            1,
+            Integer.MAX_VALUE);
     BackoffConfig backoff = c.section("backoff", this::backoff);
-    OutboxConfig outbox = c.section("outbox", o -> new OutboxConfig(
-        o.byteSize("maxBytes", OutboxConfig.DEFAULT_MAX_BYTES, OutboxConfig.MIN_MAX_BYTES)));
-    return new ClouddriverConfig(grpc, insecure, tls, auth, heartbeat, keepAliveTimeout, backoff, outbox);
+    OutboxConfig outbox =
+        c.section(
+            "outbox",
+            o ->
+                new OutboxConfig(
+                    o.byteSize(
+                        "maxBytes", OutboxConfig.DEFAULT_MAX_BYTES, OutboxConfig.MIN_MAX_BYTES)));
+    return new ClouddriverConfig(
+        grpc, insecure, tls, auth, heartbeat, keepAliveTimeout, backoff, outbox);
   }
 
   private TlsConfig tls(MapReader t) {
@@ -114,12 +151,20 @@ final class ConfigBinder {
     if (t.isSet("clientCertFile") != t.isSet("clientKeyFile")) {
       String missing = t.isSet("clientCertFile") ? "clientKeyFile" : "clientCertFile";
       String present = t.isSet("clientCertFile") ? "clientCertFile" : "clientKeyFile";
-      t.problem(missing, "is required when " + t.pathOf(present) + " is set: mutual TLS needs both"
-          + " the certificate and its private key");
+      t.problem(
+          missing,
+          "is required when "
+              + t.pathOf(present)
+              + " is set: mutual TLS needs both"
+              + " the certificate and its private key");
     }
     if (insecureSkipVerify && t.isSet("cacertFile")) {
-      t.problem("insecureSkipVerify", "conflicts with " + t.pathOf("cacertFile")
-          + ": a CA bundle is pointless when certificates are not verified; remove one of them");
+      t.problem(
+          "insecureSkipVerify",
+          "conflicts with "
+              + t.pathOf("cacertFile")
+              + ": a CA bundle is pointless when certificates are not verified; remove one of"
+              + " them");
     }
     return new TlsConfig(serverName, insecureSkipVerify, clientCertFile, clientKeyFile, cacertFile);
   }
@@ -128,8 +173,15 @@ final class ConfigBinder {
     Optional<String> token = a.string("token");
     Optional<Path> tokenFile = a.path("tokenFile");
     if (a.isSet("token") && a.isSet("tokenFile")) {
-      a.problem("tokenFile", "set either " + a.pathOf("token") + " or " + a.pathOf("tokenFile")
-          + ", not both (token is set at " + a.originOf("token").describe() + ")");
+      a.problem(
+          "tokenFile",
+          "set either "
+              + a.pathOf("token")
+              + " or "
+              + a.pathOf("tokenFile")
+              + ", not both (token is set at "
+              + a.originOf("token").describe()
+              + ")");
     }
     return new AuthConfig(token, tokenFile);
   }
@@ -140,9 +192,13 @@ final class ConfigBinder {
     double jitter = b.decimal("jitter", BackoffConfig.DEFAULT_JITTER, 0.0, 1.0);
     Duration maxDelay = b.duration("maxDelay", BackoffConfig.DEFAULT_MAX_DELAY);
     if (maxDelay.compareTo(baseDelay) < 0) {
-      b.problem(b.isSet("maxDelay") ? "maxDelay" : "baseDelay",
-          "maxDelay (" + Durations.format(maxDelay) + ") must not be shorter than baseDelay ("
-              + Durations.format(baseDelay) + ")");
+      b.problem(
+          b.isSet("maxDelay") ? "maxDelay" : "baseDelay",
+          "maxDelay ("
+              + Durations.format(maxDelay)
+              + ") must not be shorter than baseDelay ("
+              + Durations.format(baseDelay)
+              + ")");
     }
     return new BackoffConfig(baseDelay, multiplier, jitter, maxDelay);
   }
@@ -165,8 +221,9 @@ final class ConfigBinder {
     int perAccount =
         t.integer("budgetPerAccount", TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT, 1, Integer.MAX_VALUE);
     if (perAccount > total) {
-      t.problem("budgetPerAccount", "must not exceed " + t.pathOf("totalBudget") + " (" + perAccount
-          + " > " + total + ")");
+      t.problem(
+          "budgetPerAccount",
+          "must not exceed " + t.pathOf("totalBudget") + " (" + perAccount + " > " + total + ")");
     }
     return new TasksConfig(total, perAccount);
   }

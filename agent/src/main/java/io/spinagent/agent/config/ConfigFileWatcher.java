@@ -44,27 +44,42 @@ public final class ConfigFileWatcher implements AutoCloseable {
 
   /**
    * @param initialHash the content hash of what is running now ({@link #hash}), so the first check
-   *                    does not reload it again
-   * @param poll        period of the fallback check
+   *     does not reload it again
+   * @param poll period of the fallback check
    */
-  public ConfigFileWatcher(Path configFile, ConfigLoader loader, byte[] initialHash, Duration poll,
+  public ConfigFileWatcher(
+      Path configFile,
+      ConfigLoader loader,
+      byte[] initialHash,
+      Duration poll,
       Consumer<ConfigLoadResult> onChange) {
     this.configFile = configFile.toAbsolutePath();
     this.loader = Objects.requireNonNull(loader, "loader");
     this.onChange = Objects.requireNonNull(onChange, "onChange");
     this.lastHash = initialHash;
-    this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-config-watch");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.scheduler =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-config-watch");
+              thread.setDaemon(true);
+              return thread;
+            });
     WatchService service = null;
     try {
       service = FileSystems.getDefault().newWatchService();
-      this.configFile.getParent().register(service, StandardWatchEventKinds.ENTRY_CREATE,
-          StandardWatchEventKinds.ENTRY_MODIFY, StandardWatchEventKinds.ENTRY_DELETE);
+      this.configFile
+          .getParent()
+          .register(
+              service,
+              StandardWatchEventKinds.ENTRY_CREATE,
+              StandardWatchEventKinds.ENTRY_MODIFY,
+              StandardWatchEventKinds.ENTRY_DELETE);
     } catch (IOException | UnsupportedOperationException e) {
-      log.info("Not watching {} for events ({}); checking it every {} ms", this.configFile.getParent(), e,
+      log.info(
+          "Not watching {} for events ({}); checking it every {} ms",
+          this.configFile.getParent(),
+          e,
           poll.toMillis());
       if (service != null) {
         try {
@@ -83,7 +98,8 @@ public final class ConfigFileWatcher implements AutoCloseable {
     } else {
       eventThread = null;
     }
-    scheduler.scheduleWithFixedDelay(this::check, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::check, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** SHA-256 over the main file and the overlay (absent files count as empty, distinctly). */

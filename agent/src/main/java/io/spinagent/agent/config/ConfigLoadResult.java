@@ -20,7 +20,9 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
     }
   }
 
-  /** The configuration cannot be used; {@code problems} lists every problem found, in file order. */
+  /**
+   * The configuration cannot be used; {@code problems} lists every problem found, in file order.
+   */
   record Invalid(List<ConfigProblem> problems, List<Path> files) implements ConfigLoadResult {
 
     public Invalid {
@@ -32,13 +34,19 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
     }
 
     /**
-     * One message for the operator: which files were read, then one line per problem, each
-     * naming the file and line of the offending value and its key path.
+     * One message for the operator: which files were read, then one line per problem, each naming
+     * the file and line of the offending value and its key path.
      */
     public String report() {
-      String sources = files.get(0) + (files.size() > 1 ? " (with overlay " + files.get(1) + ")" : "");
+      String sources =
+          files.get(0) + (files.size() > 1 ? " (with overlay " + files.get(1) + ")" : "");
       String count = problems.size() == 1 ? "1 problem" : problems.size() + " problems";
-      return "invalid configuration " + sources + ", " + count + ":" + System.lineSeparator()
+      return "invalid configuration "
+          + sources
+          + ", "
+          + count
+          + ":"
+          + System.lineSeparator()
           + problems.stream()
               .map(p -> "  " + p.describe())
               .collect(Collectors.joining(System.lineSeparator()));

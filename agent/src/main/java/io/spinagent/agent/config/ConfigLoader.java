@@ -9,9 +9,9 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * Loads the agent configuration: reads the file given with {@code --config}, deep-merges its
- * {@code -local} overlay over it when that exists (see {@link #overlayFor}), applies defaults and
- * checks every rule. Never throws for a bad configuration: it returns all problems at once.
+ * Loads the agent configuration: reads the file given with {@code --config}, deep-merges its {@code
+ * -local} overlay over it when that exists (see {@link #overlayFor}), applies defaults and checks
+ * every rule. Never throws for a bad configuration: it returns all problems at once.
  */
 public final class ConfigLoader {
 
@@ -23,7 +23,9 @@ public final class ConfigLoader {
     this(LocalHostname::get);
   }
 
-  /** @param hostname the default {@code agent.id}, replaceable so tests do not depend on the host */
+  /**
+   * @param hostname the default {@code agent.id}, replaceable so tests do not depend on the host
+   */
   public ConfigLoader(Supplier<String> hostname) {
     this.hostname = Objects.requireNonNull(hostname, "hostname");
   }
@@ -53,26 +55,28 @@ public final class ConfigLoader {
         : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files);
   }
 
-  /** Main file before overlay, then by line: the order in which an operator reads and fixes them. */
+  /**
+   * Main file before overlay, then by line: the order in which an operator reads and fixes them.
+   */
   private static List<ConfigProblem> inFileOrder(List<ConfigProblem> problems, List<Path> files) {
     return problems.stream()
-        .sorted(Comparator.<ConfigProblem>comparingInt(p -> files.indexOf(p.origin().file()))
-            .thenComparingInt(p -> p.origin().line()))
+        .sorted(
+            Comparator.<ConfigProblem>comparingInt(p -> files.indexOf(p.origin().file()))
+                .thenComparingInt(p -> p.origin().line()))
         .toList();
   }
 
   /**
-   * The overlay of a configuration file: the sibling with {@code -local} before the extension,
-   * e.g. {@code spinagent-local.yaml} for {@code spinagent.yaml}. A base configuration can then be
+   * The overlay of a configuration file: the sibling with {@code -local} before the extension, e.g.
+   * {@code spinagent-local.yaml} for {@code spinagent.yaml}. A base configuration can then be
    * shipped in one ConfigMap and amended per cluster by another, as Armory Scale Agent users do
    * with {@code armory-agent-local.yaml}.
    */
   public static Path overlayFor(Path configFile) {
     String name = configFile.getFileName().toString();
     int dot = name.lastIndexOf('.');
-    String overlayName = dot > 0
-        ? name.substring(0, dot) + "-local" + name.substring(dot)
-        : name + "-local";
+    String overlayName =
+        dot > 0 ? name.substring(0, dot) + "-local" + name.substring(dot) : name + "-local";
     return configFile.resolveSibling(overlayName);
   }
 }

@@ -35,8 +35,7 @@ sealed interface ConfigNode permits ConfigNode.MapNode, ConfigNode.ListNode, Con
   }
 
   /** A mapping value together with the position of its key (unknown keys are reported there). */
-  record Entry(Origin keyOrigin, ConfigNode value) {
-  }
+  record Entry(Origin keyOrigin, ConfigNode value) {}
 
   record ListNode(Origin origin, List<ConfigNode> items) implements ConfigNode {
 
@@ -64,6 +63,10 @@ sealed interface ConfigNode permits ConfigNode.MapNode, ConfigNode.ListNode, Con
 
   /** What YAML's implicit typing made of a scalar; binding still decides what it accepts. */
   enum ScalarKind {
-    STRING, INTEGER, FLOAT, BOOLEAN, NULL
+    STRING,
+    INTEGER,
+    FLOAT,
+    BOOLEAN,
+    NULL
   }
 }

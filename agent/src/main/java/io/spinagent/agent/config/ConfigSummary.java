@@ -9,15 +9,19 @@ import java.util.List;
  */
 public final class ConfigSummary {
 
-  private ConfigSummary() {
-  }
+  private ConfigSummary() {}
 
   public static List<String> lines(AgentConfig config) {
     List<String> lines = new ArrayList<>();
     AgentIdentityConfig agent = config.agent();
     lines.add("agent id " + agent.id() + agent.zoneId().map(z -> ", zone " + z).orElse(""));
-    lines.add("clouddriver " + config.clouddriver().grpc() + " over " + transport(config.clouddriver())
-        + ", auth: " + auth(config.clouddriver().auth()));
+    lines.add(
+        "clouddriver "
+            + config.clouddriver().grpc()
+            + " over "
+            + transport(config.clouddriver())
+            + ", auth: "
+            + auth(config.clouddriver().auth()));
 
     List<KubernetesAccountConfig> accounts = config.kubernetes().accounts();
     if (accounts.isEmpty()) {
@@ -27,19 +31,33 @@ public final class ConfigSummary {
       accounts.forEach(account -> lines.add("  " + account(account)));
     }
 
-    lines.add("server port " + config.server().port() + ", prometheus "
-        + (config.prometheus().enabled() ? "port " + config.prometheus().port() : "disabled")
-        + ", logging " + config.logging().format().configName()
-        + " at " + config.logging().level().configName());
+    lines.add(
+        "server port "
+            + config.server().port()
+            + ", prometheus "
+            + (config.prometheus().enabled() ? "port " + config.prometheus().port() : "disabled")
+            + ", logging "
+            + config.logging().format().configName()
+            + " at "
+            + config.logging().level().configName());
     lines.add(operations(config.operations()));
     return lines;
   }
 
   private static String operations(OperationsConfig operations) {
-    return "operations: " + operations.maxConcurrentPerAccount() + " at once and "
-        + operations.maxQueuedPerAccount() + " queued per account, "
-        + (operations.allow().isEmpty() ? "every request allowed"
-            : "allowed only: " + String.join("; ", operations.allow().stream().map(OperationsConfig.AllowRule::describe).toList()));
+    return "operations: "
+        + operations.maxConcurrentPerAccount()
+        + " at once and "
+        + operations.maxQueuedPerAccount()
+        + " queued per account, "
+        + (operations.allow().isEmpty()
+            ? "every request allowed"
+            : "allowed only: "
+                + String.join(
+                    "; ",
+                    operations.allow().stream()
+                        .map(OperationsConfig.AllowRule::describe)
+                        .toList()));
   }
 
   private static String transport(ClouddriverConfig clouddriver) {
@@ -68,10 +86,12 @@ public final class ConfigSummary {
 
   private static String account(KubernetesAccountConfig account) {
     List<String> details = new ArrayList<>();
-    details.add(account.serviceAccount()
-        ? "in-cluster service account"
-        : "kubeconfig " + account.kubeconfigFile().map(Object::toString).orElse("?")
-            + account.context().map(c -> " context " + c).orElse(""));
+    details.add(
+        account.serviceAccount()
+            ? "in-cluster service account"
+            : "kubeconfig "
+                + account.kubeconfigFile().map(Object::toString).orElse("?")
+                + account.context().map(c -> " context " + c).orElse(""));
     if (!account.namespaces().isEmpty()) {
       details.add("namespaces " + String.join(",", account.namespaces()));
     } else if (!account.omitNamespaces().isEmpty()) {
@@ -90,9 +110,10 @@ public final class ConfigSummary {
     if (account.onlySpinnakerManaged()) {
       details.add("Spinnaker-managed objects only");
     }
-    details.add(account.permissions().isRestricted()
-        ? "READ " + account.permissions().read() + " WRITE " + account.permissions().write()
-        : "unrestricted");
+    details.add(
+        account.permissions().isRestricted()
+            ? "READ " + account.permissions().read() + " WRITE " + account.permissions().write()
+            : "unrestricted");
     return account.name() + ": " + String.join("; ", details);
   }
 }

@@ -30,7 +30,8 @@ public record GrpcTarget(String host, int port) {
   static GrpcTarget parse(String text) {
     String s = text.trim();
     if (s.contains("://")) {
-      throw new IllegalArgumentException("expected " + SYNTAX + " without a scheme, got '" + s + "'");
+      throw new IllegalArgumentException(
+          "expected " + SYNTAX + " without a scheme, got '" + s + "'");
     }
     int colon = s.lastIndexOf(':');
     if (colon <= 0 || colon == s.length() - 1) {
@@ -40,7 +41,8 @@ public record GrpcTarget(String host, int port) {
     if (host.startsWith("[") && host.endsWith("]")) {
       host = host.substring(1, host.length() - 1);
     } else if (host.contains(":")) {
-      throw new IllegalArgumentException("an IPv6 address must be written in brackets, e.g. [fd00::1]:9091");
+      throw new IllegalArgumentException(
+          "an IPv6 address must be written in brackets, e.g. [fd00::1]:9091");
     }
     if (host.isEmpty() || host.chars().anyMatch(Character::isWhitespace)) {
       throw new IllegalArgumentException("expected " + SYNTAX + ", got '" + s + "'");

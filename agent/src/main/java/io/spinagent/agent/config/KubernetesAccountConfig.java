@@ -7,31 +7,30 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One Spinnaker account, i.e. one cluster as seen with one set of credentials
- * ({@code kubernetes.accounts[]}, or a dynamic account Clouddriver added by command). Exactly one
+ * One Spinnaker account, i.e. one cluster as seen with one set of credentials ({@code
+ * kubernetes.accounts[]}, or a dynamic account Clouddriver added by command). Exactly one
  * credential source is set: a kubeconfig file, a kubeconfig's contents (dynamic accounts only), or
  * the service account of the pod the agent runs in.
  *
- * @param name                      the Spinnaker account name, unique
- * @param kubeconfigFile            kubeconfig to use; relative paths resolved against the
- *                                  directory of the configuration file that named it
- * @param kubeconfigContents        a kubeconfig itself, as Clouddriver sent it in an
- *                                  {@code AddAccount} command; never logged
- * @param serviceAccount            use the pod's own service account (in-cluster)
- * @param context                   kubeconfig context; the kubeconfig's current context if empty
- * @param namespaces                watch only these namespaces; empty means all
- * @param omitNamespaces            watch all namespaces but these
- * @param kinds                     watch only these kinds; empty means every kind the
- *                                  credentials may list
- * @param omitKinds                 watch every kind but these
- * @param onlyNamespacedResources   never touch cluster-scoped kinds (for credentials limited to
- *                                  namespaces)
- * @param onlySpinnakerManaged      send only objects Spinnaker manages (those with the
- *                                  {@code app.kubernetes.io/managed-by: spinnaker} label)
- * @param permissions               Fiat roles allowed to read and to write through this account
- * @param maxResumableResourceAge   after a restart, watches resume from a stored resource version
- *                                  only if it is younger than this; older ones relist at once
- *                                  ({@code maxResumableResourceAgeMs} in the file)
+ * @param name the Spinnaker account name, unique
+ * @param kubeconfigFile kubeconfig to use; relative paths resolved against the directory of the
+ *     configuration file that named it
+ * @param kubeconfigContents a kubeconfig itself, as Clouddriver sent it in an {@code AddAccount}
+ *     command; never logged
+ * @param serviceAccount use the pod's own service account (in-cluster)
+ * @param context kubeconfig context; the kubeconfig's current context if empty
+ * @param namespaces watch only these namespaces; empty means all
+ * @param omitNamespaces watch all namespaces but these
+ * @param kinds watch only these kinds; empty means every kind the credentials may list
+ * @param omitKinds watch every kind but these
+ * @param onlyNamespacedResources never touch cluster-scoped kinds (for credentials limited to
+ *     namespaces)
+ * @param onlySpinnakerManaged send only objects Spinnaker manages (those with the {@code
+ *     app.kubernetes.io/managed-by: spinnaker} label)
+ * @param permissions Fiat roles allowed to read and to write through this account
+ * @param maxResumableResourceAge after a restart, watches resume from a stored resource version
+ *     only if it is younger than this; older ones relist at once ({@code maxResumableResourceAgeMs}
+ *     in the file)
  */
 public record KubernetesAccountConfig(
     String name,
@@ -68,22 +67,64 @@ public record KubernetesAccountConfig(
   }
 
   /** An account whose credentials are a kubeconfig file or the pod's service account. */
-  public KubernetesAccountConfig(String name, Optional<Path> kubeconfigFile, boolean serviceAccount,
-      Optional<String> context, List<String> namespaces, List<String> omitNamespaces, List<String> kinds,
-      List<String> omitKinds, boolean onlyNamespacedResources, boolean onlySpinnakerManaged,
-      AccountPermissions permissions, Duration maxResumableResourceAge) {
-    this(name, kubeconfigFile, Optional.empty(), serviceAccount, context, namespaces, omitNamespaces, kinds,
-        omitKinds, onlyNamespacedResources, onlySpinnakerManaged, permissions, maxResumableResourceAge);
+  public KubernetesAccountConfig(
+      String name,
+      Optional<Path> kubeconfigFile,
+      boolean serviceAccount,
+      Optional<String> context,
+      List<String> namespaces,
+      List<String> omitNamespaces,
+      List<String> kinds,
+      List<String> omitKinds,
+      boolean onlyNamespacedResources,
+      boolean onlySpinnakerManaged,
+      AccountPermissions permissions,
+      Duration maxResumableResourceAge) {
+    this(
+        name,
+        kubeconfigFile,
+        Optional.empty(),
+        serviceAccount,
+        context,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        onlyNamespacedResources,
+        onlySpinnakerManaged,
+        permissions,
+        maxResumableResourceAge);
   }
 
   /** Without the kubeconfig's contents, which hold credentials and must not reach a log. */
   @Override
   public String toString() {
-    return "KubernetesAccountConfig[name=" + name + ", kubeconfigFile=" + kubeconfigFile
-        + ", kubeconfigContents=" + kubeconfigContents.map(c -> "(" + c.length() + " characters)").orElse("none")
-        + ", serviceAccount=" + serviceAccount + ", context=" + context + ", namespaces=" + namespaces
-        + ", omitNamespaces=" + omitNamespaces + ", kinds=" + kinds + ", omitKinds=" + omitKinds
-        + ", onlyNamespacedResources=" + onlyNamespacedResources + ", onlySpinnakerManaged=" + onlySpinnakerManaged
-        + ", permissions=" + permissions + ", maxResumableResourceAge=" + maxResumableResourceAge + "]";
+    return "KubernetesAccountConfig[name="
+        + name
+        + ", kubeconfigFile="
+        + kubeconfigFile
+        + ", kubeconfigContents="
+        + kubeconfigContents.map(c -> "(" + c.length() + " characters)").orElse("none")
+        + ", serviceAccount="
+        + serviceAccount
+        + ", context="
+        + context
+        + ", namespaces="
+        + namespaces
+        + ", omitNamespaces="
+        + omitNamespaces
+        + ", kinds="
+        + kinds
+        + ", omitKinds="
+        + omitKinds
+        + ", onlyNamespacedResources="
+        + onlyNamespacedResources
+        + ", onlySpinnakerManaged="
+        + onlySpinnakerManaged
+        + ", permissions="
+        + permissions
+        + ", maxResumableResourceAge="
+        + maxResumableResourceAge
+        + "]";
   }
 }

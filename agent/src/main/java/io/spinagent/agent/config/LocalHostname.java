@@ -3,11 +3,12 @@ package io.spinagent.agent.config;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** The name of the host (in Kubernetes: the pod) the agent runs on, the default {@code agent.id}. */
+/**
+ * The name of the host (in Kubernetes: the pod) the agent runs on, the default {@code agent.id}.
+ */
 final class LocalHostname {
 
-  private LocalHostname() {
-  }
+  private LocalHostname() {}
 
   static String get() {
     // Kubernetes sets HOSTNAME to the pod name; asking the resolver could wait on DNS for nothing.

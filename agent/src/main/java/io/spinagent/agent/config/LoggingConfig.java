@@ -7,7 +7,7 @@ import java.util.Objects;
  * Log output ({@code logging.*}).
  *
  * @param format {@code text} for people, {@code json} (one object per line) for log pipelines
- * @param level  the least severe level written
+ * @param level the least severe level written
  */
 public record LoggingConfig(Format format, Level level) {
 
@@ -19,7 +19,8 @@ public record LoggingConfig(Format format, Level level) {
   }
 
   public enum Format {
-    TEXT, JSON;
+    TEXT,
+    JSON;
 
     /** The spelling used in the configuration file. */
     public String configName() {
@@ -29,7 +30,11 @@ public record LoggingConfig(Format format, Level level) {
 
   /** The levels SLF4J knows; Go-logger levels such as {@code fatal} have no equivalent here. */
   public enum Level {
-    TRACE, DEBUG, INFO, WARN, ERROR;
+    TRACE,
+    DEBUG,
+    INFO,
+    WARN,
+    ERROR;
 
     public String configName() {
       return name().toLowerCase(Locale.ROOT);

@@ -27,8 +27,8 @@ import java.util.stream.Collectors;
  * always completes and all problems are found in one pass.
  *
  * <p>It also remembers which keys it was asked for: those are the known keys, and {@link #finish()}
- * reports every other key as unknown. The schema is thereby defined once, by the binding code,
- * and a typo can never be silently ignored.
+ * reports every other key as unknown. The schema is thereby defined once, by the binding code, and
+ * a typo can never be silently ignored.
  */
 final class MapReader {
 
@@ -147,7 +147,9 @@ final class MapReader {
     }
     if (value < min || value > max) {
       boolean unbounded = max == Long.MAX_VALUE || max == Integer.MAX_VALUE;
-      problem(key, rangeMessage(Long.toString(value), Long.toString(min), Long.toString(max), unbounded));
+      problem(
+          key,
+          rangeMessage(Long.toString(value), Long.toString(min), Long.toString(max), unbounded));
       return defaultValue;
     }
     return value;
@@ -218,9 +220,10 @@ final class MapReader {
 
   /** One of the enum's constants, written in any case; messages list them in lower case. */
   <E extends Enum<E>> E choice(String key, Class<E> type, E defaultValue) {
-    List<String> names = Arrays.stream(type.getEnumConstants())
-        .map(c -> c.name().toLowerCase(Locale.ROOT))
-        .collect(Collectors.toList());
+    List<String> names =
+        Arrays.stream(type.getEnumConstants())
+            .map(c -> c.name().toLowerCase(Locale.ROOT))
+            .collect(Collectors.toList());
     ScalarNode scalar = scalar(key, "one of " + String.join(", ", names));
     if (scalar == null) {
       return defaultValue;
@@ -255,7 +258,8 @@ final class MapReader {
       if (!(item instanceof ScalarNode scalar)
           || scalar.kind() == ScalarKind.NULL
           || scalar.text().isBlank()) {
-        problems.add(item.origin(), itemPath, "expected a non-empty string, got " + item.description());
+        problems.add(
+            item.origin(), itemPath, "expected a non-empty string, got " + item.description());
         continue;
       }
       String problem = checkItem.apply(scalar.text());
@@ -293,8 +297,8 @@ final class MapReader {
 
   /**
    * Binds each map in the list under {@code key} with {@code binder}, which also receives the
-   * item's index. Items that are not maps are reported and skipped. {@code itemName} names one
-   * item in messages, e.g. "account".
+   * item's index. Items that are not maps are reported and skipped. {@code itemName} names one item
+   * in messages, e.g. "account".
    */
   <T> List<T> mapList(String key, String itemName, BiFunction<MapReader, Integer, T> binder) {
     ConfigNode node = node(key);
@@ -310,7 +314,9 @@ final class MapReader {
       ConfigNode item = list.items().get(i);
       String itemPath = pathOf(key) + "[" + i + "]";
       if (!(item instanceof MapNode itemMap)) {
-        problems.add(item.origin(), itemPath,
+        problems.add(
+            item.origin(),
+            itemPath,
             "expected " + itemName + " settings (a map of keys), got " + item.description());
         continue;
       }
@@ -337,17 +343,22 @@ final class MapReader {
 
   /** Reports every key of this map that no binding code asked for. */
   void finish() {
-    map.entries().forEach((key, entry) -> {
-      if (known.contains(key) || unsupported.containsKey(key)) {
-        return;
-      }
-      String hint = ClosestKey.among(key, known)
-          .map(match -> "did you mean '" + match + "'?")
-          .orElseGet(() -> known.isEmpty()
-              ? "this map takes no keys"
-              : "known keys here: " + String.join(", ", known));
-      problems.add(entry.keyOrigin(), pathOf(key), "unknown key; " + hint);
-    });
+    map.entries()
+        .forEach(
+            (key, entry) -> {
+              if (known.contains(key) || unsupported.containsKey(key)) {
+                return;
+              }
+              String hint =
+                  ClosestKey.among(key, known)
+                      .map(match -> "did you mean '" + match + "'?")
+                      .orElseGet(
+                          () ->
+                              known.isEmpty()
+                                  ? "this map takes no keys"
+                                  : "known keys here: " + String.join(", ", known));
+              problems.add(entry.keyOrigin(), pathOf(key), "unknown key; " + hint);
+            });
   }
 
   /** The key's value if it is a scalar; otherwise reports that {@code expected} was expected. */

@@ -7,21 +7,23 @@ import java.util.List;
  * operations.*}).
  *
  * @param maxConcurrentPerAccount requests of one account performed at once
- * @param maxQueuedPerAccount     requests of one account waiting for one of those slots; past this
- *                                they are answered 429 at once (0: no waiting)
- * @param allow                   the requests allowed; empty means every request (the agent's
- *                                own RBAC still applies). API discovery is always allowed: kubectl
- *                                cannot work without it.
+ * @param maxQueuedPerAccount requests of one account waiting for one of those slots; past this they
+ *     are answered 429 at once (0: no waiting)
+ * @param allow the requests allowed; empty means every request (the agent's own RBAC still
+ *     applies). API discovery is always allowed: kubectl cannot work without it.
  */
-public record OperationsConfig(int maxConcurrentPerAccount, int maxQueuedPerAccount, List<AllowRule> allow) {
+public record OperationsConfig(
+    int maxConcurrentPerAccount, int maxQueuedPerAccount, List<AllowRule> allow) {
 
   /** Enough for Clouddriver's parallel deploy stages; one account cannot take every worker. */
   public static final int DEFAULT_MAX_CONCURRENT_PER_ACCOUNT = 32;
+
   /** A burst of a pipeline's stages waits rather than failing. */
   public static final int DEFAULT_MAX_QUEUED_PER_ACCOUNT = 64;
 
   public static final OperationsConfig DEFAULT =
-      new OperationsConfig(DEFAULT_MAX_CONCURRENT_PER_ACCOUNT, DEFAULT_MAX_QUEUED_PER_ACCOUNT, List.of());
+      new OperationsConfig(
+          DEFAULT_MAX_CONCURRENT_PER_ACCOUNT, DEFAULT_MAX_QUEUED_PER_ACCOUNT, List.of());
 
   public OperationsConfig {
     allow = List.copyOf(allow);
@@ -32,9 +34,9 @@ public record OperationsConfig(int maxConcurrentPerAccount, int maxQueuedPerAcco
    * verbs} and its path matches one of {@code paths}.
    *
    * @param verbs Kubernetes API verbs (get, list, watch, create, update, patch, delete,
-   *              deletecollection) or {@code *}
+   *     deletecollection) or {@code *}
    * @param paths API paths, where {@code *} stands for any characters within one segment and a
-   *              {@code **} segment for any number of segments: {@code /apis/apps/v1/**}
+   *     {@code **} segment for any number of segments: {@code /apis/apps/v1/**}
    */
   public record AllowRule(List<String> verbs, List<String> paths) {
 

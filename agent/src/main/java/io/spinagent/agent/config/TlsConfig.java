@@ -8,12 +8,12 @@ import java.util.Optional;
  * TLS towards Clouddriver ({@code clouddriver.tls.*}). Relative paths have been resolved against
  * the directory of the configuration file that named them.
  *
- * @param serverName         name expected in Clouddriver's certificate, when it differs from the
- *                           host in {@code clouddriver.grpc} (e.g. connecting through an IP)
+ * @param serverName name expected in Clouddriver's certificate, when it differs from the host in
+ *     {@code clouddriver.grpc} (e.g. connecting through an IP)
  * @param insecureSkipVerify accept any server certificate; testing only
- * @param clientCertFile     PEM client certificate for mutual TLS (with {@code clientKeyFile})
- * @param clientKeyFile      PEM private key of the client certificate
- * @param cacertFile         PEM CA bundle to trust instead of the JVM's default trust store
+ * @param clientCertFile PEM client certificate for mutual TLS (with {@code clientKeyFile})
+ * @param clientKeyFile PEM private key of the client certificate
+ * @param cacertFile PEM CA bundle to trust instead of the JVM's default trust store
  */
 public record TlsConfig(
     Optional<String> serverName,

@@ -36,14 +36,14 @@ import org.yaml.snakeyaml.nodes.Tag;
  * Reads one configuration file into a {@link ConfigNode} tree.
  *
  * <p>SnakeYAML is used only to compose its node graph; no Java object is ever constructed from the
- * document, so tags such as {@code !!java.lang.ProcessBuilder} cannot instantiate anything. They are
- * reported as problems like any other unsupported tag.
+ * document, so tags such as {@code !!java.lang.ProcessBuilder} cannot instantiate anything. They
+ * are reported as problems like any other unsupported tag.
  */
 final class YamlFileReader {
 
   /**
-   * Room for thousands of accounts (a few hundred bytes each), small enough that pointing
-   * {@code --config} at the wrong file cannot fill the heap.
+   * Room for thousands of accounts (a few hundred bytes each), small enough that pointing {@code
+   * --config} at the wrong file cannot fill the heap.
    */
   static final long MAX_BYTES = 16L << 20;
 
@@ -57,8 +57,10 @@ final class YamlFileReader {
     String text;
     try {
       if (Files.isRegularFile(file) && Files.size(file) > MAX_BYTES) {
-        problems.add(wholeFile, null, "cannot read configuration file: it is larger than "
-            + ByteSizes.format(MAX_BYTES));
+        problems.add(
+            wholeFile,
+            null,
+            "cannot read configuration file: it is larger than " + ByteSizes.format(MAX_BYTES));
         return null;
       }
       text = Files.readString(file, StandardCharsets.UTF_8);
@@ -72,7 +74,8 @@ final class YamlFileReader {
       problems.add(wholeFile, null, "cannot read configuration file: it is not UTF-8 text");
       return null;
     } catch (IOException e) {
-      String reason = Files.isDirectory(file) ? "it is a directory" : String.valueOf(e.getMessage());
+      String reason =
+          Files.isDirectory(file) ? "it is a directory" : String.valueOf(e.getMessage());
       problems.add(wholeFile, null, "cannot read configuration file: " + reason);
       return null;
     }
@@ -97,7 +100,9 @@ final class YamlFileReader {
       return MapNode.empty(wholeFile);
     }
     if (!(root instanceof MappingNode)) {
-      problems.add(originOf(file, root), null,
+      problems.add(
+          originOf(file, root),
+          null,
           "the configuration must be a YAML map of keys such as 'clouddriver' and 'kubernetes'");
       return null;
     }
@@ -128,6 +133,7 @@ final class YamlFileReader {
 
     private final Path file;
     private final Problems problems;
+
     /** Nodes on the current path: an alias pointing back up the tree would otherwise never end. */
     private final Set<Node> ancestors = Collections.newSetFromMap(new IdentityHashMap<>());
 
@@ -143,7 +149,9 @@ final class YamlFileReader {
     ConfigNode convert(Node node, String path) {
       Origin origin = originOf(file, node);
       if (!ancestors.add(node)) {
-        problems.add(origin, keyPathOrNull(path),
+        problems.add(
+            origin,
+            keyPathOrNull(path),
             "invalid YAML: an alias refers to a value that contains it");
         return null;
       }
@@ -169,12 +177,17 @@ final class YamlFileReader {
         Node keyNode = tuple.getKeyNode();
         Origin keyOrigin = originOf(file, keyNode);
         if (Tag.MERGE.equals(keyNode.getTag())) {
-          problems.add(keyOrigin, keyPathOrNull(path),
-              "YAML merge keys (<<) are not supported; write the keys out, or use the -local overlay file");
+          problems.add(
+              keyOrigin,
+              keyPathOrNull(path),
+              "YAML merge keys (<<) are not supported; write the keys out, or use the -local"
+                  + " overlay file");
           continue;
         }
         if (!(keyNode instanceof org.yaml.snakeyaml.nodes.ScalarNode keyScalar)) {
-          problems.add(keyOrigin, keyPathOrNull(path),
+          problems.add(
+              keyOrigin,
+              keyPathOrNull(path),
               "invalid YAML: a map key must be a plain name, not a map or a list");
           continue;
         }
@@ -182,8 +195,14 @@ final class YamlFileReader {
         String keyPath = path.isEmpty() ? key : path + "." + key;
         Entry previous = entries.get(key);
         if (previous != null) {
-          problems.add(keyOrigin, keyPath,
-              "duplicate key '" + key + "' (already set at line " + previous.keyOrigin().line() + ")");
+          problems.add(
+              keyOrigin,
+              keyPath,
+              "duplicate key '"
+                  + key
+                  + "' (already set at line "
+                  + previous.keyOrigin().line()
+                  + ")");
           continue;
         }
         ConfigNode value = convert(tuple.getValueNode(), keyPath);
@@ -202,12 +221,14 @@ final class YamlFileReader {
       for (Node item : sequence.getValue()) {
         ConfigNode value = convert(item, path + "[" + items.size() + "]");
         // Keep list positions stable for key paths such as accounts[2]: stand in a null.
-        items.add(value != null ? value : new ScalarNode(originOf(file, item), "", ScalarKind.NULL));
+        items.add(
+            value != null ? value : new ScalarNode(originOf(file, item), "", ScalarKind.NULL));
       }
       return new ListNode(origin, items);
     }
 
-    private ConfigNode convertScalar(org.yaml.snakeyaml.nodes.ScalarNode scalar, Origin origin, String path) {
+    private ConfigNode convertScalar(
+        org.yaml.snakeyaml.nodes.ScalarNode scalar, Origin origin, String path) {
       Tag tag = scalar.getTag();
       ScalarKind kind;
       if (Tag.STR.equals(tag) || Tag.TIMESTAMP.equals(tag)) {
@@ -228,8 +249,12 @@ final class YamlFileReader {
     }
 
     private ConfigNode unsupportedTag(Node node, Origin origin, String path) {
-      problems.add(origin, keyPathOrNull(path), "unsupported YAML tag '" + node.getTag().getValue()
-          + "'; the configuration only uses plain maps, lists, strings, numbers and booleans");
+      problems.add(
+          origin,
+          keyPathOrNull(path),
+          "unsupported YAML tag '"
+              + node.getTag().getValue()
+              + "'; the configuration only uses plain maps, lists, strings, numbers and booleans");
       return null;
     }
 

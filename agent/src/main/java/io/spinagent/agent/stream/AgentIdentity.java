@@ -6,9 +6,9 @@ import java.util.Objects;
 /**
  * How the agent introduces itself in Hello.
  *
- * @param agentId      {@code agent.id}: one live session per id is allowed by the plugin
+ * @param agentId {@code agent.id}: one live session per id is allowed by the plugin
  * @param agentVersion the agent's version, shown in Clouddriver
- * @param zoneId       {@code agent.zoneId}, or empty
+ * @param zoneId {@code agent.zoneId}, or empty
  */
 public record AgentIdentity(String agentId, String agentVersion, String zoneId) {
 

@@ -56,6 +56,7 @@ import org.slf4j.LoggerFactory;
 public final class AgentStreamClient implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(AgentStreamClient.class);
+
   /** A session that lasted this long after Welcome counts as working: the backoff starts over. */
   static final Duration STABLE_SESSION = Duration.ofSeconds(10);
 
@@ -73,8 +74,10 @@ public final class AgentStreamClient implements AutoCloseable {
   // Touched only on the stream thread.
   private final Map<String, AccountInfo> accounts = new LinkedHashMap<>();
   private final Map<String, AccountDecision> decisions = new LinkedHashMap<>();
+
   /** Accounts this agent streams, in the order they started; survives reconnects. */
   private final Set<String> streaming = new LinkedHashSet<>();
+
   private List<String> streamingView = List.of();
   private ChannelSession session;
   private ScheduledFuture<?> pendingAttempt;
@@ -106,9 +109,9 @@ public final class AgentStreamClient implements AutoCloseable {
   /**
    * Builds the client and its channel; nothing is sent until {@link #start}.
    *
-   * @param outbox   where producers put changes; owned by the caller, who closes it
+   * @param outbox where producers put changes; owned by the caller, who closes it
    * @param listener told about sessions and account decisions, on the stream thread
-   * @param meters   where the stream's meters go (see {@link StreamMetrics})
+   * @param meters where the stream's meters go (see {@link StreamMetrics})
    * @throws ChannelSetupException naming the configuration key when TLS or token files are unusable
    */
   public static AgentStreamClient create(
@@ -120,21 +123,33 @@ public final class AgentStreamClient implements AutoCloseable {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(listener, "listener");
-    java.util.concurrent.atomic.AtomicReference<Thread> created = new java.util.concurrent.atomic.AtomicReference<>();
-    ScheduledThreadPoolExecutor streamThread = new ScheduledThreadPoolExecutor(1, runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-stream");
-      thread.setDaemon(true);
-      created.set(thread);
-      return thread;
-    });
+    java.util.concurrent.atomic.AtomicReference<Thread> created =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    ScheduledThreadPoolExecutor streamThread =
+        new ScheduledThreadPoolExecutor(
+            1,
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-stream");
+              thread.setDaemon(true);
+              created.set(thread);
+              return thread;
+            });
     streamThread.setRemoveOnCancelPolicy(true);
     streamThread.prestartAllCoreThreads();
     try {
-      ClouddriverConnection connection = ClouddriverConnection.open(config, streamThread, streamThread);
-      AgentStreamClient client = new AgentStreamClient(
-          connection, identity, outbox, listener, new StreamMetrics(meters, outbox),
-          new ReconnectBackoff(config.backoff(), () -> ThreadLocalRandom.current().nextDouble()), streamThread,
-          created.get());
+      ClouddriverConnection connection =
+          ClouddriverConnection.open(config, streamThread, streamThread);
+      AgentStreamClient client =
+          new AgentStreamClient(
+              connection,
+              identity,
+              outbox,
+              listener,
+              new StreamMetrics(meters, outbox),
+              new ReconnectBackoff(
+                  config.backoff(), () -> ThreadLocalRandom.current().nextDouble()),
+              streamThread,
+              created.get());
       outbox.onEntriesAdded(client::scheduleDrain);
       return client;
     } catch (RuntimeException e) {
@@ -146,14 +161,15 @@ public final class AgentStreamClient implements AutoCloseable {
   /** Starts connecting, announcing {@code initialAccounts} in Hello. Call once. */
   public void start(List<AccountInfo> initialAccounts) {
     List<AccountInfo> copy = List.copyOf(initialAccounts);
-    onStreamThread(() -> {
-      if (started) {
-        throw new IllegalStateException("the client was already started");
-      }
-      started = true;
-      copy.forEach(account -> accounts.put(account.getName(), account));
-      attempt();
-    });
+    onStreamThread(
+        () -> {
+          if (started) {
+            throw new IllegalStateException("the client was already started");
+          }
+          started = true;
+          copy.forEach(account -> accounts.put(account.getName(), account));
+          attempt();
+        });
   }
 
   /**
@@ -163,87 +179,102 @@ public final class AgentStreamClient implements AutoCloseable {
    */
   public void updateAccounts(List<AccountInfo> current) {
     List<AccountInfo> copy = List.copyOf(current);
-    onStreamThread(() -> {
-      Map<String, AccountInfo> next = new LinkedHashMap<>();
-      copy.forEach(account -> next.put(account.getName(), account));
-      List<String> removed = new ArrayList<>();
-      List<AccountInfo> added = new ArrayList<>();
-      for (var existing : accounts.entrySet()) {
-        AccountInfo replacement = next.get(existing.getKey());
-        if (replacement == null || !replacement.equals(existing.getValue())) {
-          removed.add(existing.getKey());
-        }
-      }
-      for (AccountInfo account : next.values()) {
-        if (!account.equals(accounts.get(account.getName()))) {
-          added.add(account);
-        }
-      }
-      for (String name : removed) {
-        accounts.remove(name);
-        decisions.remove(name);
-        stopStreaming(name);
-        outbox.suspend(name);
-      }
-      for (AccountInfo account : added) {
-        accounts.put(account.getName(), account);
-        // Undecided: keep what producers put until Clouddriver decides.
-        outbox.resume(account.getName());
-      }
-      if (session != null) {
-        announce(session, removed, added);
-      }
-      if (!removed.isEmpty() || !added.isEmpty()) {
-        log.info("Agent '{}': accounts changed: added or updated {}, removed or updated {}",
-            identity.agentId(), added.stream().map(AccountInfo::getName).toList(), removed);
-      }
-    });
+    onStreamThread(
+        () -> {
+          Map<String, AccountInfo> next = new LinkedHashMap<>();
+          copy.forEach(account -> next.put(account.getName(), account));
+          List<String> removed = new ArrayList<>();
+          List<AccountInfo> added = new ArrayList<>();
+          for (var existing : accounts.entrySet()) {
+            AccountInfo replacement = next.get(existing.getKey());
+            if (replacement == null || !replacement.equals(existing.getValue())) {
+              removed.add(existing.getKey());
+            }
+          }
+          for (AccountInfo account : next.values()) {
+            if (!account.equals(accounts.get(account.getName()))) {
+              added.add(account);
+            }
+          }
+          for (String name : removed) {
+            accounts.remove(name);
+            decisions.remove(name);
+            stopStreaming(name);
+            outbox.suspend(name);
+          }
+          for (AccountInfo account : added) {
+            accounts.put(account.getName(), account);
+            // Undecided: keep what producers put until Clouddriver decides.
+            outbox.resume(account.getName());
+          }
+          if (session != null) {
+            announce(session, removed, added);
+          }
+          if (!removed.isEmpty() || !added.isEmpty()) {
+            log.info(
+                "Agent '{}': accounts changed: added or updated {}, removed or updated {}",
+                identity.agentId(),
+                added.stream().map(AccountInfo::getName).toList(),
+                removed);
+          }
+        });
   }
 
   /**
    * Sends AccountsChanged. Before Welcome nothing can be sent; {@link SessionEvents#welcomed} then
    * announces whatever changed since Hello.
    */
-  private static void announce(ChannelSession session, List<String> removed, List<AccountInfo> added) {
+  private static void announce(
+      ChannelSession session, List<String> removed, List<AccountInfo> added) {
     // Removals first: the plugin handles additions before removals within one frame.
     if (!removed.isEmpty()) {
-      session.sendControl(AgentMessage.newBuilder()
-          .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed)).build());
+      session.sendControl(
+          AgentMessage.newBuilder()
+              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed))
+              .build());
     }
     if (!added.isEmpty()) {
-      session.sendControl(AgentMessage.newBuilder()
-          .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added)).build());
+      session.sendControl(
+          AgentMessage.newBuilder()
+              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added))
+              .build());
     }
   }
 
   /** Reports an account's health to Clouddriver (e.g. FAILED with the error), if connected. */
   public void reportAccountStatus(String account, AccountHealth health, String error) {
-    AgentMessage message = AgentMessage.newBuilder()
-        .setAccountStatus(AccountStatus.newBuilder().setAccount(account).setHealth(health)
-            .setError(error == null ? "" : error))
-        .build();
-    onStreamThread(() -> {
-      if (session != null) {
-        session.sendControl(message);
-      }
-    });
+    AgentMessage message =
+        AgentMessage.newBuilder()
+            .setAccountStatus(
+                AccountStatus.newBuilder()
+                    .setAccount(account)
+                    .setHealth(health)
+                    .setError(error == null ? "" : error))
+            .build();
+    onStreamThread(
+        () -> {
+          if (session != null) {
+            session.sendControl(message);
+          }
+        });
   }
 
   /**
    * Sends frames of relayed Kubernetes API requests, in order and in one hand-off to the stream
-   * thread (so a small answer's head, body and end reach gRPC together); dropped when no session
-   * is up.
+   * thread (so a small answer's head, body and end reach gRPC together); dropped when no session is
+   * up.
    */
   public void sendTunnel(TunnelFrame... frames) {
     List<AgentMessage> messages = new ArrayList<>(frames.length);
     for (TunnelFrame frame : frames) {
       messages.add(AgentMessage.newBuilder().setTunnel(frame).build());
     }
-    onStreamThread(() -> {
-      if (session != null) {
-        messages.forEach(session::sendControl);
-      }
-    });
+    onStreamThread(
+        () -> {
+          if (session != null) {
+            messages.forEach(session::sendControl);
+          }
+        });
   }
 
   /** Whether a session is established (Welcome received and the stream not ended). */
@@ -275,17 +306,22 @@ public final class AgentStreamClient implements AutoCloseable {
     }
     closed = true;
     try {
-      streamThread.submit(() -> {
-        if (pendingAttempt != null) {
-          pendingAttempt.cancel(false);
-        }
-        if (session != null) {
-          session.cancel("the agent is stopping");
-        }
-      }).get(5, TimeUnit.SECONDS);
+      streamThread
+          .submit(
+              () -> {
+                if (pendingAttempt != null) {
+                  pendingAttempt.cancel(false);
+                }
+                if (session != null) {
+                  session.cancel("the agent is stopping");
+                }
+              })
+          .get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+    } catch (ExecutionException
+        | TimeoutException
+        | java.util.concurrent.RejectedExecutionException e) {
       log.debug("Cancelling the session while stopping failed", e);
     }
     connection.close();
@@ -303,19 +339,25 @@ public final class AgentStreamClient implements AutoCloseable {
       return;
     }
     connection.prepareAttempt();
-    Hello hello = Hello.newBuilder()
-        .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
-        .setAgentId(identity.agentId())
-        .setAgentVersion(identity.agentVersion())
-        .setZoneId(identity.zoneId())
-        .addAllAccounts(accounts.values())
-        .build();
-    session = new ChannelSession(hello, outbox, () -> streamingView, new SessionEvents(), metrics, streamThread);
+    Hello hello =
+        Hello.newBuilder()
+            .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
+            .setAgentId(identity.agentId())
+            .setAgentVersion(identity.agentVersion())
+            .setZoneId(identity.zoneId())
+            .addAllAccounts(accounts.values())
+            .build();
+    session =
+        new ChannelSession(
+            hello, outbox, () -> streamingView, new SessionEvents(), metrics, streamThread);
     try {
       session.open(stub);
     } catch (RuntimeException e) {
       // E.g. the channel was shut down underneath; treat like a failed attempt.
-      log.warn("Agent '{}': cannot open a stream to Clouddriver at {}: {}", identity.agentId(), connection.target(),
+      log.warn(
+          "Agent '{}': cannot open a stream to Clouddriver at {}: {}",
+          identity.agentId(),
+          connection.target(),
           e.toString());
     }
   }
@@ -330,9 +372,15 @@ public final class AgentStreamClient implements AutoCloseable {
       }
       connected = true;
       metrics.connected(true);
-      log.info("Agent '{}' connected to Clouddriver at {} (replica {}, session {}, protocol v{}, heartbeat {}s)",
-          identity.agentId(), connection.target(), welcome.getReplicaId(), welcome.getSessionId(),
-          welcome.getProtocolVersion(), welcome.getHeartbeatIntervalSeconds());
+      log.info(
+          "Agent '{}' connected to Clouddriver at {} (replica {}, session {}, protocol v{},"
+              + " heartbeat {}s)",
+          identity.agentId(),
+          connection.target(),
+          welcome.getReplicaId(),
+          welcome.getSessionId(),
+          welcome.getProtocolVersion(),
+          welcome.getHeartbeatIntervalSeconds());
       listener.connected(welcome.getReplicaId(), welcome.getSessionId());
       welcome.getAccountsList().forEach(this::apply);
       announceChangesSinceHello(s);
@@ -342,10 +390,14 @@ public final class AgentStreamClient implements AutoCloseable {
     private void announceChangesSinceHello(ChannelSession s) {
       Map<String, AccountInfo> announced = new LinkedHashMap<>();
       s.hello().getAccountsList().forEach(account -> announced.put(account.getName(), account));
-      List<String> removed = announced.keySet().stream()
-          .filter(name -> !announced.get(name).equals(accounts.get(name))).toList();
-      List<AccountInfo> added = accounts.values().stream()
-          .filter(account -> !account.equals(announced.get(account.getName()))).toList();
+      List<String> removed =
+          announced.keySet().stream()
+              .filter(name -> !announced.get(name).equals(accounts.get(name)))
+              .toList();
+      List<AccountInfo> added =
+          accounts.values().stream()
+              .filter(account -> !account.equals(announced.get(account.getName())))
+              .toList();
       announce(s, removed, added);
     }
 
@@ -368,20 +420,27 @@ public final class AgentStreamClient implements AutoCloseable {
       if (s != session) {
         return;
       }
-      safely(() -> listener.accountCommand(command, result -> answer(s, command, result)), "accountCommand");
+      safely(
+          () -> listener.accountCommand(command, result -> answer(s, command, result)),
+          "accountCommand");
     }
 
     private void apply(AccountDecision decision) {
       String account = decision.getAccount();
       if (!accounts.containsKey(account)) {
-        log.debug("Agent '{}': ignoring a decision about account '{}', which this agent no longer serves",
-            identity.agentId(), account);
+        log.debug(
+            "Agent '{}': ignoring a decision about account '{}', which this agent no longer serves",
+            identity.agentId(),
+            account);
         return;
       }
       decisions.put(account, decision);
       if (!decision.getAccepted()) {
-        log.error("Agent '{}': Clouddriver refused account '{}': {}. Its changes are not sent;"
-            + " fix the account's configuration or the conflicting agent.", identity.agentId(), account,
+        log.error(
+            "Agent '{}': Clouddriver refused account '{}': {}. Its changes are not sent;"
+                + " fix the account's configuration or the conflicting agent.",
+            identity.agentId(),
+            account,
             decision.getReason());
         stopStreaming(account);
         outbox.suspend(account);
@@ -396,7 +455,10 @@ public final class AgentStreamClient implements AutoCloseable {
           safely(() -> listener.resyncRequired(account), "resyncRequired");
         }
       } else {
-        log.info("Agent '{}' serves account '{}' as standby: another agent streams it", identity.agentId(), account);
+        log.info(
+            "Agent '{}' serves account '{}' as standby: another agent streams it",
+            identity.agentId(),
+            account);
         stopStreaming(account);
         outbox.suspend(account);
       }
@@ -404,7 +466,8 @@ public final class AgentStreamClient implements AutoCloseable {
     }
 
     @Override
-    public void ended(ChannelSession s, Status status, boolean wasWelcomed, Duration reconnectAfter) {
+    public void ended(
+        ChannelSession s, Status status, boolean wasWelcomed, Duration reconnectAfter) {
       if (s != session) {
         return;
       }
@@ -426,9 +489,15 @@ public final class AgentStreamClient implements AutoCloseable {
         delay = reconnectAfter;
       }
       metrics.reconnecting();
-      log.info("Agent '{}': reconnecting to Clouddriver at {} in {} ms (attempt {})", identity.agentId(),
-          connection.target(), delay.toMillis(), backoff.failures());
-      pendingAttempt = streamThread.schedule(AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
+      log.info(
+          "Agent '{}': reconnecting to Clouddriver at {} in {} ms (attempt {})",
+          identity.agentId(),
+          connection.target(),
+          delay.toMillis(),
+          backoff.failures());
+      pendingAttempt =
+          streamThread.schedule(
+              AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 
@@ -438,16 +507,21 @@ public final class AgentStreamClient implements AutoCloseable {
    */
   private void answer(ChannelSession received, Command command, CommandResult result) {
     try {
-      onStreamThread(() -> {
-        metrics.commandAnswered(command.getCommandCase(), result.getOk());
-        if (received != session) {
-          log.info("Agent '{}': the session that sent command {} has ended; its result is not sent",
-              identity.agentId(), command.getCommandId());
-        }
-        received.answer(result);
-      });
+      onStreamThread(
+          () -> {
+            metrics.commandAnswered(command.getCommandCase(), result.getOk());
+            if (received != session) {
+              log.info(
+                  "Agent '{}': the session that sent command {} has ended; its result is not sent",
+                  identity.agentId(),
+                  command.getCommandId());
+            }
+            received.answer(result);
+          });
     } catch (IllegalStateException closing) {
-      log.debug("Agent '{}': stopping, the result of command {} is not sent", identity.agentId(),
+      log.debug(
+          "Agent '{}': stopping, the result of command {} is not sent",
+          identity.agentId(),
           command.getCommandId());
     }
   }
@@ -460,26 +534,58 @@ public final class AgentStreamClient implements AutoCloseable {
     Throwable cause = status.getCause();
     String causeText = cause == null ? "" : " (" + cause + ")";
     switch (status.getCode()) {
-      case UNAUTHENTICATED, PERMISSION_DENIED -> log.error(
-          "Agent '{}': Clouddriver at {} refused this agent's credentials: {}. Check clouddriver.auth.token /"
-              + " tokenFile and clouddriver.tls.clientCertFile against the plugin's spinagent.grpc.auth settings.",
-          agent, target, description);
-      case FAILED_PRECONDITION -> log.error(
-          "Agent '{}': Clouddriver at {} ended the session: {}. This usually means the agent and plugin versions"
-              + " do not speak a common protocol version.", agent, target, description);
-      case ALREADY_EXISTS -> log.error(
-          "Agent '{}': Clouddriver at {} refused the session: {}. Another process uses the same agent.id;"
-              + " give each agent its own.", agent, target, description);
-      case INVALID_ARGUMENT -> log.error(
-          "Agent '{}': Clouddriver at {} rejected a frame from this agent: {}. This is a bug in the agent or the"
-              + " plugin; please report it with this message.", agent, target, description);
-      case RESOURCE_EXHAUSTED -> log.warn(
-          "Agent '{}': Clouddriver at {} ended the session for exceeding a limit: {}{}", agent, target, description,
-          causeText);
-      case UNAVAILABLE -> log.warn("Agent '{}': {} Clouddriver at {}: {}{}", agent,
-          wasWelcomed ? "lost the session with" : "cannot reach", target, description, causeText);
-      default -> log.warn("Agent '{}': session with Clouddriver at {} ended: {} {}{}", agent, target,
-          status.getCode(), description, causeText);
+      case UNAUTHENTICATED, PERMISSION_DENIED ->
+          log.error(
+              "Agent '{}': Clouddriver at {} refused this agent's credentials: {}. Check"
+                  + " clouddriver.auth.token / tokenFile and clouddriver.tls.clientCertFile against"
+                  + " the plugin's spinagent.grpc.auth settings.",
+              agent,
+              target,
+              description);
+      case FAILED_PRECONDITION ->
+          log.error(
+              "Agent '{}': Clouddriver at {} ended the session: {}. This usually means the agent"
+                  + " and plugin versions do not speak a common protocol version.",
+              agent,
+              target,
+              description);
+      case ALREADY_EXISTS ->
+          log.error(
+              "Agent '{}': Clouddriver at {} refused the session: {}. Another process uses the same"
+                  + " agent.id; give each agent its own.",
+              agent,
+              target,
+              description);
+      case INVALID_ARGUMENT ->
+          log.error(
+              "Agent '{}': Clouddriver at {} rejected a frame from this agent: {}. This is a bug in"
+                  + " the agent or the plugin; please report it with this message.",
+              agent,
+              target,
+              description);
+      case RESOURCE_EXHAUSTED ->
+          log.warn(
+              "Agent '{}': Clouddriver at {} ended the session for exceeding a limit: {}{}",
+              agent,
+              target,
+              description,
+              causeText);
+      case UNAVAILABLE ->
+          log.warn(
+              "Agent '{}': {} Clouddriver at {}: {}{}",
+              agent,
+              wasWelcomed ? "lost the session with" : "cannot reach",
+              target,
+              description,
+              causeText);
+      default ->
+          log.warn(
+              "Agent '{}': session with Clouddriver at {} ended: {} {}{}",
+              agent,
+              target,
+              status.getCode(),
+              description,
+              causeText);
     }
   }
 
@@ -495,12 +601,13 @@ public final class AgentStreamClient implements AutoCloseable {
       return;
     }
     try {
-      streamThread.execute(() -> {
-        drainScheduled.set(false);
-        if (session != null) {
-          session.drain();
-        }
-      });
+      streamThread.execute(
+          () -> {
+            drainScheduled.set(false);
+            if (session != null) {
+              session.drain();
+            }
+          });
     } catch (java.util.concurrent.RejectedExecutionException stopping) {
       drainScheduled.set(false);
     }
@@ -518,13 +625,14 @@ public final class AgentStreamClient implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("the client is closed");
     }
-    streamThread.execute(() -> {
-      try {
-        task.run();
-      } catch (RuntimeException e) {
-        log.error("Agent '{}': stream task failed", identity.agentId(), e);
-      }
-    });
+    streamThread.execute(
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            log.error("Agent '{}': stream task failed", identity.agentId(), e);
+          }
+        });
   }
 
   private <T> T callOnStreamThread(Supplier<T> query) {

@@ -55,8 +55,15 @@ final class BearerTokenCredentials extends CallCredentials {
     try {
       content = Files.readString(file, StandardCharsets.UTF_8).strip();
     } catch (IOException e) {
-      throw new ChannelSetupException("clouddriver.auth.tokenFile", "cannot read the bearer token from "
-          + file + ": " + e.getClass().getSimpleName() + " " + e.getMessage(), e);
+      throw new ChannelSetupException(
+          "clouddriver.auth.tokenFile",
+          "cannot read the bearer token from "
+              + file
+              + ": "
+              + e.getClass().getSimpleName()
+              + " "
+              + e.getMessage(),
+          e);
     }
     return checked("clouddriver.auth.tokenFile", file.toString(), content);
   }
@@ -64,25 +71,32 @@ final class BearerTokenCredentials extends CallCredentials {
   /** A token must fit in an HTTP/2 header: printable ASCII on one line. */
   private static String checked(String key, String where, String value) {
     if (value.isEmpty()) {
-      throw new ChannelSetupException(key, where + " is empty; it must hold the bearer token", null);
+      throw new ChannelSetupException(
+          key, where + " is empty; it must hold the bearer token", null);
     }
     if (value.chars().anyMatch(c -> c < 0x20 || c > 0x7e)) {
-      throw new ChannelSetupException(key, where
-          + " holds more than one line or non-ASCII characters; a bearer token is one line of printable ASCII", null);
+      throw new ChannelSetupException(
+          key,
+          where
+              + " holds more than one line or non-ASCII characters; a bearer token is one line of"
+              + " printable ASCII",
+          null);
     }
     return value;
   }
 
   @Override
-  public void applyRequestMetadata(RequestInfo requestInfo, Executor appExecutor, MetadataApplier applier) {
-    appExecutor.execute(() -> {
-      try {
-        Metadata headers = new Metadata();
-        headers.put(AUTHORIZATION, "Bearer " + currentToken());
-        applier.apply(headers);
-      } catch (ChannelSetupException e) {
-        applier.fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
-      }
-    });
+  public void applyRequestMetadata(
+      RequestInfo requestInfo, Executor appExecutor, MetadataApplier applier) {
+    appExecutor.execute(
+        () -> {
+          try {
+            Metadata headers = new Metadata();
+            headers.put(AUTHORIZATION, "Bearer " + currentToken());
+            applier.apply(headers);
+          } catch (ChannelSetupException e) {
+            applier.fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
+          }
+        });
   }
 }

@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@code AgentChannel.Connect} stream, from Hello to its end: the handshake, heartbeats,
  * acknowledgements, decisions and commands from the plugin, and the outbox written out through an
- * {@link OutboxSender}. Ends exactly once, reporting how to {@link Events#ended}; reconnecting is the
- * {@link AgentStreamClient}'s job.
+ * {@link OutboxSender}. Ends exactly once, reporting how to {@link Events#ended}; reconnecting is
+ * the {@link AgentStreamClient}'s job.
  *
  * <p>Every method runs on the stream's single thread (gRPC's callbacks are delivered there too), so
  * the session needs no locks.
@@ -35,10 +35,13 @@ import org.slf4j.LoggerFactory;
 final class ChannelSession implements ClientResponseObserver<AgentMessage, PluginMessage> {
 
   private static final Logger log = LoggerFactory.getLogger(ChannelSession.class);
+
   /** Used when a plugin sends no interval; the plugin's own default. */
   private static final int DEFAULT_HEARTBEAT_SECONDS = 10;
+
   /** The plugin ends a session silent for three intervals; this side applies the same rule. */
   static final int SILENT_INTERVALS = 3;
+
   /**
    * How long Hello may go unanswered. Without it, a connection that opens but never carries bytes
    * (a stalled proxy, a hung replica) would hold the agent until TCP gave up.
@@ -102,13 +105,20 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   void open(AgentChannelStub stub) {
     stub.connect(this);
     send(AgentMessage.newBuilder().setHello(hello).build());
-    welcomeTimeout = streamThread.schedule(() -> {
-      if (!welcomed && !ended) {
-        String reason = "no Welcome from Clouddriver within " + WELCOME_TIMEOUT.toSeconds() + "s of Hello";
-        stream.cancel(reason, null);
-        end(Status.UNAVAILABLE.withDescription(reason));
-      }
-    }, WELCOME_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    welcomeTimeout =
+        streamThread.schedule(
+            () -> {
+              if (!welcomed && !ended) {
+                String reason =
+                    "no Welcome from Clouddriver within "
+                        + WELCOME_TIMEOUT.toSeconds()
+                        + "s of Hello";
+                stream.cancel(reason, null);
+                end(Status.UNAVAILABLE.withDescription(reason));
+              }
+            },
+            WELCOME_TIMEOUT.toMillis(),
+            TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -169,7 +179,10 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     switch (message.getBodyCase()) {
       case WELCOME -> welcome(message.getWelcome());
       case DECISIONS -> {
-        message.getDecisions().getAccountsList().forEach(decision -> events.decided(this, decision));
+        message
+            .getDecisions()
+            .getAccountsList()
+            .forEach(decision -> events.decided(this, decision));
         drain();
       }
       case ACK -> {
@@ -183,7 +196,8 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       case TUNNEL -> events.tunnel(this, message.getTunnel());
       // A frame type added to the protocol after this agent was built: ignored, as the protocol's
       // compatibility rules allow.
-      case BODY_NOT_SET -> log.debug("Agent '{}': ignoring a frame of a type this agent does not know", agentId);
+      case BODY_NOT_SET ->
+          log.debug("Agent '{}': ignoring a frame of a type this agent does not know", agentId);
     }
   }
 
@@ -203,21 +217,33 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       return;
     }
     if (welcome.getProtocolVersion() != ProtocolVersion.PROTOCOL_VERSION_1_VALUE) {
-      protocolError("Clouddriver chose protocol version " + welcome.getProtocolVersion()
-          + ", which this agent did not offer (it speaks " + hello.getProtocolVersionsList() + ")");
+      protocolError(
+          "Clouddriver chose protocol version "
+              + welcome.getProtocolVersion()
+              + ", which this agent did not offer (it speaks "
+              + hello.getProtocolVersionsList()
+              + ")");
       return;
     }
     welcomed = true;
-    int interval = welcome.getHeartbeatIntervalSeconds() > 0
-        ? welcome.getHeartbeatIntervalSeconds() : DEFAULT_HEARTBEAT_SECONDS;
-    heartbeats = streamThread.scheduleAtFixedRate(() -> {
-      // An exception would silently cancel the schedule, and with it the session's liveness check.
-      try {
-        heartbeat(interval);
-      } catch (RuntimeException e) {
-        log.error("Agent '{}': sending a heartbeat failed", agentId, e);
-      }
-    }, interval, interval, TimeUnit.SECONDS);
+    int interval =
+        welcome.getHeartbeatIntervalSeconds() > 0
+            ? welcome.getHeartbeatIntervalSeconds()
+            : DEFAULT_HEARTBEAT_SECONDS;
+    heartbeats =
+        streamThread.scheduleAtFixedRate(
+            () -> {
+              // An exception would silently cancel the schedule, and with it the session's liveness
+              // check.
+              try {
+                heartbeat(interval);
+              } catch (RuntimeException e) {
+                log.error("Agent '{}': sending a heartbeat failed", agentId, e);
+              }
+            },
+            interval,
+            interval,
+            TimeUnit.SECONDS);
     events.welcomed(this, welcome);
     drain();
   }
@@ -229,15 +255,20 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     }
     long silentSeconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - lastReceivedNanos);
     if (silentSeconds >= (long) SILENT_INTERVALS * intervalSeconds) {
-      String reason = "no frame from Clouddriver for " + silentSeconds + "s (limit "
-          + SILENT_INTERVALS * intervalSeconds + "s, three heartbeat intervals)";
+      String reason =
+          "no frame from Clouddriver for "
+              + silentSeconds
+              + "s (limit "
+              + SILENT_INTERVALS * intervalSeconds
+              + "s, three heartbeat intervals)";
       stream.cancel(reason, null);
       end(Status.UNAVAILABLE.withDescription(reason));
       return;
     }
-    send(AgentMessage.newBuilder()
-        .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(System.currentTimeMillis()))
-        .build());
+    send(
+        AgentMessage.newBuilder()
+            .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(System.currentTimeMillis()))
+            .build());
   }
 
   private void command(Command command) {
@@ -245,29 +276,52 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       var disconnect = command.getDisconnect();
       metrics.commandAnswered(command.getCommandCase(), true);
       reconnectAfter = Duration.ofSeconds(disconnect.getReconnectAfterSeconds());
-      log.info("Agent '{}': Clouddriver asked this agent to disconnect ({}); reconnecting in at least {}s",
-          agentId, disconnect.getReason(), disconnect.getReconnectAfterSeconds());
-      send(AgentMessage.newBuilder()
-          .setCommandResult(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(true))
-          .build());
+      log.info(
+          "Agent '{}': Clouddriver asked this agent to disconnect ({}); reconnecting in at least"
+              + " {}s",
+          agentId,
+          disconnect.getReason(),
+          disconnect.getReconnectAfterSeconds());
+      send(
+          AgentMessage.newBuilder()
+              .setCommandResult(
+                  CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(true))
+              .build());
       stream.onCompleted();
-      end(Status.UNAVAILABLE.withDescription("Clouddriver asked to disconnect: " + disconnect.getReason()));
+      end(
+          Status.UNAVAILABLE.withDescription(
+              "Clouddriver asked to disconnect: " + disconnect.getReason()));
       return;
     }
     if (command.getCommandCase() == Command.CommandCase.COMMAND_NOT_SET) {
       // A command type added to the protocol after this agent was built.
-      String error = "agent version " + hello.getAgentVersion() + " does not know this command; upgrade the agent";
-      log.warn("Agent '{}': refusing command {} from Clouddriver: {}", agentId, command.getCommandId(), error);
+      String error =
+          "agent version "
+              + hello.getAgentVersion()
+              + " does not know this command; upgrade the agent";
+      log.warn(
+          "Agent '{}': refusing command {} from Clouddriver: {}",
+          agentId,
+          command.getCommandId(),
+          error);
       metrics.commandAnswered(command.getCommandCase(), false);
-      answer(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false).setError(error).build());
+      answer(
+          CommandResult.newBuilder()
+              .setCommandId(command.getCommandId())
+              .setOk(false)
+              .setError(error)
+              .build());
       return;
     }
     events.command(this, command);
   }
 
   private void protocolError(String reason) {
-    log.error("Agent '{}': {}; closing the session. Is the Clouddriver plugin's version compatible with this agent?",
-        agentId, reason);
+    log.error(
+        "Agent '{}': {}; closing the session. Is the Clouddriver plugin's version compatible with"
+            + " this agent?",
+        agentId,
+        reason);
     stream.onError(Status.FAILED_PRECONDITION.withDescription(reason).asRuntimeException());
     end(Status.FAILED_PRECONDITION.withDescription(reason));
   }

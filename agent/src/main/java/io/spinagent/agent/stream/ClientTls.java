@@ -28,6 +28,7 @@ import org.slf4j.LoggerFactory;
 final class ClientTls implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ClientTls.class);
+
   /** grpc-java's minimum for re-reading the files. */
   private static final long RELOAD_MINUTES = 1;
 
@@ -41,8 +42,10 @@ final class ClientTls implements AutoCloseable {
 
   static ClientTls from(ClouddriverConfig config, ScheduledExecutorService reloadExecutor) {
     if (config.insecure()) {
-      log.warn("clouddriver.insecure is true: the connection to Clouddriver at {} is plaintext{}",
-          config.grpc(), config.auth().isConfigured() ? ", and the bearer token travels unencrypted" : "");
+      log.warn(
+          "clouddriver.insecure is true: the connection to Clouddriver at {} is plaintext{}",
+          config.grpc(),
+          config.auth().isConfigured() ? ", and the bearer token travels unencrypted" : "");
       return new ClientTls(InsecureChannelCredentials.create(), List.of());
     }
     TlsConfig tls = config.tls();
@@ -50,25 +53,44 @@ final class ClientTls implements AutoCloseable {
     try {
       TlsChannelCredentials.Builder builder = TlsChannelCredentials.newBuilder();
       if (tls.insecureSkipVerify()) {
-        log.warn("clouddriver.tls.insecureSkipVerify is true: any certificate is accepted for Clouddriver at {};"
-            + " the connection is encrypted but not authenticated. Use it for testing only.", config.grpc());
-        builder.trustManager(AdvancedTlsX509TrustManager.newBuilder()
-            .setVerification(Verification.INSECURELY_SKIP_ALL_VERIFICATION)
-            .build());
+        log.warn(
+            "clouddriver.tls.insecureSkipVerify is true: any certificate is accepted for"
+                + " Clouddriver at {}; the connection is encrypted but not authenticated. Use it"
+                + " for testing only.",
+            config.grpc());
+        builder.trustManager(
+            AdvancedTlsX509TrustManager.newBuilder()
+                .setVerification(Verification.INSECURELY_SKIP_ALL_VERIFICATION)
+                .build());
       } else if (tls.cacertFile().isPresent()) {
         Path caFile = tls.cacertFile().get();
-        AdvancedTlsX509TrustManager trust = AdvancedTlsX509TrustManager.newBuilder()
-            .setVerification(Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION)
-            .build();
-        reloaders.add(read("clouddriver.tls.cacertFile", "CA certificates (PEM)", caFile,
-            () -> trust.updateTrustCredentials(caFile.toFile(), RELOAD_MINUTES, TimeUnit.MINUTES, reloadExecutor)));
+        AdvancedTlsX509TrustManager trust =
+            AdvancedTlsX509TrustManager.newBuilder()
+                .setVerification(Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION)
+                .build();
+        reloaders.add(
+            read(
+                "clouddriver.tls.cacertFile",
+                "CA certificates (PEM)",
+                caFile,
+                () ->
+                    trust.updateTrustCredentials(
+                        caFile.toFile(), RELOAD_MINUTES, TimeUnit.MINUTES, reloadExecutor)));
         builder.trustManager(trust);
       }
       // Otherwise the JVM's default trust store, which TlsChannelCredentials uses when none is set.
       if (tls.clientCertFile().isPresent() != tls.clientKeyFile().isPresent()) {
-        String missing = tls.clientCertFile().isPresent() ? "clouddriver.tls.clientKeyFile" : "clouddriver.tls.clientCertFile";
-        throw new ChannelSetupException(missing, "is required for mutual TLS together with "
-            + (tls.clientCertFile().isPresent() ? "clouddriver.tls.clientCertFile" : "clouddriver.tls.clientKeyFile"), null);
+        String missing =
+            tls.clientCertFile().isPresent()
+                ? "clouddriver.tls.clientKeyFile"
+                : "clouddriver.tls.clientCertFile";
+        throw new ChannelSetupException(
+            missing,
+            "is required for mutual TLS together with "
+                + (tls.clientCertFile().isPresent()
+                    ? "clouddriver.tls.clientCertFile"
+                    : "clouddriver.tls.clientKeyFile"),
+            null);
       }
       if (tls.clientCertFile().isPresent()) {
         Path certFile = tls.clientCertFile().get();
@@ -76,12 +98,19 @@ final class ClientTls implements AutoCloseable {
         checkReadable("clouddriver.tls.clientCertFile", certFile);
         checkReadable("clouddriver.tls.clientKeyFile", keyFile);
         AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
-        reloaders.add(read("clouddriver.tls.clientCertFile / clientKeyFile",
-            "a PEM certificate chain and an unencrypted PKCS#8 PEM private key"
-                + " (convert with: openssl pkcs8 -topk8 -nocrypt -in key.pem)",
-            certFile,
-            () -> keys.updateIdentityCredentials(certFile.toFile(), keyFile.toFile(), RELOAD_MINUTES, TimeUnit.MINUTES,
-                reloadExecutor)));
+        reloaders.add(
+            read(
+                "clouddriver.tls.clientCertFile / clientKeyFile",
+                "a PEM certificate chain and an unencrypted PKCS#8 PEM private key"
+                    + " (convert with: openssl pkcs8 -topk8 -nocrypt -in key.pem)",
+                certFile,
+                () ->
+                    keys.updateIdentityCredentials(
+                        certFile.toFile(),
+                        keyFile.toFile(),
+                        RELOAD_MINUTES,
+                        TimeUnit.MINUTES,
+                        reloadExecutor)));
         builder.keyManager(keys);
       }
       return new ClientTls(builder.build(), reloaders);
@@ -112,15 +141,29 @@ final class ClientTls implements AutoCloseable {
     try {
       return read.run();
     } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw new ChannelSetupException(key, "cannot read " + file + ": expected " + expected + " ("
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")", e);
+      throw new ChannelSetupException(
+          key,
+          "cannot read "
+              + file
+              + ": expected "
+              + expected
+              + " ("
+              + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : ": " + e.getMessage())
+              + ")",
+          e);
     }
   }
 
   private static void checkReadable(String key, Path file) {
     if (!java.nio.file.Files.isReadable(file)) {
-      throw new ChannelSetupException(key, "cannot read " + file + ": "
-          + (java.nio.file.Files.exists(file) ? "permission denied" : "no such file"), null);
+      throw new ChannelSetupException(
+          key,
+          "cannot read "
+              + file
+              + ": "
+              + (java.nio.file.Files.exists(file) ? "permission denied" : "no such file"),
+          null);
     }
   }
 

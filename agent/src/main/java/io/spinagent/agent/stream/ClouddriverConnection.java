@@ -33,7 +33,10 @@ public final class ClouddriverConnection implements AutoCloseable {
   private final Optional<BearerTokenCredentials> token;
 
   private ClouddriverConnection(
-      ClouddriverConfig config, ManagedChannel channel, ClientTls tls, Optional<BearerTokenCredentials> token) {
+      ClouddriverConfig config,
+      ManagedChannel channel,
+      ClientTls tls,
+      Optional<BearerTokenCredentials> token) {
     this.config = config;
     this.channel = channel;
     this.tls = tls;
@@ -44,7 +47,7 @@ public final class ClouddriverConnection implements AutoCloseable {
    * Builds the channel; it connects lazily, at the first call.
    *
    * @param callbackExecutor runs gRPC's callbacks for calls on this channel
-   * @param fileReloader     re-reads certificate, key and CA files
+   * @param fileReloader re-reads certificate, key and CA files
    * @throws ChannelSetupException naming the configuration key when a file cannot be used
    */
   public static ClouddriverConnection open(
@@ -52,7 +55,8 @@ public final class ClouddriverConnection implements AutoCloseable {
     Optional<BearerTokenCredentials> token = BearerTokenCredentials.from(config.auth());
     ClientTls tls = ClientTls.from(config, fileReloader);
     NettyChannelBuilder builder =
-        NettyChannelBuilder.forAddress(config.grpc().host(), config.grpc().port(), tls.credentials())
+        NettyChannelBuilder.forAddress(
+                config.grpc().host(), config.grpc().port(), tls.credentials())
             .executor(callbackExecutor)
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
             // Pings on an idle connection keep load balancers from dropping it, and an unanswered
@@ -68,9 +72,13 @@ public final class ClouddriverConnection implements AutoCloseable {
       builder.overrideAuthority(config.tls().serverName().get() + ":" + config.grpc().port());
     }
     ManagedChannel channel = builder.build();
-    log.info("Connecting to Clouddriver at {} ({}{}{})", config.grpc(),
+    log.info(
+        "Connecting to Clouddriver at {} ({}{}{})",
+        config.grpc(),
         config.insecure() ? "plaintext" : "TLS",
-        config.insecure() || config.tls().serverName().isEmpty() ? "" : ", server name " + config.tls().serverName().get(),
+        config.insecure() || config.tls().serverName().isEmpty()
+            ? ""
+            : ", server name " + config.tls().serverName().get(),
         token.isPresent() ? ", bearer token" : "");
     return new ClouddriverConnection(config, channel, tls, token);
   }
@@ -91,8 +99,8 @@ public final class ClouddriverConnection implements AutoCloseable {
 
   /**
    * Called before each attempt: gRPC keeps its own reconnect backoff for a failed transport, which
-   * would otherwise make calls fail fast for up to two minutes regardless of
-   * {@code clouddriver.backoff}.
+   * would otherwise make calls fail fast for up to two minutes regardless of {@code
+   * clouddriver.backoff}.
    */
   void prepareAttempt() {
     if (channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {

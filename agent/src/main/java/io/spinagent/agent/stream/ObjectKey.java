@@ -11,6 +11,9 @@ record ObjectKey(String group, String kind, String namespace, String name) {
 
   static ObjectKey of(ObjectChange change) {
     return new ObjectKey(
-        change.getKind().getGroup(), change.getKind().getKind(), change.getNamespace(), change.getName());
+        change.getKind().getGroup(),
+        change.getKind().getKind(),
+        change.getNamespace(),
+        change.getName());
   }
 }

@@ -36,10 +36,10 @@ import org.slf4j.LoggerFactory;
  *       or the plugin would sweep the object at END as "not listed".
  *   <li><b>Acks are cumulative</b>: {@link #acknowledge} removes every entry whose <em>current</em>
  *       sequence is at or below the ack.
- *   <li><b>Bounded in bytes.</b> A put that would exceed {@code maxBytes} blocks its producer
- *       until acknowledgements free space, so a slow Clouddriver slows the informers instead of
- *       filling the heap. Nothing is dropped. A single entry larger than the bound is admitted
- *       when the outbox is otherwise empty, so no producer waits forever.
+ *   <li><b>Bounded in bytes.</b> A put that would exceed {@code maxBytes} blocks its producer until
+ *       acknowledgements free space, so a slow Clouddriver slows the informers instead of filling
+ *       the heap. Nothing is dropped. A single entry larger than the bound is admitted when the
+ *       outbox is otherwise empty, so no producer waits forever.
  *   <li><b>Sequences survive restarts.</b> The plugin remembers the highest sequence it committed
  *       per agent id and account, and may tell a reconnecting agent to drop everything at or below
  *       it. An account's counter therefore starts at the wall clock in microseconds when the
@@ -79,7 +79,7 @@ public final class Outbox {
 
   /**
    * @param sequenceSeed gives an account's first sequence number minus one, when the account is
-   *                     first used; must grow across restarts of the agent
+   *     first used; must grow across restarts of the agent
    */
   public Outbox(long maxBytes, LongSupplier sequenceSeed) {
     if (maxBytes <= 0) {
@@ -96,7 +96,7 @@ public final class Outbox {
    *
    * @return the sequence assigned, or 0 when the account is {@linkplain #suspend suspended} and the
    *     change was not kept
-   * @throws InterruptedException  if interrupted while waiting for space
+   * @throws InterruptedException if interrupted while waiting for space
    * @throws IllegalStateException if the outbox is closed
    */
   public long put(String account, ObjectChange change) throws InterruptedException {
@@ -117,7 +117,8 @@ public final class Outbox {
       }
       sequence = entries.nextSequence();
       OutboxEntry.Change entry =
-          new OutboxEntry.Change(account, change.toBuilder().setSequence(sequence).build(), entryBytes);
+          new OutboxEntry.Change(
+              account, change.toBuilder().setSequence(sequence).build(), entryBytes);
       entries.bySequence.put(sequence, entry);
       entries.latest.put(key, entry);
       bytes += entryBytes;
@@ -139,7 +140,11 @@ public final class Outbox {
       throws InterruptedException {
     Objects.requireNonNull(account, "account");
     ResyncMarker.Builder marker =
-        ResyncMarker.newBuilder().setAccount(account).setKind(kind).setPhase(phase).setResyncId(resyncId);
+        ResyncMarker.newBuilder()
+            .setAccount(account)
+            .setKind(kind)
+            .setPhase(phase)
+            .setResyncId(resyncId);
     long entryBytes = marker.build().getSerializedSize() + 10 + OutboxEntry.OVERHEAD_BYTES;
     long sequence;
     lock.lock();
@@ -149,7 +154,9 @@ public final class Outbox {
         return 0;
       }
       sequence = entries.nextSequence();
-      entries.bySequence.put(sequence, new OutboxEntry.Marker(account, marker.setSequence(sequence).build(), entryBytes));
+      entries.bySequence.put(
+          sequence,
+          new OutboxEntry.Marker(account, marker.setSequence(sequence).build(), entryBytes));
       entries.markerSequences.put(sequence, kind.getGroup() + "/" + kind.getKind());
       bytes += entryBytes;
       size++;
@@ -161,8 +168,8 @@ public final class Outbox {
   }
 
   /**
-   * Clouddriver committed everything of {@code account} up to {@code sequence}: removes every
-   * entry whose current sequence is at or below it.
+   * Clouddriver committed everything of {@code account} up to {@code sequence}: removes every entry
+   * whose current sequence is at or below it.
    *
    * @return how many entries were removed
    */
@@ -174,7 +181,8 @@ public final class Outbox {
         return 0;
       }
       int removed = 0;
-      for (Iterator<OutboxEntry> it = entries.bySequence.headMap(sequence, true).values().iterator();
+      for (Iterator<OutboxEntry> it =
+              entries.bySequence.headMap(sequence, true).values().iterator();
           it.hasNext(); ) {
         OutboxEntry entry = it.next();
         it.remove();
@@ -193,8 +201,8 @@ public final class Outbox {
   /**
    * Applies the {@code committed_sequence} of a Welcome or decision: what an earlier session had
    * committed. A value above anything this run issued cannot refer to this run's entries (the clock
-   * went backwards since an earlier run, or that run was unusually busy); then nothing is dropped and
-   * the counter moves past it, so that the plugin does not mistake new changes for old ones.
+   * went backwards since an earlier run, or that run was unusually busy); then nothing is dropped
+   * and the counter moves past it, so that the plugin does not mistake new changes for old ones.
    */
   public void applyCommitted(String account, long committedSequence) {
     if (committedSequence <= 0) {
@@ -205,9 +213,12 @@ public final class Outbox {
       AccountEntries entries = entries(account);
       if (committedSequence > entries.lastSequence) {
         log.warn(
-            "Account '{}': Clouddriver has committed sequence {} but this agent has issued only up to {}"
-                + " (clock set back since an earlier run?); continuing after {}",
-            account, committedSequence, entries.lastSequence, committedSequence);
+            "Account '{}': Clouddriver has committed sequence {} but this agent has issued only up"
+                + " to {} (clock set back since an earlier run?); continuing after {}",
+            account,
+            committedSequence,
+            entries.lastSequence,
+            committedSequence);
         entries.lastSequence = committedSequence;
         return;
       }
@@ -221,7 +232,8 @@ public final class Outbox {
    * Up to {@code maxEntries} entries of {@code account} after {@code afterSequence}, in sequence
    * order, stopping before the total exceeds {@code maxBytes} (but at least one if there is one).
    */
-  public List<OutboxEntry> entriesAfter(String account, long afterSequence, int maxEntries, long maxBytes) {
+  public List<OutboxEntry> entriesAfter(
+      String account, long afterSequence, int maxEntries, long maxBytes) {
     lock.lock();
     try {
       AccountEntries entries = accounts.get(account);
@@ -231,7 +243,8 @@ public final class Outbox {
       List<OutboxEntry> batch = new ArrayList<>();
       long batchBytes = 0;
       for (OutboxEntry entry : entries.bySequence.tailMap(afterSequence, false).values()) {
-        if (batch.size() >= maxEntries || (!batch.isEmpty() && batchBytes + entry.bytes() > maxBytes)) {
+        if (batch.size() >= maxEntries
+            || (!batch.isEmpty() && batchBytes + entry.bytes() > maxBytes)) {
           break;
         }
         batch.add(entry);
@@ -293,7 +306,9 @@ public final class Outbox {
     }
   }
 
-  /** Called after every put, on the producer's thread, outside the outbox's lock. Must not block. */
+  /**
+   * Called after every put, on the producer's thread, outside the outbox's lock. Must not block.
+   */
   public void onEntriesAdded(Runnable listener) {
     this.entriesAdded = Objects.requireNonNull(listener, "listener");
   }
@@ -314,10 +329,11 @@ public final class Outbox {
 
   /** Entries held for one account. */
   public int size(String account) {
-    return underLock(() -> {
-      AccountEntries entries = accounts.get(account);
-      return entries == null ? 0 : entries.bySequence.size();
-    });
+    return underLock(
+        () -> {
+          AccountEntries entries = accounts.get(account);
+          return entries == null ? 0 : entries.bySequence.size();
+        });
   }
 
   /** Puts that had to wait for space, since creation. */
@@ -343,7 +359,8 @@ public final class Outbox {
    * Waits until an entry of {@code entryBytes} fits, counting what replacing {@code key}'s current
    * entry would free. Returns null when the account is suspended. Called with the lock held.
    */
-  private AccountEntries awaitSpace(String account, long entryBytes, ObjectKey key) throws InterruptedException {
+  private AccountEntries awaitSpace(String account, long entryBytes, ObjectKey key)
+      throws InterruptedException {
     long waitStarted = 0;
     try {
       while (true) {
@@ -400,10 +417,13 @@ public final class Outbox {
   /** One account's entries and counter. */
   private static final class AccountEntries {
     final NavigableMap<Long, OutboxEntry> bySequence = new TreeMap<>();
+
     /** The newest change per object; older ones may stay in {@link #bySequence} when pinned. */
     final Map<ObjectKey, OutboxEntry.Change> latest = new HashMap<>();
+
     /** Sequence of each marker held, to its "group/kind". */
     final NavigableMap<Long, String> markerSequences = new TreeMap<>();
+
     long lastSequence;
     boolean suspended;
 

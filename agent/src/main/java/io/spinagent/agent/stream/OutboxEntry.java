@@ -11,8 +11,8 @@ import java.util.Objects;
 public sealed interface OutboxEntry {
 
   /**
-   * Bookkeeping charged per entry on top of its serialized size (maps, key, object headers), so
-   * the byte bound stays honest for many small objects.
+   * Bookkeeping charged per entry on top of its serialized size (maps, key, object headers), so the
+   * byte bound stays honest for many small objects.
    */
   long OVERHEAD_BYTES = 128;
 

@@ -17,8 +17,8 @@ import java.util.function.Supplier;
  *
  * <p>Per account, entries go out in sequence order from where this session got to; a new session
  * starts from the beginning of the outbox, which is how unacknowledged changes are resent. Changes
- * are batched per account (at most {@link #MAX_CHANGES_PER_BATCH} and about
- * {@link #MAX_BATCH_BYTES}); a resync marker goes in its own frame. Accounts take turns, so one busy
+ * are batched per account (at most {@link #MAX_CHANGES_PER_BATCH} and about {@link
+ * #MAX_BATCH_BYTES}); a resync marker goes in its own frame. Accounts take turns, so one busy
  * account does not starve the others.
  *
  * <p>Not thread-safe: used only on the stream's thread.
@@ -26,6 +26,7 @@ import java.util.function.Supplier;
 final class OutboxSender {
 
   static final int MAX_CHANGES_PER_BATCH = 500;
+
   /** A quarter of the plugin's default 4 MiB inbound limit, leaving room for one large object. */
   static final long MAX_BATCH_BYTES = 1L << 20;
 
@@ -33,8 +34,10 @@ final class OutboxSender {
   private final Supplier<List<String>> streamingAccounts;
   private final ClientCallStreamObserver<AgentMessage> stream;
   private final Consumer<AgentMessage> send;
+
   /** Highest sequence sent in this session, per account. */
   private final Map<String, Long> sentUpTo = new HashMap<>();
+
   private int nextAccount;
 
   OutboxSender(
@@ -63,7 +66,8 @@ final class OutboxSender {
       int index = (nextAccount + i) % accounts.size();
       String account = accounts.get(index);
       long after = sentUpTo.getOrDefault(account, 0L);
-      List<OutboxEntry> entries = outbox.entriesAfter(account, after, MAX_CHANGES_PER_BATCH, MAX_BATCH_BYTES);
+      List<OutboxEntry> entries =
+          outbox.entriesAfter(account, after, MAX_CHANGES_PER_BATCH, MAX_BATCH_BYTES);
       if (entries.isEmpty()) {
         continue;
       }
@@ -89,9 +93,10 @@ final class OutboxSender {
       changes.add(change.change());
       last = change.sequence();
     }
-    send.accept(AgentMessage.newBuilder()
-        .setChanges(ChangeBatch.newBuilder().setAccount(account).addAllChanges(changes))
-        .build());
+    send.accept(
+        AgentMessage.newBuilder()
+            .setChanges(ChangeBatch.newBuilder().setAccount(account).addAllChanges(changes))
+            .build());
     return last;
   }
 }

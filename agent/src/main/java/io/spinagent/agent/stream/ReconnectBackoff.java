@@ -15,7 +15,9 @@ final class ReconnectBackoff {
   private final DoubleSupplier random;
   private int failures;
 
-  /** @param random uniform in [0, 1) */
+  /**
+   * @param random uniform in [0, 1)
+   */
   ReconnectBackoff(BackoffConfig config, DoubleSupplier random) {
     this.config = config;
     this.random = random;

@@ -1,17 +1,16 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.Status;
-import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
+import io.spinagent.protocol.v1.TunnelFrame;
 import java.util.function.Consumer;
 
 /**
  * What the rest of the agent learns from the stream. Called on the stream's own thread: an
- * implementation must return quickly and must not put into the {@link Outbox} from the callback
- * (a put may block until the stream, which is that thread, frees space). Hand work to another
- * thread.
+ * implementation must return quickly and must not put into the {@link Outbox} from the callback (a
+ * put may block until the stream, which is that thread, frees space). Hand work to another thread.
  */
 public interface StreamListener {
 
@@ -32,8 +31,8 @@ public interface StreamListener {
   default void resyncRequired(String account) {}
 
   /**
-   * A frame of a Kubernetes API request Clouddriver relays through this agent (see
-   * {@link AgentStreamClient#sendTunnel}). Must not block: hand the work to another thread.
+   * A frame of a Kubernetes API request Clouddriver relays through this agent (see {@link
+   * AgentStreamClient#sendTunnel}). Must not block: hand the work to another thread.
    */
   default void tunnelFrame(TunnelFrame frame) {}
 
@@ -43,7 +42,11 @@ public interface StreamListener {
    * an implementation, the command is refused.
    */
   default void accountCommand(Command command, Consumer<CommandResult> reply) {
-    reply.accept(CommandResult.newBuilder().setCommandId(command.getCommandId()).setOk(false)
-        .setError("this agent does not serve dynamic accounts").build());
+    reply.accept(
+        CommandResult.newBuilder()
+            .setCommandId(command.getCommandId())
+            .setOk(false)
+            .setError("this agent does not serve dynamic accounts")
+            .build());
   }
 }

@@ -28,12 +28,14 @@ public final class StreamMetrics {
     Gauge.builder("spinagent.agent.connected", connected, AtomicInteger::get)
         .description("1 while a session with Clouddriver is established (welcomed), else 0")
         .register(registry);
-    reconnects = Counter.builder("spinagent.agent.reconnects")
-        .description("Attempts to reopen the stream after it ended or could not be opened")
-        .register(registry);
-    acks = Counter.builder("spinagent.agent.acks.received")
-        .description("Acknowledgements received from Clouddriver")
-        .register(registry);
+    reconnects =
+        Counter.builder("spinagent.agent.reconnects")
+            .description("Attempts to reopen the stream after it ended or could not be opened")
+            .register(registry);
+    acks =
+        Counter.builder("spinagent.agent.acks.received")
+            .description("Acknowledgements received from Clouddriver")
+            .register(registry);
     Gauge.builder("spinagent.agent.outbox.entries", outbox, Outbox::size)
         .description("Changes and resync markers not yet acknowledged")
         .register(registry);
@@ -46,7 +48,9 @@ public final class StreamMetrics {
     FunctionCounter.builder("spinagent.agent.outbox.blocked.puts", outbox, Outbox::blockedPuts)
         .description("Changes whose producer had to wait for space in the outbox")
         .register(registry);
-    FunctionCounter.builder("spinagent.agent.outbox.blocked.seconds", outbox,
+    FunctionCounter.builder(
+            "spinagent.agent.outbox.blocked.seconds",
+            outbox,
             o -> o.blockedNanos() / (double) TimeUnit.SECONDS.toNanos(1))
         .description("Time producers spent waiting for space in the outbox")
         .register(registry);
@@ -67,17 +71,23 @@ public final class StreamMetrics {
   void sent(AgentMessage message) {
     String type = type(message.getBodyCase());
     registry.counter("spinagent.agent.frames.sent", "type", type).increment();
-    registry.counter("spinagent.agent.frame.bytes.sent", "type", type).increment(message.getSerializedSize());
+    registry
+        .counter("spinagent.agent.frame.bytes.sent", "type", type)
+        .increment(message.getSerializedSize());
   }
 
   void received(PluginMessage message) {
     String type = type(message.getBodyCase());
     registry.counter("spinagent.agent.frames.received", "type", type).increment();
-    registry.counter("spinagent.agent.frame.bytes.received", "type", type).increment(message.getSerializedSize());
+    registry
+        .counter("spinagent.agent.frame.bytes.received", "type", type)
+        .increment(message.getSerializedSize());
   }
 
   void commandAnswered(Command.CommandCase type, boolean ok) {
-    registry.counter("spinagent.agent.commands", "type", type(type), "result", ok ? "ok" : "refused").increment();
+    registry
+        .counter("spinagent.agent.commands", "type", type(type), "result", ok ? "ok" : "refused")
+        .increment();
   }
 
   void sessionEnded(Status status) {

@@ -35,7 +35,11 @@ public final class OperationPolicy {
   public static OperationPolicy of(List<AllowRule> allow) {
     List<CompiledRule> rules = new ArrayList<>();
     for (int i = 0; i < allow.size(); i++) {
-      rules.add(new CompiledRule(i, allow.get(i), allow.get(i).paths().stream().map(OperationPolicy::compile).toList()));
+      rules.add(
+          new CompiledRule(
+              i,
+              allow.get(i),
+              allow.get(i).paths().stream().map(OperationPolicy::compile).toList()));
     }
     return new OperationPolicy(List.copyOf(rules));
   }
@@ -58,8 +62,14 @@ public final class OperationPolicy {
       }
     }
     if (pathOnly != null) {
-      return Optional.of("operations.allow[" + pathOnly.index() + "] (" + pathOnly.rule().describe()
-          + ") matches the path but not the verb '" + verb + "'");
+      return Optional.of(
+          "operations.allow["
+              + pathOnly.index()
+              + "] ("
+              + pathOnly.rule().describe()
+              + ") matches the path but not the verb '"
+              + verb
+              + "'");
     }
     return Optional.of("no rule of operations.allow matches the path (verb '" + verb + "')");
   }

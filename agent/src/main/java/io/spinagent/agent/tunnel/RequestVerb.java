@@ -20,8 +20,10 @@ final class RequestVerb {
     if (!rest.isEmpty() && rest.get(0).equals("watch")) {
       rest = rest.subList(1, rest.size());
     }
-    boolean namespaceItself = rest.size() == 3 && rest.get(0).equals("namespaces")
-        && (rest.get(2).equals("status") || rest.get(2).equals("finalize"));
+    boolean namespaceItself =
+        rest.size() == 3
+            && rest.get(0).equals("namespaces")
+            && (rest.get(2).equals("status") || rest.get(2).equals("finalize"));
     if (rest.size() >= 3 && rest.get(0).equals("namespaces") && !namespaceItself) {
       rest = rest.subList(2, rest.size());
     }
@@ -59,8 +61,13 @@ final class RequestVerb {
   /** What follows {@code /api/v1} or {@code /apis/<group>/<version>}; empty for other paths. */
   private static List<String> resourceSegments(String path) {
     List<String> segments = segments(path);
-    int start = segments.isEmpty() ? -1 : segments.get(0).equals("api") ? 2 : segments.get(0).equals("apis") ? 3 : -1;
-    return start < 0 || segments.size() <= start ? List.of() : segments.subList(start, segments.size());
+    int start =
+        segments.isEmpty()
+            ? -1
+            : segments.get(0).equals("api") ? 2 : segments.get(0).equals("apis") ? 3 : -1;
+    return start < 0 || segments.size() <= start
+        ? List.of()
+        : segments.subList(start, segments.size());
   }
 
   private static List<String> segments(String path) {

@@ -44,8 +44,17 @@ final class TunnelExchange {
   static final int REQUEST_WINDOW = 256 * 1024;
   private static final int CHUNK = 64 * 1024;
   private static final Set<String> NOT_RELAYED =
-      Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-          "transfer-encoding", "upgrade", "content-length");
+      Set.of(
+          "authorization",
+          "host",
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "content-length");
 
   /** Methods OkHttp only sends with a body. */
   private static final Set<String> METHODS_WITH_BODY = Set.of("POST", "PUT", "PATCH");
@@ -60,8 +69,12 @@ final class TunnelExchange {
   private volatile boolean cancelled;
   private volatile Call call;
 
-  TunnelExchange(long id, TunnelRequestHead head, ApiClient client,
-      TunnelFrameSink toPlugin, Runnable finished) {
+  TunnelExchange(
+      long id,
+      TunnelRequestHead head,
+      ApiClient client,
+      TunnelFrameSink toPlugin,
+      Runnable finished) {
     this.id = id;
     this.head = head;
     this.client = client;
@@ -74,8 +87,14 @@ final class TunnelExchange {
   static void refuse(long id, TunnelFrameSink toPlugin, int code, String reason, String message) {
     ByteString body = ByteString.copyFromUtf8(status(code, reason, message));
     toPlugin.send(
-        frame(id).setResponseHead(TunnelResponseHead.newBuilder().setStatus(code).setBodyLength(body.size())
-            .addHeaders(Header.newBuilder().setName("Content-Type").addValues("application/json"))).build(),
+        frame(id)
+            .setResponseHead(
+                TunnelResponseHead.newBuilder()
+                    .setStatus(code)
+                    .setBodyLength(body.size())
+                    .addHeaders(
+                        Header.newBuilder().setName("Content-Type").addValues("application/json")))
+            .build(),
         frame(id).setBody(body).build(),
         frame(id).setEnd(TunnelEnd.getDefaultInstance()).build());
   }
@@ -92,7 +111,8 @@ final class TunnelExchange {
     if (head.getWithoutBody()) {
       requestEnded();
     } else {
-      toPlugin.send(frame(id).setWindow(TunnelWindow.newBuilder().setBytes(REQUEST_WINDOW)).build());
+      toPlugin.send(
+          frame(id).setWindow(TunnelWindow.newBuilder().setBytes(REQUEST_WINDOW)).build());
     }
     workers.execute(this::run);
   }
@@ -132,8 +152,12 @@ final class TunnelExchange {
     synchronized (this) {
       notifyAll();
     }
-    log.debug("Relayed request {} {} for account '{}' cancelled: {}", head.getMethod(), head.getPath(),
-        head.getAccount(), reason);
+    log.debug(
+        "Relayed request {} {} for account '{}' cancelled: {}",
+        head.getMethod(),
+        head.getPath(),
+        head.getAccount(),
+        reason);
   }
 
   // --- the worker ---
@@ -141,20 +165,27 @@ final class TunnelExchange {
   private void run() {
     boolean answered = false;
     try (Response response = execute()) {
-      TunnelResponseHead.Builder responseHead = TunnelResponseHead.newBuilder().setStatus(response.code());
-      response.headers().toMultimap().forEach((name, values) -> {
-        if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {
-          responseHead.addHeaders(Header.newBuilder().setName(name).addAllValues(values));
-        }
-      });
+      TunnelResponseHead.Builder responseHead =
+          TunnelResponseHead.newBuilder().setStatus(response.code());
+      response
+          .headers()
+          .toMultimap()
+          .forEach(
+              (name, values) -> {
+                if (!NOT_RELAYED.contains(name.toLowerCase(Locale.ROOT))) {
+                  responseHead.addHeaders(Header.newBuilder().setName(name).addAllValues(values));
+                }
+              });
       ResponseBody body = response.body();
-      long length = head.getMethod().equalsIgnoreCase("HEAD") || body == null ? 0 : body.contentLength();
+      long length =
+          head.getMethod().equalsIgnoreCase("HEAD") || body == null ? 0 : body.contentLength();
       if (length >= 0) {
         responseHead.setBodyLength(length);
       }
       if (length >= 0 && length <= Math.min(CHUNK, credit())) {
         // Small and declared: read whole, so head, body and end leave in one hand-off.
-        sendWhole(responseHead.build(), length == 0 ? new byte[0] : body.source().readByteArray(length));
+        sendWhole(
+            responseHead.build(), length == 0 ? new byte[0] : body.source().readByteArray(length));
         answered = true;
         return;
       }
@@ -169,8 +200,15 @@ final class TunnelExchange {
         Thread.currentThread().interrupt();
       }
       if (!cancelled) {
-        String error = "agent could not complete " + head.getMethod() + " " + head.getPath() + " for account '"
-            + head.getAccount() + "': " + e.getMessage();
+        String error =
+            "agent could not complete "
+                + head.getMethod()
+                + " "
+                + head.getPath()
+                + " for account '"
+                + head.getAccount()
+                + "': "
+                + e.getMessage();
         log.warn(error);
         if (answered) {
           toPlugin.send(frame(id).setEnd(TunnelEnd.newBuilder().setError(error)).build());
@@ -192,14 +230,36 @@ final class TunnelExchange {
       }
     }
     // buildCall applies the account's own credentials; the path and query pass through as sent.
-    Request template = client.buildCall(client.getBasePath(), head.getPath(), "GET", List.of(), List.of(), null,
-        headers, new HashMap<>(), new HashMap<>(), new String[] {"BearerToken"}, null).request();
-    Request.Builder request = template.newBuilder()
-        .url(template.url().newBuilder().encodedQuery(head.getQuery().isEmpty() ? null : head.getQuery()).build());
+    Request template =
+        client
+            .buildCall(
+                client.getBasePath(),
+                head.getPath(),
+                "GET",
+                List.of(),
+                List.of(),
+                null,
+                headers,
+                new HashMap<>(),
+                new HashMap<>(),
+                new String[] {"BearerToken"},
+                null)
+            .request();
+    Request.Builder request =
+        template
+            .newBuilder()
+            .url(
+                template
+                    .url()
+                    .newBuilder()
+                    .encodedQuery(head.getQuery().isEmpty() ? null : head.getQuery())
+                    .build());
     String method = head.getMethod().toUpperCase(Locale.ROOT);
     request.method(method, requestBody(method, headers));
-    // Watches and followed logs answer for as long as they last; Clouddriver's side bounds the wait.
-    OkHttpClient http = client.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
+    // Watches and followed logs answer for as long as they last; Clouddriver's side bounds the
+    // wait.
+    OkHttpClient http =
+        client.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
     Call newCall = http.newCall(request.build());
     call = newCall;
     if (cancelled) {
@@ -235,7 +295,8 @@ final class TunnelExchange {
         while ((read = source.read(chunk, CHUNK)) != -1) {
           sink.write(chunk, read);
           // What the API server took frees room in the pipe: let Clouddriver send that much more.
-          toPlugin.send(frame(id).setWindow(TunnelWindow.newBuilder().setBytes((int) read)).build());
+          toPlugin.send(
+              frame(id).setWindow(TunnelWindow.newBuilder().setBytes((int) read)).build());
         }
       }
     };

@@ -38,19 +38,24 @@ public final class TunnelExecutor implements AutoCloseable {
   private final Map<Long, TunnelExchange> exchanges = new ConcurrentHashMap<>();
   private final Map<String, AccountLane> lanes = new ConcurrentHashMap<>();
 
-  public TunnelExecutor(Function<String, Optional<ApiClient>> clients, TunnelFrameSink toPlugin,
-      OperationsConfig operations, String agentId) {
+  public TunnelExecutor(
+      Function<String, Optional<ApiClient>> clients,
+      TunnelFrameSink toPlugin,
+      OperationsConfig operations,
+      String agentId) {
     this.clients = clients;
     this.toPlugin = toPlugin;
     this.operations = operations;
     this.policy = OperationPolicy.of(operations.allow());
     this.agentId = agentId;
     AtomicInteger threads = new AtomicInteger();
-    this.workers = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.workers =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
   /** A frame from Clouddriver; never blocks. */
@@ -69,13 +74,18 @@ public final class TunnelExecutor implements AutoCloseable {
       case END -> exchange.requestEnded();
       case WINDOW -> exchange.responseCredit(frame.getWindow().getBytes());
       case CANCEL -> exchange.cancel("Clouddriver cancelled it: " + frame.getCancel().getReason());
-      default -> log.debug("Ignoring a {} tunnel frame from Clouddriver for request {}", frame.getFrameCase(), id);
+      default ->
+          log.debug(
+              "Ignoring a {} tunnel frame from Clouddriver for request {}",
+              frame.getFrameCase(),
+              id);
     }
   }
 
   /** The session with Clouddriver ended: nobody waits for the answers any more. */
   public void sessionEnded() {
-    List.copyOf(exchanges.values()).forEach(exchange -> exchange.cancel("the session with Clouddriver ended"));
+    List.copyOf(exchanges.values())
+        .forEach(exchange -> exchange.cancel("the session with Clouddriver ended"));
   }
 
   @Override
@@ -88,29 +98,68 @@ public final class TunnelExecutor implements AutoCloseable {
     String account = head.getAccount();
     Optional<String> refusal = policy.refusal(head.getMethod(), head.getPath(), head.getQuery());
     if (refusal.isPresent()) {
-      log.info("Refused {} {} for account '{}': {}", head.getMethod(), head.getPath(), account, refusal.get());
-      TunnelExchange.refuse(id, toPlugin, 403, "Forbidden", "SpinAgent agent '" + agentId + "' refuses "
-          + head.getMethod() + " " + head.getPath() + " for account '" + account + "': " + refusal.get());
+      log.info(
+          "Refused {} {} for account '{}': {}",
+          head.getMethod(),
+          head.getPath(),
+          account,
+          refusal.get());
+      TunnelExchange.refuse(
+          id,
+          toPlugin,
+          403,
+          "Forbidden",
+          "SpinAgent agent '"
+              + agentId
+              + "' refuses "
+              + head.getMethod()
+              + " "
+              + head.getPath()
+              + " for account '"
+              + account
+              + "': "
+              + refusal.get());
       return;
     }
     Optional<ApiClient> client = clients.apply(account);
     if (client.isEmpty()) {
-      TunnelExchange.refuse(id, toPlugin, 503, "ServiceUnavailable",
+      TunnelExchange.refuse(
+          id,
+          toPlugin,
+          503,
+          "ServiceUnavailable",
           "this agent has no connection to the cluster of account '" + account + "'");
       return;
     }
     AccountLane lane = lanes.computeIfAbsent(account, a -> new AccountLane());
-    TunnelExchange exchange = new TunnelExchange(id, head, client.get(), toPlugin, () -> {
-      exchanges.remove(id);
-      lane.finished();
-    });
+    TunnelExchange exchange =
+        new TunnelExchange(
+            id,
+            head,
+            client.get(),
+            toPlugin,
+            () -> {
+              exchanges.remove(id);
+              lane.finished();
+            });
     exchanges.put(id, exchange);
     if (!lane.admit(exchange)) {
       exchanges.remove(id);
-      TunnelExchange.refuse(id, toPlugin, 429, "TooManyRequests", "account '" + account + "' already has "
-          + operations.maxConcurrentPerAccount() + " requests running and " + operations.maxQueuedPerAccount()
-          + " waiting on agent '" + agentId + "' (operations.maxConcurrentPerAccount,"
-          + " operations.maxQueuedPerAccount)");
+      TunnelExchange.refuse(
+          id,
+          toPlugin,
+          429,
+          "TooManyRequests",
+          "account '"
+              + account
+              + "' already has "
+              + operations.maxConcurrentPerAccount()
+              + " requests running and "
+              + operations.maxQueuedPerAccount()
+              + " waiting on agent '"
+              + agentId
+              + "' (operations.maxConcurrentPerAccount,"
+              + " operations.maxQueuedPerAccount)");
     }
   }
 

@@ -11,7 +11,9 @@ import org.jooq.Field;
 import org.jooq.impl.SQLDataType;
 import org.jooq.util.mysql.MySQLDSL;
 
-/** The body columns of a {@code cats_v1_<type>} table, and a multi-row upsert of bodies into one. */
+/**
+ * The body columns of a {@code cats_v1_<type>} table, and a multi-row upsert of bodies into one.
+ */
 final class CatsBodies {
 
   static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
@@ -26,21 +28,34 @@ final class CatsBodies {
 
   private CatsBodies() {}
 
-  /** Inserts {@code bodies} into {@code table} under {@code agent}, updating the rows that exist, in one statement. */
+  /**
+   * Inserts {@code bodies} into {@code table} under {@code agent}, updating the rows that exist, in
+   * one statement.
+   */
   static void upsert(
-      DSLContext ctx, CacheTypes.Dialect dialect, String table, String agent, List<Body> bodies, long now) {
-    var insert = ctx.insertInto(table(unquotedName(table)), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
+      DSLContext ctx,
+      CacheTypes.Dialect dialect,
+      String table,
+      String agent,
+      List<Body> bodies,
+      long now) {
+    var insert =
+        ctx.insertInto(
+            table(unquotedName(table)), ID, AGENT, APPLICATION, BODY_HASH, BODY, LAST_UPDATED);
     for (Body body : bodies) {
       insert = insert.values(body.id(), agent, null, body.hash(), body.body(), now);
     }
     if (dialect == CacheTypes.Dialect.POSTGRES) {
-      insert.onConflict(ID, AGENT).doUpdate()
+      insert
+          .onConflict(ID, AGENT)
+          .doUpdate()
           .set(BODY_HASH, excluded(BODY_HASH))
           .set(BODY, excluded(BODY))
           .set(LAST_UPDATED, excluded(LAST_UPDATED))
           .execute();
     } else {
-      insert.onDuplicateKeyUpdate()
+      insert
+          .onDuplicateKeyUpdate()
           .set(BODY_HASH, MySQLDSL.values(BODY_HASH))
           .set(BODY, MySQLDSL.values(BODY))
           .set(LAST_UPDATED, MySQLDSL.values(LAST_UPDATED))

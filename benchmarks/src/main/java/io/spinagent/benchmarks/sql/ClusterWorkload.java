@@ -17,11 +17,11 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * One account's objects as an application team's cluster holds them — per Deployment one
- * ReplicaSet and eight Pods, linked by owner references, with labels, moniker annotations,
- * last-applied configuration, container specs and status (2–4 KB of JSON each) — and the change
- * stream such a cluster produces: mostly status updates of any object, with Pods replaced now
- * and then (a delete and a create), at increasing resourceVersions.
+ * One account's objects as an application team's cluster holds them — per Deployment one ReplicaSet
+ * and eight Pods, linked by owner references, with labels, moniker annotations, last-applied
+ * configuration, container specs and status (2–4 KB of JSON each) — and the change stream such a
+ * cluster produces: mostly status updates of any object, with Pods replaced now and then (a delete
+ * and a create), at increasing resourceVersions.
  *
  * <p>Deterministic for a seed. Not thread-safe: one thread generates; {@link #listing()} copies.
  */
@@ -29,24 +29,29 @@ final class ClusterWorkload {
 
   static final String ACCOUNT = "bench";
   static final String NAMESPACE = "prod";
-  static final Kind DEPLOYMENT = Kind.newBuilder().setGroup("apps").setVersion("v1").setKind("Deployment").build();
-  static final Kind REPLICA_SET = Kind.newBuilder().setGroup("apps").setVersion("v1").setKind("ReplicaSet").build();
+  static final Kind DEPLOYMENT =
+      Kind.newBuilder().setGroup("apps").setVersion("v1").setKind("Deployment").build();
+  static final Kind REPLICA_SET =
+      Kind.newBuilder().setGroup("apps").setVersion("v1").setKind("ReplicaSet").build();
   static final Kind POD = Kind.newBuilder().setGroup("").setVersion("v1").setKind("Pod").build();
   static final List<Kind> KINDS = List.of(DEPLOYMENT, REPLICA_SET, POD);
 
   private static final int PODS_PER_REPLICA_SET = 8;
   private static final int DEPLOYMENTS_PER_APPLICATION = 10;
+
   /** Share of changes that replace a Pod (delete + create) rather than update an object. */
   private static final double POD_REPLACEMENTS = 0.05;
 
   private final ObjectMapper mapper = new ObjectMapper();
   private final Random random;
+
   /**
    * Live objects by "Kind/name", in creation order, as JSON: the benchmark's own heap stays small
    * (as trees they would be hundreds of MB), so that its garbage collections do not stand in the
    * writer's latency figures.
    */
   private final Map<String, byte[]> live = new LinkedHashMap<>();
+
   private final List<String> liveKeys = new ArrayList<>();
   private long resourceVersion = 1_000;
   private long sequence;
@@ -155,11 +160,12 @@ final class ClusterWorkload {
   }
 
   private ObjectChange upsert(ObjectNode object, byte[] json) {
-    Kind kind = switch (object.get("kind").asText()) {
-      case "Deployment" -> DEPLOYMENT;
-      case "ReplicaSet" -> REPLICA_SET;
-      default -> POD;
-    };
+    Kind kind =
+        switch (object.get("kind").asText()) {
+          case "Deployment" -> DEPLOYMENT;
+          case "ReplicaSet" -> REPLICA_SET;
+          default -> POD;
+        };
     JsonNode metadata = object.get("metadata");
     return ObjectChange.newBuilder()
         .setSequence(++sequence)
@@ -194,8 +200,11 @@ final class ClusterWorkload {
     spec.put("replicas", PODS_PER_REPLICA_SET);
     spec.put("revisionHistoryLimit", 2);
     spec.putObject("selector").putObject("matchLabels").put("app", app).put("deployment", name);
-    spec.putObject("strategy").put("type", "RollingUpdate").putObject("rollingUpdate")
-        .put("maxSurge", "25%").put("maxUnavailable", "25%");
+    spec.putObject("strategy")
+        .put("type", "RollingUpdate")
+        .putObject("rollingUpdate")
+        .put("maxSurge", "25%")
+        .put("maxUnavailable", "25%");
     ObjectNode template = spec.putObject("template");
     template.putObject("metadata").putObject("labels").put("app", app).put("deployment", name);
     template.set("spec", podSpec(app));
@@ -213,14 +222,23 @@ final class ClusterWorkload {
     ObjectNode annotations = (ObjectNode) metadata.get("annotations");
     annotations.put("moniker.spinnaker.io/cluster", "deployment " + deploymentName);
     annotations.put("deployment.kubernetes.io/revision", "3");
-    annotations.put("deployment.kubernetes.io/desired-replicas", Integer.toString(PODS_PER_REPLICA_SET));
-    annotations.put("deployment.kubernetes.io/max-replicas", Integer.toString(PODS_PER_REPLICA_SET + 2));
+    annotations.put(
+        "deployment.kubernetes.io/desired-replicas", Integer.toString(PODS_PER_REPLICA_SET));
+    annotations.put(
+        "deployment.kubernetes.io/max-replicas", Integer.toString(PODS_PER_REPLICA_SET + 2));
     ownedBy(metadata, deployment);
     ObjectNode spec = rs.putObject("spec");
     spec.put("replicas", PODS_PER_REPLICA_SET);
-    spec.putObject("selector").putObject("matchLabels").put("app", app).put("pod-template-hash", hash);
+    spec.putObject("selector")
+        .putObject("matchLabels")
+        .put("app", app)
+        .put("pod-template-hash", hash);
     ObjectNode template = spec.putObject("template");
-    template.putObject("metadata").putObject("labels").put("app", app).put("pod-template-hash", hash);
+    template
+        .putObject("metadata")
+        .putObject("labels")
+        .put("app", app)
+        .put("pod-template-hash", hash);
     template.set("spec", podSpec(app));
     status(rs, false);
     return rs;
@@ -234,7 +252,9 @@ final class ClusterWorkload {
     ((ObjectNode) metadata.get("labels"))
         .put("pod-template-hash", rsMetadata.path("labels").path("pod-template-hash").asText());
     ((ObjectNode) metadata.get("annotations"))
-        .put("moniker.spinnaker.io/cluster", rsMetadata.path("annotations").path("moniker.spinnaker.io/cluster").asText());
+        .put(
+            "moniker.spinnaker.io/cluster",
+            rsMetadata.path("annotations").path("moniker.spinnaker.io/cluster").asText());
     ownedBy(metadata, replicaSet);
     ObjectNode spec = podSpec(app);
     spec.put("nodeName", "node-" + random.nextInt(40) + ".internal");
@@ -254,13 +274,15 @@ final class ClusterWorkload {
     metadata.put("resourceVersion", Long.toString(++resourceVersion));
     metadata.put("generation", 3);
     metadata.put("creationTimestamp", timestamp(resourceVersion));
-    metadata.putObject("labels")
+    metadata
+        .putObject("labels")
         .put("app", app)
         .put("app.kubernetes.io/managed-by", "spinnaker")
         .put("app.kubernetes.io/name", app)
         .put("team", "team-" + app.hashCode() % 7)
         .put("tier", "web");
-    metadata.putObject("annotations")
+    metadata
+        .putObject("annotations")
         .put("moniker.spinnaker.io/application", app)
         .put("artifact.spinnaker.io/location", NAMESPACE)
         .put("artifact.spinnaker.io/name", name)
@@ -271,7 +293,9 @@ final class ClusterWorkload {
   }
 
   private static void ownedBy(ObjectNode metadata, ObjectNode owner) {
-    metadata.putArray("ownerReferences").addObject()
+    metadata
+        .putArray("ownerReferences")
+        .addObject()
         .put("apiVersion", owner.get("apiVersion").asText())
         .put("kind", owner.get("kind").asText())
         .put("name", owner.path("metadata").path("name").asText())
@@ -286,12 +310,21 @@ final class ClusterWorkload {
     for (String container : List.of("web", "sidecar")) {
       ObjectNode c = containers.addObject();
       c.put("name", container);
-      c.put("image", "registry.example.com/" + app + "/" + container + ":1." + random.nextInt(50) + ".0");
+      c.put(
+          "image",
+          "registry.example.com/" + app + "/" + container + ":1." + random.nextInt(50) + ".0");
       c.put("imagePullPolicy", "IfNotPresent");
-      c.putArray("ports").addObject().put("name", "http").put("containerPort", 8080).put("protocol", "TCP");
+      c.putArray("ports")
+          .addObject()
+          .put("name", "http")
+          .put("containerPort", 8080)
+          .put("protocol", "TCP");
       ArrayNode env = c.putArray("env");
-      for (String variable : List.of("MODE", "REGION", "LOG_LEVEL", "FEATURE_FLAGS", "DB_HOST", "CACHE_TTL")) {
-        env.addObject().put("name", variable).put("value", variable.toLowerCase() + "-" + random.nextInt(1000));
+      for (String variable :
+          List.of("MODE", "REGION", "LOG_LEVEL", "FEATURE_FLAGS", "DB_HOST", "CACHE_TTL")) {
+        env.addObject()
+            .put("name", variable)
+            .put("value", variable.toLowerCase() + "-" + random.nextInt(1000));
       }
       ObjectNode resources = c.putObject("resources");
       resources.putObject("requests").put("cpu", "250m").put("memory", "256Mi");
@@ -299,15 +332,26 @@ final class ClusterWorkload {
       ObjectNode probe = c.putObject("readinessProbe");
       probe.putObject("httpGet").put("path", "/health").put("port", 8080).put("scheme", "HTTP");
       probe.put("periodSeconds", 10).put("timeoutSeconds", 1).put("failureThreshold", 3);
-      c.putArray("volumeMounts").addObject().put("name", "config").put("mountPath", "/etc/" + app).put("readOnly", true);
+      c.putArray("volumeMounts")
+          .addObject()
+          .put("name", "config")
+          .put("mountPath", "/etc/" + app)
+          .put("readOnly", true);
     }
-    spec.putArray("volumes").addObject().put("name", "config").putObject("configMap").put("name", app + "-config");
+    spec.putArray("volumes")
+        .addObject()
+        .put("name", "config")
+        .putObject("configMap")
+        .put("name", app + "-config");
     spec.put("restartPolicy", "Always");
     spec.put("terminationGracePeriodSeconds", 30);
     spec.put("dnsPolicy", "ClusterFirst");
     spec.put("serviceAccountName", app);
-    spec.putArray("tolerations").addObject()
-        .put("key", "node.kubernetes.io/not-ready").put("operator", "Exists").put("effect", "NoExecute");
+    spec.putArray("tolerations")
+        .addObject()
+        .put("key", "node.kubernetes.io/not-ready")
+        .put("operator", "Exists")
+        .put("effect", "NoExecute");
     return spec;
   }
 
@@ -315,9 +359,16 @@ final class ClusterWorkload {
     ObjectNode status = object.putObject("status");
     status.put("observedGeneration", 3);
     ArrayNode conditions = status.putArray("conditions");
-    for (String type : pod ? List.of("Initialized", "Ready", "ContainersReady", "PodScheduled") : List.of("Available", "Progressing")) {
-      conditions.addObject().put("type", type).put("status", "True")
-          .put("lastProbeTime", timestamp(resourceVersion)).put("lastTransitionTime", timestamp(resourceVersion));
+    for (String type :
+        pod
+            ? List.of("Initialized", "Ready", "ContainersReady", "PodScheduled")
+            : List.of("Available", "Progressing")) {
+      conditions
+          .addObject()
+          .put("type", type)
+          .put("status", "True")
+          .put("lastProbeTime", timestamp(resourceVersion))
+          .put("lastTransitionTime", timestamp(resourceVersion));
     }
     if (pod) {
       status.put("phase", "Running");
@@ -329,11 +380,17 @@ final class ClusterWorkload {
         ObjectNode c = containers.addObject();
         c.put("name", container).put("ready", true).put("restartCount", 0).put("started", true);
         c.put("image", "registry.example.com/" + container);
-        c.put("containerID", "containerd://" + Long.toHexString(random.nextLong()) + Long.toHexString(random.nextLong()));
+        c.put(
+            "containerID",
+            "containerd://"
+                + Long.toHexString(random.nextLong())
+                + Long.toHexString(random.nextLong()));
         c.putObject("state").putObject("running").put("startedAt", timestamp(resourceVersion));
       }
     } else {
-      status.put("replicas", PODS_PER_REPLICA_SET).put("readyReplicas", PODS_PER_REPLICA_SET)
+      status
+          .put("replicas", PODS_PER_REPLICA_SET)
+          .put("readyReplicas", PODS_PER_REPLICA_SET)
           .put("availableReplicas", PODS_PER_REPLICA_SET);
     }
   }

@@ -12,8 +12,8 @@ import java.util.function.IntConsumer;
  * Offers items at a fixed rate, whatever the consumer does (open loop), and records for each item
  * the time from when it was due to be offered to when the commit that carried it completed. Items
  * offered while a commit runs wait and go into the next batch (at most {@code maxBatch}), as the
- * agent's outbox does while Clouddriver has not acknowledged. Timing from the due time rather
- * than the actual offer keeps a late offering thread from hiding delay.
+ * agent's outbox does while Clouddriver has not acknowledged. Timing from the due time rather than
+ * the actual offer keeps a late offering thread from hiding delay.
  */
 final class OpenLoop {
 
@@ -24,7 +24,8 @@ final class OpenLoop {
 
   private OpenLoop() {}
 
-  static <T> Latencies run(List<T> items, int perSecond, int maxBatch, BatchSink<T> sink) throws Exception {
+  static <T> Latencies run(List<T> items, int perSecond, int maxBatch, BatchSink<T> sink)
+      throws Exception {
     long period = TimeUnit.SECONDS.toNanos(1) / perSecond;
     long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
     LinkedBlockingQueue<Integer> offered = new LinkedBlockingQueue<>();
@@ -66,11 +67,17 @@ final class OpenLoop {
       throws InterruptedException {
     long period = TimeUnit.SECONDS.toNanos(1) / perSecond;
     long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
-    java.util.concurrent.atomic.AtomicInteger applied = new java.util.concurrent.atomic.AtomicInteger();
-    Thread offering = offering(items.size(), start, period, i -> {
-      apply.accept(i);
-      applied.set(i + 1);
-    });
+    java.util.concurrent.atomic.AtomicInteger applied =
+        new java.util.concurrent.atomic.AtomicInteger();
+    Thread offering =
+        offering(
+            items.size(),
+            start,
+            period,
+            i -> {
+              apply.accept(i);
+              applied.set(i + 1);
+            });
     Latencies latencies = new Latencies(items.size());
     try {
       while (latencies.count() < items.size()) {
@@ -90,16 +97,19 @@ final class OpenLoop {
 
   /** A thread calling {@code offer} with 0, 1, 2, … at {@code start + i * period}. */
   static Thread offering(int count, long start, long period, IntConsumer offer) {
-    Thread thread = new Thread(() -> {
-      for (int i = 0; i < count && !Thread.currentThread().isInterrupted(); i++) {
-        long due = start + i * period;
-        long wait;
-        while ((wait = due - System.nanoTime()) > 0) {
-          LockSupport.parkNanos(wait);
-        }
-        offer.accept(i);
-      }
-    }, "benchmark-offering");
+    Thread thread =
+        new Thread(
+            () -> {
+              for (int i = 0; i < count && !Thread.currentThread().isInterrupted(); i++) {
+                long due = start + i * period;
+                long wait;
+                while ((wait = due - System.nanoTime()) > 0) {
+                  LockSupport.parkNanos(wait);
+                }
+                offer.accept(i);
+              }
+            },
+            "benchmark-offering");
     thread.setDaemon(true);
     thread.start();
     return thread;

@@ -26,8 +26,8 @@ import org.jooq.Record;
  * record of the account, and stores each type authoritatively the way cats-sql does: read the
  * agent's (id, body_hash) pairs, serialise and hash every record, upsert those whose hash is not
  * stored in statements of 100 rows, delete the ids it did not resend in statements of 500.
- * Statements auto-commit, as cats-sql's do. The kubectl call and network transfer of a real
- * listing are not included, which flatters this baseline.
+ * Statements auto-commit, as cats-sql's do. The kubectl call and network transfer of a real listing
+ * are not included, which flatters this baseline.
  */
 final class PollingCycle {
 
@@ -61,7 +61,8 @@ final class PollingCycle {
         throw new IllegalStateException(e);
       }
     }
-    AccountSnapshot snapshot = AccountSnapshot.build(ClusterWorkload.ACCOUNT, objects, FormatOptions.DEFAULTS);
+    AccountSnapshot snapshot =
+        AccountSnapshot.build(ClusterWorkload.ACCOUNT, objects, FormatOptions.DEFAULTS);
     int read = 0;
     int written = 0;
     int deleted = 0;
@@ -70,7 +71,11 @@ final class PollingCycle {
       String table = names.resourceTable(type.getKey());
       Set<String> storedHashes = new HashSet<>();
       Set<String> storedIds = new HashSet<>();
-      for (Record r : jooq.select(CatsBodies.ID, CatsBodies.BODY_HASH).from(table(unquotedName(table))).where(CatsBodies.AGENT.eq(AGENT)).fetch()) {
+      for (Record r :
+          jooq.select(CatsBodies.ID, CatsBodies.BODY_HASH)
+              .from(table(unquotedName(table)))
+              .where(CatsBodies.AGENT.eq(AGENT))
+              .fetch()) {
         storedIds.add(r.get(CatsBodies.ID));
         storedHashes.add(r.get(CatsBodies.BODY_HASH));
         read++;
@@ -86,7 +91,13 @@ final class PollingCycle {
         }
       }
       for (int from = 0; from < changed.size(); from += WRITE_BATCH) {
-        CatsBodies.upsert(jooq, dialect, table, AGENT, changed.subList(from, Math.min(changed.size(), from + WRITE_BATCH)), now);
+        CatsBodies.upsert(
+            jooq,
+            dialect,
+            table,
+            AGENT,
+            changed.subList(from, Math.min(changed.size(), from + WRITE_BATCH)),
+            now);
       }
       written += changed.size();
       List<String> gone = new ArrayList<>();
@@ -104,5 +115,4 @@ final class PollingCycle {
     }
     return new Result(System.nanoTime() - start, objects.size(), read, written, deleted);
   }
-
 }

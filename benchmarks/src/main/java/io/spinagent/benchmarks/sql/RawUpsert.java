@@ -37,19 +37,30 @@ import org.jooq.impl.SQLDataType;
 /**
  * The physical limit: the rows the writer ends up with for a batch of changes — the same keys,
  * bodies and relationship rows in the same tables under the same agent value — written with
- * multi-row jOOQ upserts, one statement per table, one transaction per batch. Nothing is read
- * first and nothing is derived while timed: {@link #prepare} derives every row beforehand.
+ * multi-row jOOQ upserts, one statement per table, one transaction per batch. Nothing is read first
+ * and nothing is derived while timed: {@link #prepare} derives every row beforehand.
  */
 final class RawUpsert {
 
   private static final Field<String> UUID = field(unquotedName("uuid"), SQLDataType.VARCHAR);
   private static final Field<String> REL_ID = field(unquotedName("rel_id"), SQLDataType.VARCHAR);
-  private static final Field<String> REL_AGENT = field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
-  private static final Field<String> REL_TYPE = field(unquotedName("rel_type"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_AGENT =
+      field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_TYPE =
+      field(unquotedName("rel_type"), SQLDataType.VARCHAR);
   private static final char[] CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ".toCharArray();
 
-  /** One change as rows: a body to upsert (with, for a new object, its relationship rows) or a delete. */
-  record Row(String type, String key, String body, String hash, Map<String, String> related, boolean delete) {}
+  /**
+   * One change as rows: a body to upsert (with, for a new object, its relationship rows) or a
+   * delete.
+   */
+  record Row(
+      String type,
+      String key,
+      String body,
+      String hash,
+      Map<String, String> related,
+      boolean delete) {}
 
   private final DSLContext jooq;
   private final SqlCacheWriter names;
@@ -57,7 +68,11 @@ final class RawUpsert {
   private final String agent;
   private final ObjectMapper mapper = new ObjectMapper();
   private final SecureRandom random = new SecureRandom();
-  /** Live keys → their related keys (key → type), to know creates from updates and what a delete unlinks. */
+
+  /**
+   * Live keys → their related keys (key → type), to know creates from updates and what a delete
+   * unlinks.
+   */
   private final Map<String, Map<String, String>> live = new HashMap<>();
 
   /** {@code names} supplies table names and the agent value; its own state is not touched. */
@@ -73,7 +88,9 @@ final class RawUpsert {
     List<Row> rows = new ArrayList<>(changes.size());
     for (ObjectChange change : changes) {
       String type = typeOf(change);
-      String key = CacheKeys.infrastructure(type, ClusterWorkload.ACCOUNT, change.getNamespace(), change.getName());
+      String key =
+          CacheKeys.infrastructure(
+              type, ClusterWorkload.ACCOUNT, change.getNamespace(), change.getName());
       if (change.getType() == ChangeType.CHANGE_TYPE_DELETE) {
         Map<String, String> related = live.remove(key);
         rows.add(new Row(type, key, null, null, related == null ? Map.of() : related, true));
@@ -87,16 +104,22 @@ final class RawUpsert {
         throw new IllegalStateException(e);
       }
       // derived as the writer derives it
-      CacheRecord infra = ManifestCacheRecords.ofSent(ClusterWorkload.ACCOUNT, json, object, FormatOptions.DEFAULTS)
-          .orElseThrow().infrastructure();
+      CacheRecord infra =
+          ManifestCacheRecords.ofSent(ClusterWorkload.ACCOUNT, json, object, FormatOptions.DEFAULTS)
+              .orElseThrow()
+              .infrastructure();
       Map<String, List<String>> sticky = new TreeMap<>();
       CacheTypes.STICKY_TYPES.forEach(t -> sticky.put(t, List.of()));
-      String body = new CacheRecord(key, type, infra.attributes(), sticky, infra.ttlSeconds()).toBodyJson(mapper, 0);
+      String body =
+          new CacheRecord(key, type, infra.attributes(), sticky, infra.ttlSeconds())
+              .toBodyJson(mapper, 0);
       Map<String, String> related = new LinkedHashMap<>();
       infra.relationships().forEach((group, keys) -> keys.forEach(k -> related.put(k, group)));
       boolean created = !live.containsKey(key);
       live.put(key, related);
-      rows.add(new Row(type, key, body, CacheRecord.bodyHash(body), created ? related : Map.of(), false));
+      rows.add(
+          new Row(
+              type, key, body, CacheRecord.bodyHash(body), created ? related : Map.of(), false));
     }
     return rows;
   }
@@ -104,12 +127,13 @@ final class RawUpsert {
   /** Writes one batch's rows in one transaction. */
   void apply(List<Row> rows) {
     long now = System.currentTimeMillis();
-    jooq.transaction(cfg -> {
-      DSLContext ctx = DSL.using(cfg);
-      deletes(ctx, rows);
-      upserts(ctx, rows, now);
-      relationships(ctx, rows, now);
-    });
+    jooq.transaction(
+        cfg -> {
+          DSLContext ctx = DSL.using(cfg);
+          deletes(ctx, rows);
+          upserts(ctx, rows, now);
+          relationships(ctx, rows, now);
+        });
   }
 
   private void deletes(DSLContext ctx, List<Row> rows) {
@@ -121,14 +145,20 @@ final class RawUpsert {
         row.related().forEach((k, t) -> reverse.computeIfAbsent(t, x -> new HashSet<>()).add(k));
       }
     }
-    byType.forEach((type, keys) -> {
-      ctx.deleteFrom(table(unquotedName(names.resourceTable(type)))).where(AGENT.eq(agent).and(ID.in(keys))).execute();
-      ctx.deleteFrom(table(unquotedName(names.relTable(type)))).where(ID.in(keys)).execute();
-    });
+    byType.forEach(
+        (type, keys) -> {
+          ctx.deleteFrom(table(unquotedName(names.resourceTable(type))))
+              .where(AGENT.eq(agent).and(ID.in(keys)))
+              .execute();
+          ctx.deleteFrom(table(unquotedName(names.relTable(type)))).where(ID.in(keys)).execute();
+        });
     Set<String> deleted = new HashSet<>();
     byType.values().forEach(deleted::addAll);
-    reverse.forEach((type, keys) ->
-        ctx.deleteFrom(table(unquotedName(names.relTable(type)))).where(ID.in(keys).and(REL_ID.in(deleted))).execute());
+    reverse.forEach(
+        (type, keys) ->
+            ctx.deleteFrom(table(unquotedName(names.relTable(type))))
+                .where(ID.in(keys).and(REL_ID.in(deleted)))
+                .execute());
   }
 
   /** One multi-row upsert per table; a key seen twice in a batch starts a new statement. */
@@ -148,12 +178,20 @@ final class RawUpsert {
       }
       list.get(list.size() - 1).add(row);
     }
-    statements.forEach((type, list) -> {
-      for (List<Row> chunk : list) {
-        CatsBodies.upsert(ctx, dialect, names.resourceTable(type), agent,
-            chunk.stream().map(row -> new CatsBodies.Body(row.key(), row.hash(), row.body())).toList(), now);
-      }
-    });
+    statements.forEach(
+        (type, list) -> {
+          for (List<Row> chunk : list) {
+            CatsBodies.upsert(
+                ctx,
+                dialect,
+                names.resourceTable(type),
+                agent,
+                chunk.stream()
+                    .map(row -> new CatsBodies.Body(row.key(), row.hash(), row.body()))
+                    .toList(),
+                now);
+          }
+        });
   }
 
   /**
@@ -166,22 +204,33 @@ final class RawUpsert {
       if (row.delete()) {
         continue;
       }
-      row.related().forEach((relKey, relType) -> {
-        String relAgent = CacheTypes.agentColumn(relType + ":" + ClusterWorkload.ACCOUNT + SqlCacheWriter.AGENT_SUFFIX, dialect.maxAgentLength);
-        inserts.computeIfAbsent(names.relTable(row.type()), t -> new ArrayList<>())
-            .add(new Object[] {uuid(), row.key(), relKey, relAgent, relType});
-        inserts.computeIfAbsent(names.relTable(relType), t -> new ArrayList<>())
-            .add(new Object[] {uuid(), relKey, row.key(), relAgent, row.type()});
-      });
+      row.related()
+          .forEach(
+              (relKey, relType) -> {
+                String relAgent =
+                    CacheTypes.agentColumn(
+                        relType + ":" + ClusterWorkload.ACCOUNT + SqlCacheWriter.AGENT_SUFFIX,
+                        dialect.maxAgentLength);
+                inserts
+                    .computeIfAbsent(names.relTable(row.type()), t -> new ArrayList<>())
+                    .add(new Object[] {uuid(), row.key(), relKey, relAgent, relType});
+                inserts
+                    .computeIfAbsent(names.relTable(relType), t -> new ArrayList<>())
+                    .add(new Object[] {uuid(), relKey, row.key(), relAgent, row.type()});
+              });
     }
-    inserts.forEach((table, list) -> {
-      InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
-          ctx.insertInto(table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
-      for (Object[] r : list) {
-        insert = insert.values((String) r[0], (String) r[1], (String) r[2], (String) r[3], (String) r[4], now);
-      }
-      insert.execute();
-    });
+    inserts.forEach(
+        (table, list) -> {
+          InsertValuesStep6<Record, String, String, String, String, String, Long> insert =
+              ctx.insertInto(
+                  table(unquotedName(table)), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+          for (Object[] r : list) {
+            insert =
+                insert.values(
+                    (String) r[0], (String) r[1], (String) r[2], (String) r[3], (String) r[4], now);
+          }
+          insert.execute();
+        });
   }
 
   private String uuid() {
@@ -195,6 +244,7 @@ final class RawUpsert {
   static String typeOf(ObjectChange change) {
     String version = change.getKind().getVersion();
     String group = change.getKind().getGroup();
-    return CacheTypes.forKind(group.isEmpty() ? version : group + "/" + version, change.getKind().getKind());
+    return CacheTypes.forKind(
+        group.isEmpty() ? version : group + "/" + version, change.getKind().getKind());
   }
 }

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,11 +22,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Which agents serve which accounts, and in what state each account is.
  *
- * <p>An account name belongs to one cluster: the first agent to claim it fixes its cluster identity,
- * and a claim from another cluster is refused while the account exists. Several agents of the same
- * cluster may serve an account; exactly one streams its objects (the caching member), the others
- * stand by and the oldest of them takes over when the caching member leaves. An account nobody
- * serves is orphaned, and removed once the grace period passes without an agent returning.
+ * <p>An account name belongs to one cluster: the first agent to claim it fixes its cluster
+ * identity, and a claim from another cluster is refused while the account exists. Several agents of
+ * the same cluster may serve an account; exactly one streams its objects (the caching member), the
+ * others stand by and the oldest of them takes over when the caching member leaves. An account
+ * nobody serves is orphaned, and removed once the grace period passes without an agent returning.
  *
  * <p>Notifications to members and listeners are made after the registry's lock is released, so a
  * listener or member may call back into the registry.
@@ -40,13 +39,20 @@ public final class AccountRegistry {
   private final Duration gracePeriod;
   private final List<AccountLifecycleListener> listeners;
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
+
   /** Names an operator switched off; they outlive the entries, which come and go with agents. */
   private final Set<String> inactive = new HashSet<>();
+
   private volatile Predicate<String> servedElsewhere = name -> false;
-  /** Highest committed sequence per agent and account, for {@link AccountDecision#getCommittedSequence()}. */
+
+  /**
+   * Highest committed sequence per agent and account, for {@link
+   * AccountDecision#getCommittedSequence()}.
+   */
   private final Map<String, Long> committed = new HashMap<>();
 
-  public AccountRegistry(Clock clock, Duration gracePeriod, List<AccountLifecycleListener> listeners) {
+  public AccountRegistry(
+      Clock clock, Duration gracePeriod, List<AccountLifecycleListener> listeners) {
     this.clock = clock;
     this.gracePeriod = gracePeriod;
     this.listeners = List.copyOf(listeners);
@@ -114,8 +120,8 @@ public final class AccountRegistry {
   }
 
   /**
-   * Says whether another replica serves an account now; such an account is only forgotten here
-   * when its grace period ends, never removed from Clouddriver.
+   * Says whether another replica serves an account now; such an account is only forgotten here when
+   * its grace period ends, never removed from Clouddriver.
    */
   public void setServedElsewhere(Predicate<String> servedElsewhere) {
     this.servedElsewhere = servedElsewhere;
@@ -128,10 +134,11 @@ public final class AccountRegistry {
     Instant deadline = clock.instant().minus(gracePeriod);
     List<String> due;
     synchronized (this) {
-      due = accounts.values().stream()
-          .filter(e -> e.state == AccountState.ORPHANED && !e.stateSince.isAfter(deadline))
-          .map(e -> e.name)
-          .toList();
+      due =
+          accounts.values().stream()
+              .filter(e -> e.state == AccountState.ORPHANED && !e.stateSince.isAfter(deadline))
+              .map(e -> e.name)
+              .toList();
     }
     // Asked outside the lock: it may read the database.
     Set<String> elsewhere = new HashSet<>();
@@ -144,7 +151,9 @@ public final class AccountRegistry {
       for (var it = accounts.values().iterator(); it.hasNext(); ) {
         Entry entry = it.next();
         if (entry.state == AccountState.ORPHANED && elsewhere.contains(entry.name)) {
-          log.info("Account '{}' is served by another Clouddriver replica now; this one forgets it", entry.name);
+          log.info(
+              "Account '{}' is served by another Clouddriver replica now; this one forgets it",
+              entry.name);
           it.remove();
         } else if (entry.state == AccountState.ORPHANED && !entry.stateSince.isAfter(deadline)) {
           transition(entry, AccountState.REMOVED, notifications);
@@ -160,7 +169,8 @@ public final class AccountRegistry {
 
   /**
    * Switches an account off: its members are told it is refused (they stop streaming it), and
-   * listeners remove it from Clouddriver. Members stay known, so {@link #activate} needs no reconnect.
+   * listeners remove it from Clouddriver. Members stay known, so {@link #activate} needs no
+   * reconnect.
    */
   public void deactivate(String name) {
     List<Runnable> notifications = new ArrayList<>();
@@ -196,7 +206,11 @@ public final class AccountRegistry {
           for (AccountMember standby : entry.members.keySet()) {
             if (standby != entry.caching) {
               AccountDecision decision =
-                  AccountDecision.newBuilder().setAccount(name).setAccepted(true).setRole(Role.ROLE_STANDBY).build();
+                  AccountDecision.newBuilder()
+                      .setAccount(name)
+                      .setAccepted(true)
+                      .setRole(Role.ROLE_STANDBY)
+                      .build();
               notifications.add(() -> standby.decisionChanged(decision));
             }
           }
@@ -264,7 +278,9 @@ public final class AccountRegistry {
       if (entry == null || entry.state != AccountState.FAILED) {
         return;
       }
-      transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
+      transition(
+          entry,
+          entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
           notifications);
     }
     notifications.forEach(Runnable::run);
@@ -303,7 +319,8 @@ public final class AccountRegistry {
     return entry != null && entry.caching == member;
   }
 
-  private AccountDecision claimLocked(AccountMember member, AccountInfo info, List<Runnable> notifications) {
+  private AccountDecision claimLocked(
+      AccountMember member, AccountInfo info, List<Runnable> notifications) {
     String name = info.getName();
     ClusterIdentity identity =
         new ClusterIdentity(
@@ -337,8 +354,10 @@ public final class AccountRegistry {
     if (inactive.contains(name)) {
       // Remembered as a member, so switching the account on again needs no reconnect.
       transition(entry, AccountState.INACTIVE, notifications);
-      log.info("Account '{}' from agent '{}' is INACTIVE: not served until an operator activates it",
-          name, member.agentId());
+      log.info(
+          "Account '{}' from agent '{}' is INACTIVE: not served until an operator activates it",
+          name,
+          member.agentId());
       return decision.setAccepted(false).setReason(inactiveReason(name)).build();
     }
     if (entry.caching == null) {
@@ -384,7 +403,8 @@ public final class AccountRegistry {
           successor.agentId());
     } else {
       log.warn(
-          "Account '{}' is orphaned: its last agent '{}' is gone; it is removed in {} unless an agent returns",
+          "Account '{}' is orphaned: its last agent '{}' is gone; it is removed in {} unless an"
+              + " agent returns",
           entry.name,
           member.agentId(),
           gracePeriod);
@@ -397,14 +417,18 @@ public final class AccountRegistry {
     AccountMember successor = entry.members.keySet().iterator().next();
     entry.caching = successor;
     entry.kindsAwaitingResync = new HashSet<>(entry.members.get(successor));
-    transition(entry, entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING, notifications);
+    transition(
+        entry,
+        entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
+        notifications);
     AccountDecision promoted =
         AccountDecision.newBuilder()
             .setAccount(entry.name)
             .setAccepted(true)
             .setRole(Role.ROLE_CACHING)
             .setResyncRequired(true)
-            .setCommittedSequence(committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
+            .setCommittedSequence(
+                committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
             .build();
     notifications.add(() -> successor.decisionChanged(promoted));
     return successor;
@@ -426,26 +450,40 @@ public final class AccountRegistry {
     }
   }
 
-  private static void notify(AccountLifecycleListener listener, AgentAccount account, AccountState previous) {
+  private static void notify(
+      AccountLifecycleListener listener, AgentAccount account, AccountState previous) {
     try {
       listener.onStateChange(account, previous);
     } catch (RuntimeException e) {
-      log.error("Account listener {} failed for account '{}' ({} -> {})",
-          listener.getClass().getSimpleName(), account.name(), previous, account.state(), e);
+      log.error(
+          "Account listener {} failed for account '{}' ({} -> {})",
+          listener.getClass().getSimpleName(),
+          account.name(),
+          previous,
+          account.state(),
+          e);
     }
   }
 
   private static void refuseMembers(Entry entry, String reason, List<Runnable> notifications) {
     AccountDecision refused =
-        AccountDecision.newBuilder().setAccount(entry.name).setAccepted(false).setReason(reason).build();
+        AccountDecision.newBuilder()
+            .setAccount(entry.name)
+            .setAccepted(false)
+            .setReason(reason)
+            .build();
     for (AccountMember member : entry.members.keySet()) {
       notifications.add(() -> member.decisionChanged(refused));
     }
   }
 
   private static String inactiveReason(String name) {
-    return "account '" + name + "' is INACTIVE: an operator switched it off"
-        + " (PUT /spinagent/accounts/" + name + " with state ACTIVE switches it on)";
+    return "account '"
+        + name
+        + "' is INACTIVE: an operator switched it off"
+        + " (PUT /spinagent/accounts/"
+        + name
+        + " with state ACTIVE switches it on)";
   }
 
   private static String kindKey(Kind kind) {
@@ -461,11 +499,14 @@ public final class AccountRegistry {
     ClusterIdentity cluster;
     AccountState state;
     Instant stateSince;
+
     /** Serving members, oldest first, with the kinds each reported. */
     final Map<AccountMember, Set<String>> members = new LinkedHashMap<>();
+
     AccountMember caching;
     Set<String> kindsAwaitingResync = new HashSet<>();
     String lastError;
+
     /** What the latest claiming agent said about the account; null when restored from the table. */
     AccountInfo reported;
 

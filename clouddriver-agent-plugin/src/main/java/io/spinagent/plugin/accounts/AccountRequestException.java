@@ -9,7 +9,9 @@ public final class AccountRequestException extends RuntimeException {
     INVALID,
     /** No such account or agent (404). */
     NOT_FOUND,
-    /** It clashes with what exists: a name taken, an account an agent's configuration owns (409). */
+    /**
+     * It clashes with what exists: a name taken, an account an agent's configuration owns (409).
+     */
     CONFLICT,
     /** The plugin lacks what the request needs, e.g. Clouddriver's SQL database (503). */
     UNAVAILABLE

@@ -6,8 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes every state change of the registry into {@code spinagent_accounts}, so the REST API of
- * any replica, and this replica after a restart, see the accounts it serves. Runs on the worker it
+ * Writes every state change of the registry into {@code spinagent_accounts}, so the REST API of any
+ * replica, and this replica after a restart, see the accounts it serves. Runs on the worker it
  * shares with {@link ClouddriverAccountBridge}, before it, so the bridge always finds the row.
  */
 public final class AccountStateRecorder implements AccountLifecycleListener {
@@ -26,14 +26,20 @@ public final class AccountStateRecorder implements AccountLifecycleListener {
 
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
-    worker.execute(() -> {
-      try {
-        table.recordState(account, replicaId);
-      } catch (RuntimeException e) {
-        // The registry stays right in memory; the row catches up with the account's next change.
-        log.warn("Account '{}': cannot record state {} in spinagent_accounts: {}", account.name(), account.state(),
-            e.getMessage(), e);
-      }
-    });
+    worker.execute(
+        () -> {
+          try {
+            table.recordState(account, replicaId);
+          } catch (RuntimeException e) {
+            // The registry stays right in memory; the row catches up with the account's next
+            // change.
+            log.warn(
+                "Account '{}': cannot record state {} in spinagent_accounts: {}",
+                account.name(),
+                account.state(),
+                e.getMessage(),
+                e);
+          }
+        });
   }
 }

@@ -8,8 +8,8 @@ import java.util.stream.Stream;
 /**
  * A consistent snapshot of one account in the {@link AccountRegistry}.
  *
- * @param reported what the latest claiming agent reported (namespaces, kinds, permissions); null for
- *     an account restored from the table that no agent has claimed since
+ * @param reported what the latest claiming agent reported (namespaces, kinds, permissions); null
+ *     for an account restored from the table that no agent has claimed since
  */
 public record AgentAccount(
     String name,

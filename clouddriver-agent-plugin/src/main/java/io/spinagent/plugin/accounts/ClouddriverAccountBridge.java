@@ -32,8 +32,10 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
   private final ScheduledExecutorService worker;
   private final Duration firstBackoff;
   private volatile AccountRegistry registry;
+
   /** The latest snapshot per account not yet applied; older ones are skipped. */
   private final Map<String, AgentAccount> latest = new ConcurrentHashMap<>();
+
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   /**
@@ -59,7 +61,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
 
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
-    if (account.state() == AccountState.ACTIVATING || account.state() == AccountState.ORPHANED
+    if (account.state() == AccountState.ACTIVATING
+        || account.state() == AccountState.ORPHANED
         || account.state() == AccountState.FAILED) {
       return; // the definition stays as it is until the account is ACTIVE or gone
     }
@@ -84,7 +87,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
       int attempt = attempts.merge(name, 1, Integer::sum);
       Duration delay = backoff(attempt);
       String error = "cannot update Clouddriver's account definition: " + rootMessage(e);
-      log.warn("Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
+      log.warn(
+          "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
       table.recordFailure(name, error);
       if (registry != null) {
         registry.recordError(name, error);
@@ -97,12 +101,17 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
     String name = account.name();
     Optional<StoredAccount> stored = table.find(name);
     // A migrated account's original definition is SpinAgent's to replace once the agent serves it.
-    boolean ours = stored.map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED).orElse(false);
+    boolean ours =
+        stored
+            .map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
+            .orElse(false);
     if (!ours && definitions.find(name).isPresent()) {
       String reason =
-          "Clouddriver already has an account named '" + name + "' that SpinAgent did not create;"
-              + " SpinAgent leaves it untouched. Rename the agent's account, or put the existing one under"
-              + " SpinAgent with POST /spinagent/accounts/migrate";
+          "Clouddriver already has an account named '"
+              + name
+              + "' that SpinAgent did not create; SpinAgent leaves it untouched. Rename the agent's"
+              + " account, or put the existing one under SpinAgent with POST"
+              + " /spinagent/accounts/migrate";
       log.error("Account '{}' FAILED: {}", name, reason);
       table.recordFailure(name, reason);
       if (registry != null) {
@@ -110,12 +119,16 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
       }
       return;
     }
-    // Flag first: a crash between the two leaves a flag for a definition that may not exist, which a
+    // Flag first: a crash between the two leaves a flag for a definition that may not exist, which
+    // a
     // later removal tolerates; the other order would leave a definition nobody owns.
     table.setClouddriverDefinition(name, true);
     definitions.save(definitions.tunnelDefinition(account, kubeconfigs.apply(name)));
-    log.info("Account '{}' is a Clouddriver Kubernetes account now (served by agent '{}', through the tunnel)",
-        name, account.cachingAgentId());
+    log.info(
+        "Account '{}' is a Clouddriver Kubernetes account now (served by agent '{}', through the"
+            + " tunnel)",
+        name,
+        account.cachingAgentId());
     if (registry != null) {
       registry.markRecovered(name);
     }
@@ -129,7 +142,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
     }
     definitions.delete(name);
     table.setClouddriverDefinition(name, false);
-    log.info("Account '{}' ({}): its Clouddriver account definition is removed", name, account.state());
+    log.info(
+        "Account '{}' ({}): its Clouddriver account definition is removed", name, account.state());
   }
 
   private Duration backoff(int attempt) {

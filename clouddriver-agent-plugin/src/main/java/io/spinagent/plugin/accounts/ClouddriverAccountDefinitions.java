@@ -35,8 +35,8 @@ public final class ClouddriverAccountDefinitions {
 
   /**
    * The definition Clouddriver gets for an agent account: never polled ({@code cacheThreads: 0}),
-   * reached through the plugin's tunnel with {@code kubeconfigContents}, permissions, namespaces and
-   * kinds as the agent reported them.
+   * reached through the plugin's tunnel with {@code kubeconfigContents}, permissions, namespaces
+   * and kinds as the agent reported them.
    */
   public Map<String, Object> tunnelDefinition(AgentAccount account, String kubeconfig) {
     Map<String, Object> definition = new LinkedHashMap<>();
@@ -50,7 +50,9 @@ public final class ClouddriverAccountDefinitions {
     if (reported != null) {
       definition.put("namespaces", List.copyOf(reported.getNamespacesList()));
       definition.put("omitNamespaces", List.copyOf(reported.getOmitNamespacesList()));
-      definition.put("kinds", reported.getKindsList().stream().map(ClouddriverAccountDefinitions::kindName).toList());
+      definition.put(
+          "kinds",
+          reported.getKindsList().stream().map(ClouddriverAccountDefinitions::kindName).toList());
       definition.put("onlySpinnakerManaged", reported.getOnlySpinnakerManaged());
       Map<String, List<String>> permissions = new LinkedHashMap<>();
       if (reported.getPermissions().getReadCount() > 0) {
@@ -77,7 +79,8 @@ public final class ClouddriverAccountDefinitions {
       Map<String, Object> fields = json.readValue(mapper.serialize(definition), Map.class);
       return Optional.of(fields);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot read Clouddriver's account definition '" + name + "'", e);
+      throw new IllegalStateException(
+          "cannot read Clouddriver's account definition '" + name + "'", e);
     }
   }
 
@@ -95,12 +98,19 @@ public final class ClouddriverAccountDefinitions {
       return mapper.deserialize(json.writeValueAsString(fields));
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(
-          "Clouddriver cannot read a '" + TYPE + "' account definition (" + e.getOriginalMessage()
-              + "): is its Kubernetes provider enabled (kubernetes.enabled: true)?", e);
+          "Clouddriver cannot read a '"
+              + TYPE
+              + "' account definition ("
+              + e.getOriginalMessage()
+              + "): is its Kubernetes provider enabled (kubernetes.enabled: true)?",
+          e);
     }
   }
 
-  /** Clouddriver's spelling of a kind: {@code Deployment.apps}, or {@code Service} in the core group. */
+  /**
+   * Clouddriver's spelling of a kind: {@code Deployment.apps}, or {@code Service} in the core
+   * group.
+   */
   static String kindName(Kind kind) {
     return kind.getGroup().isEmpty() ? kind.getKind() : kind.getKind() + "." + kind.getGroup();
   }

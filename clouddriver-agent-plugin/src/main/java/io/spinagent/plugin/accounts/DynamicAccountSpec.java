@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * An account created through the REST API (or migrated from Clouddriver) that agents serve on the
- * plugin's behalf: what the operator sent, minus nothing. Exactly one of {@code kubeconfigContents},
- * {@code kubeconfigFile} (a path on the agent's machine) and {@code serviceAccount} says how the
- * agent reaches the cluster; {@code agentId} or {@code zoneId} says which agents serve it.
+ * plugin's behalf: what the operator sent, minus nothing. Exactly one of {@code
+ * kubeconfigContents}, {@code kubeconfigFile} (a path on the agent's machine) and {@code
+ * serviceAccount} says how the agent reaches the cluster; {@code agentId} or {@code zoneId} says
+ * which agents serve it.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record DynamicAccountSpec(
@@ -41,13 +42,25 @@ public record DynamicAccountSpec(
   }
 
   public boolean servedByTheSameAgentsAs(DynamicAccountSpec other) {
-    return java.util.Objects.equals(agentId, other.agentId) && java.util.Objects.equals(zoneId, other.zoneId);
+    return java.util.Objects.equals(agentId, other.agentId)
+        && java.util.Objects.equals(zoneId, other.zoneId);
   }
 
   /** The same account, without the kubeconfig text: what the REST API shows. */
   public DynamicAccountSpec redacted() {
-    return new DynamicAccountSpec(name, agentId, zoneId, kubeconfigContents == null ? null : "<redacted>",
-        kubeconfigFile, serviceAccount, context, namespaces, omitNamespaces, kinds, omitKinds, permissions,
+    return new DynamicAccountSpec(
+        name,
+        agentId,
+        zoneId,
+        kubeconfigContents == null ? null : "<redacted>",
+        kubeconfigFile,
+        serviceAccount,
+        context,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        permissions,
         onlySpinnakerManaged);
   }
 
@@ -61,7 +74,9 @@ public record DynamicAccountSpec(
             .addAllKinds(kinds)
             .addAllOmitKinds(omitKinds)
             .setPermissions(
-                Permissions.newBuilder().addAllRead(permissions.read()).addAllWrite(permissions.write()))
+                Permissions.newBuilder()
+                    .addAllRead(permissions.read())
+                    .addAllWrite(permissions.write()))
             .setOnlySpinnakerManaged(Boolean.TRUE.equals(onlySpinnakerManaged));
     if (kubeconfigContents != null) {
       proto.setKubeconfigContents(kubeconfigContents);

@@ -38,6 +38,7 @@ import org.slf4j.LoggerFactory;
 public final class DynamicAccounts implements SessionListener {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
+
   /** Kubernetes-style names: they appear in URLs, kubeconfigs and cache keys. */
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9_.]{0,98}[a-z0-9])?");
 
@@ -69,20 +70,27 @@ public final class DynamicAccounts implements SessionListener {
     validate(spec);
     requireFreeName(spec.name(), accounts);
     if (clouddriver.flatMap(c -> c.find(spec.name())).isPresent()) {
-      throw conflict("Clouddriver already has an account named '" + spec.name() + "': put it under SpinAgent with"
-          + " POST /spinagent/accounts/migrate, or choose another name");
+      throw conflict(
+          "Clouddriver already has an account named '"
+              + spec.name()
+              + "': put it under SpinAgent with"
+              + " POST /spinagent/accounts/migrate, or choose another name");
     }
     List<AgentSession> agents = servingAgents(spec);
     if (!accounts.insertDynamic(spec, AccountSource.API)) {
       throw conflict("account '" + spec.name() + "' already exists");
     }
     try {
-      push(agents, spec.name(), Command.newBuilder().setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
+      push(
+          agents,
+          spec.name(),
+          Command.newBuilder().setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
     } catch (RuntimeException e) {
       accounts.delete(spec.name());
       throw e;
     }
-    log.info("Account '{}' created through the API, served by {}", spec.name(), describeTarget(spec));
+    log.info(
+        "Account '{}' created through the API, served by {}", spec.name(), describeTarget(spec));
     return accounts.find(spec.name()).orElseThrow();
   }
 
@@ -93,7 +101,11 @@ public final class DynamicAccounts implements SessionListener {
     StoredAccount existing = dynamicAccount(spec.name(), accounts);
     refuseWhenServedElsewhere(spec.name(), "change");
     List<AgentSession> agents = servingAgents(spec);
-    push(agents, spec.name(), Command.newBuilder().setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
+    push(
+        agents,
+        spec.name(),
+        Command.newBuilder()
+            .setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
     accounts.updateDynamic(spec);
     if (existing.definition() != null && !existing.definition().servedByTheSameAgentsAs(spec)) {
       agentsOf(existing.definition()).stream()
@@ -132,20 +144,27 @@ public final class DynamicAccounts implements SessionListener {
     refuseWhenServedElsewhere(name, "delete");
     boolean dynamic = stored.map(s -> s.definition() != null).orElse(false);
     if (!dynamic && live.isPresent() && !live.get().agentIds().isEmpty()) {
-      throw conflict("account '" + name + "' is in the configuration of agent(s) " + live.get().agentIds()
-          + ": remove it there, or switch it off with PUT /spinagent/accounts/" + name + " {\"state\": \"INACTIVE\"}");
+      throw conflict(
+          "account '"
+              + name
+              + "' is in the configuration of agent(s) "
+              + live.get().agentIds()
+              + ": remove it there, or switch it off with PUT /spinagent/accounts/"
+              + name
+              + " {\"state\": \"INACTIVE\"}");
     }
     if (dynamic) {
       agentsOf(stored.get().definition()).forEach(agent -> removeFrom(agent, name));
     }
     if (!registry.delete(name, "account '" + name + "' was deleted through the SpinAgent API")) {
       // Not served here (never activated, or expired): no listener hears of it, so finish here.
-      stored.ifPresent(row -> {
-        if (row.clouddriverDefinition()) {
-          clouddriver.ifPresent(definitions -> definitions.delete(name));
-        }
-        table.get().markRemoved(name);
-      });
+      stored.ifPresent(
+          row -> {
+            if (row.clouddriverDefinition()) {
+              clouddriver.ifPresent(definitions -> definitions.delete(name));
+            }
+            table.get().markRemoved(name);
+          });
     }
     log.info("Account '{}' deleted through the API", name);
   }
@@ -158,8 +177,12 @@ public final class DynamicAccounts implements SessionListener {
   public List<MigrationResult> migrate(List<String> names, String agentId, String zoneId) {
     AccountTable accounts = requireTable();
     ClouddriverAccountDefinitions definitions =
-        clouddriver.orElseThrow(() -> new AccountRequestException(AccountRequestException.Problem.UNAVAILABLE,
-            "migration needs Clouddriver's account storage (account.storage.enabled: true)"));
+        clouddriver.orElseThrow(
+            () ->
+                new AccountRequestException(
+                    AccountRequestException.Problem.UNAVAILABLE,
+                    "migration needs Clouddriver's account storage (account.storage.enabled:"
+                        + " true)"));
     if (names == null || names.isEmpty()) {
       throw invalid("accounts: list the names of the Clouddriver accounts to migrate");
     }
@@ -174,7 +197,11 @@ public final class DynamicAccounts implements SessionListener {
           throw conflict("account '" + name + "' already exists");
         }
         try {
-          push(agents, name, Command.newBuilder().setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
+          push(
+              agents,
+              name,
+              Command.newBuilder()
+                  .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
         } catch (RuntimeException e) {
           accounts.delete(name);
           throw e;
@@ -184,7 +211,10 @@ public final class DynamicAccounts implements SessionListener {
         log.info("Clouddriver account '{}' migrated to {}", name, describeTarget(spec));
       } catch (AccountRequestException e) {
         results.add(MigrationResult.failed(name, e.getMessage()));
-        log.warn("Migrating Clouddriver account '{}' failed, its definition is untouched: {}", name, e.getMessage());
+        log.warn(
+            "Migrating Clouddriver account '{}' failed, its definition is untouched: {}",
+            name,
+            e.getMessage());
       }
     }
     return results;
@@ -198,26 +228,42 @@ public final class DynamicAccounts implements SessionListener {
     }
     List<StoredAccount> mine;
     try {
-      mine = table.get().dynamicAccounts().stream()
-          .filter(a -> a.state() != AccountState.REMOVED)
-          .filter(a -> a.definition().servedBy(session.agentId(), session.zoneId()))
-          .toList();
+      mine =
+          table.get().dynamicAccounts().stream()
+              .filter(a -> a.state() != AccountState.REMOVED)
+              .filter(a -> a.definition().servedBy(session.agentId(), session.zoneId()))
+              .toList();
     } catch (RuntimeException e) {
-      log.error("Agent '{}': cannot read its dynamic accounts from spinagent_accounts; they are sent when it"
-          + " reconnects", session.agentId(), e);
+      log.error(
+          "Agent '{}': cannot read its dynamic accounts from spinagent_accounts; they are sent when"
+              + " it reconnects",
+          session.agentId(),
+          e);
       return;
     }
     for (StoredAccount account : mine) {
-      session.command(
-              Command.newBuilder().setAddAccount(AddAccount.newBuilder().setAccount(account.definition().toProto())),
+      session
+          .command(
+              Command.newBuilder()
+                  .setAddAccount(
+                      AddAccount.newBuilder().setAccount(account.definition().toProto())),
               commandTimeout)
-          .whenComplete((result, error) -> {
-            String problem = error != null ? error.getMessage() : result.getOk() ? null : result.getError();
-            if (problem != null) {
-              log.warn("Agent '{}' did not take dynamic account '{}': {}", session.agentId(), account.name(), problem);
-              table.get().recordFailure(account.name(), "agent '" + session.agentId() + "': " + problem);
-            }
-          });
+          .whenComplete(
+              (result, error) -> {
+                String problem =
+                    error != null ? error.getMessage() : result.getOk() ? null : result.getError();
+                if (problem != null) {
+                  log.warn(
+                      "Agent '{}' did not take dynamic account '{}': {}",
+                      session.agentId(),
+                      account.name(),
+                      problem);
+                  table
+                      .get()
+                      .recordFailure(
+                          account.name(), "agent '" + session.agentId() + "': " + problem);
+                }
+              });
     }
   }
 
@@ -236,11 +282,17 @@ public final class DynamicAccounts implements SessionListener {
           refusals.add("agent '" + agent + "': " + result.getError());
         }
       } catch (ExecutionException e) {
-        refusals.add("agent '" + agent + "': " + (e.getCause() instanceof java.util.concurrent.TimeoutException
-            ? "no answer within " + commandTimeout : e.getCause().getMessage()));
+        refusals.add(
+            "agent '"
+                + agent
+                + "': "
+                + (e.getCause() instanceof java.util.concurrent.TimeoutException
+                    ? "no answer within " + commandTimeout
+                    : e.getCause().getMessage()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new AccountRequestException(AccountRequestException.Problem.UNAVAILABLE, "interrupted");
+        throw new AccountRequestException(
+            AccountRequestException.Problem.UNAVAILABLE, "interrupted");
       }
     }
     if (accepted == 0) {
@@ -252,13 +304,20 @@ public final class DynamicAccounts implements SessionListener {
   }
 
   private void removeFrom(AgentSession agent, String name) {
-    agent.command(Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)), commandTimeout)
-        .whenComplete((result, error) -> {
-          if (error != null || !result.getOk()) {
-            log.warn("Agent '{}' did not remove account '{}': {}", agent.agentId(), name,
-                error != null ? error.getMessage() : result.getError());
-          }
-        });
+    agent
+        .command(
+            Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)),
+            commandTimeout)
+        .whenComplete(
+            (result, error) -> {
+              if (error != null || !result.getOk()) {
+                log.warn(
+                    "Agent '{}' did not remove account '{}': {}",
+                    agent.agentId(),
+                    name,
+                    error != null ? error.getMessage() : result.getError());
+              }
+            });
   }
 
   /**
@@ -270,24 +329,44 @@ public final class DynamicAccounts implements SessionListener {
     try {
       replica = streamsElsewhere.replicaServing(name);
     } catch (RuntimeException e) {
-      throw new AccountRequestException(AccountRequestException.Problem.UNAVAILABLE,
-          "cannot look up which Clouddriver replica serves account '" + name + "' (database: " + e.getMessage() + ")");
+      throw new AccountRequestException(
+          AccountRequestException.Problem.UNAVAILABLE,
+          "cannot look up which Clouddriver replica serves account '"
+              + name
+              + "' (database: "
+              + e.getMessage()
+              + ")");
     }
     if (replica.isPresent()) {
-      throw conflict("account '" + name + "' is served by Clouddriver replica '" + replica.get() + "', which holds"
-          + " its agent's stream: send the request to that replica to " + change + " the account (this one cannot"
-          + " reach the agent)");
+      throw conflict(
+          "account '"
+              + name
+              + "' is served by Clouddriver replica '"
+              + replica.get()
+              + "', which holds"
+              + " its agent's stream: send the request to that replica to "
+              + change
+              + " the account (this one cannot"
+              + " reach the agent)");
     }
   }
 
   private List<AgentSession> servingAgents(DynamicAccountSpec spec) {
     List<AgentSession> agents = agentsOf(spec);
     if (agents.isEmpty()) {
-      String elsewhere = "; with several Clouddriver replicas, send the request to the one it is connected to"
-          + " (GET /spinagent/agents on each lists its agents)";
-      throw notFound(spec.agentId() != null
-          ? "agentId: no agent '" + spec.agentId() + "' is connected to this Clouddriver replica" + elsewhere
-          : "zoneId: no agent of zone '" + spec.zoneId() + "' is connected to this Clouddriver replica" + elsewhere);
+      String elsewhere =
+          "; with several Clouddriver replicas, send the request to the one it is connected to"
+              + " (GET /spinagent/agents on each lists its agents)";
+      throw notFound(
+          spec.agentId() != null
+              ? "agentId: no agent '"
+                  + spec.agentId()
+                  + "' is connected to this Clouddriver replica"
+                  + elsewhere
+              : "zoneId: no agent of zone '"
+                  + spec.zoneId()
+                  + "' is connected to this Clouddriver replica"
+                  + elsewhere);
     }
     return agents;
   }
@@ -298,17 +377,26 @@ public final class DynamicAccounts implements SessionListener {
 
   private void requireFreeName(String name, AccountTable accounts) {
     if (registry.find(name).filter(a -> a.state() != AccountState.REMOVED).isPresent()) {
-      throw conflict("account '" + name + "' already exists: an agent serves it from its configuration");
+      throw conflict(
+          "account '" + name + "' already exists: an agent serves it from its configuration");
     }
     Optional<StoredAccount> stored = accounts.find(name);
     if (stored.isPresent() && stored.get().state() != AccountState.REMOVED) {
-      throw conflict("account '" + name + "' already exists (" + stored.get().source() + ", " + stored.get().state() + ")");
+      throw conflict(
+          "account '"
+              + name
+              + "' already exists ("
+              + stored.get().source()
+              + ", "
+              + stored.get().state()
+              + ")");
     }
     stored.ifPresent(removed -> accounts.delete(name));
   }
 
   private StoredAccount dynamicAccount(String name, AccountTable accounts) {
-    StoredAccount stored = accounts.find(name).orElseThrow(() -> notFound("no account named '" + name + "'"));
+    StoredAccount stored =
+        accounts.find(name).orElseThrow(() -> notFound("no account named '" + name + "'"));
     if (stored.definition() == null) {
       throw conflict("account '" + name + "' comes from an agent's configuration: change it there");
     }
@@ -316,8 +404,12 @@ public final class DynamicAccounts implements SessionListener {
   }
 
   private AccountTable requireTable() {
-    return table.orElseThrow(() -> new AccountRequestException(AccountRequestException.Problem.UNAVAILABLE,
-        "dynamic accounts need Clouddriver's SQL database (sql.enabled: true): SpinAgent stores them there"));
+    return table.orElseThrow(
+        () ->
+            new AccountRequestException(
+                AccountRequestException.Problem.UNAVAILABLE,
+                "dynamic accounts need Clouddriver's SQL database (sql.enabled: true): SpinAgent"
+                    + " stores them there"));
   }
 
   private static void validate(DynamicAccountSpec spec) {
@@ -325,31 +417,43 @@ public final class DynamicAccounts implements SessionListener {
       throw invalid("name: required");
     }
     if (!NAME.matcher(spec.name()).matches()) {
-      throw invalid("name: '" + spec.name() + "' is not a valid account name (lower-case letters, digits, '-', '_',"
-          + " '.', starting and ending with a letter or digit, at most 100 characters)");
+      throw invalid(
+          "name: '"
+              + spec.name()
+              + "' is not a valid account name (lower-case letters, digits, '-', '_',"
+              + " '.', starting and ending with a letter or digit, at most 100 characters)");
     }
     if ((spec.agentId() == null) == (spec.zoneId() == null)) {
-      throw invalid("agentId, zoneId: give exactly one: the agent, or the zone of agents, that serves the account");
+      throw invalid(
+          "agentId, zoneId: give exactly one: the agent, or the zone of agents, that serves the"
+              + " account");
     }
-    int sources = (spec.kubeconfigContents() != null ? 1 : 0) + (spec.kubeconfigFile() != null ? 1 : 0)
-        + (Boolean.TRUE.equals(spec.serviceAccount()) ? 1 : 0);
+    int sources =
+        (spec.kubeconfigContents() != null ? 1 : 0)
+            + (spec.kubeconfigFile() != null ? 1 : 0)
+            + (Boolean.TRUE.equals(spec.serviceAccount()) ? 1 : 0);
     if (sources != 1) {
-      throw invalid("kubeconfigContents, kubeconfigFile, serviceAccount: give exactly one way for the agent to reach"
-          + " the cluster");
+      throw invalid(
+          "kubeconfigContents, kubeconfigFile, serviceAccount: give exactly one way for the agent"
+              + " to reach the cluster");
     }
     if (spec.kubeconfigContents() != null) {
-      KubeconfigCheck.problem(spec.kubeconfigContents(), spec.context()).ifPresent(problem -> {
-        throw invalid(problem);
-      });
+      KubeconfigCheck.problem(spec.kubeconfigContents(), spec.context())
+          .ifPresent(
+              problem -> {
+                throw invalid(problem);
+              });
     }
   }
 
   private static DynamicAccountSpec fromClouddriver(
       String name, Optional<Map<String, Object>> found, String agentId, String zoneId) {
     Map<String, Object> definition =
-        found.orElseThrow(() -> notFound("Clouddriver has no account definition named '" + name + "'"));
+        found.orElseThrow(
+            () -> notFound("Clouddriver has no account definition named '" + name + "'"));
     if (!ClouddriverAccountDefinitions.TYPE.equals(definition.get("type"))) {
-      throw invalid("account '" + name + "' is of type '" + definition.get("type") + "', not kubernetes");
+      throw invalid(
+          "account '" + name + "' is of type '" + definition.get("type") + "', not kubernetes");
     }
     String contents = string(definition.get("kubeconfigContents"));
     String file = string(definition.get("kubeconfigFile"));
@@ -358,15 +462,28 @@ public final class DynamicAccounts implements SessionListener {
       try {
         contents = Files.readString(Path.of(file));
       } catch (IOException e) {
-        throw invalid("account '" + name + "': cannot read its kubeconfigFile " + file + ": " + e.getMessage());
+        throw invalid(
+            "account '"
+                + name
+                + "': cannot read its kubeconfigFile "
+                + file
+                + ": "
+                + e.getMessage());
       }
     }
     boolean serviceAccount = Boolean.TRUE.equals(definition.get("serviceAccount"));
     return new DynamicAccountSpec(
-        name, agentId, zoneId, contents, null, contents == null && serviceAccount ? true : null,
+        name,
+        agentId,
+        zoneId,
+        contents,
+        null,
+        contents == null && serviceAccount ? true : null,
         string(definition.get("context")),
-        strings(definition.get("namespaces")), strings(definition.get("omitNamespaces")),
-        strings(definition.get("kinds")), strings(definition.get("omitKinds")),
+        strings(definition.get("namespaces")),
+        strings(definition.get("omitNamespaces")),
+        strings(definition.get("kinds")),
+        strings(definition.get("omitKinds")),
         permissions(definition.get("permissions")),
         Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null);
   }
@@ -387,7 +504,9 @@ public final class DynamicAccounts implements SessionListener {
   }
 
   private static String describeTarget(DynamicAccountSpec spec) {
-    return spec.agentId() != null ? "agent '" + spec.agentId() + "'" : "zone '" + spec.zoneId() + "'";
+    return spec.agentId() != null
+        ? "agent '" + spec.agentId() + "'"
+        : "zone '" + spec.zoneId() + "'";
   }
 
   /** The outcome of migrating one account. */

@@ -8,8 +8,8 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
- * Checks a kubeconfig sent through the REST API before any agent sees it: YAML, with the context
- * to use, its cluster and a server URL. The agent checks it again, against the cluster.
+ * Checks a kubeconfig sent through the REST API before any agent sees it: YAML, with the context to
+ * use, its cluster and a server URL. The agent checks it again, against the cluster.
  */
 final class KubeconfigCheck {
 
@@ -24,9 +24,12 @@ final class KubeconfigCheck {
       return Optional.of("kubeconfigContents: not valid YAML: " + firstLine(e.getMessage()));
     }
     if (!(parsed instanceof Map<?, ?> config)) {
-      return Optional.of("kubeconfigContents: not a kubeconfig (expected a YAML mapping with clusters, users, contexts)");
+      return Optional.of(
+          "kubeconfigContents: not a kubeconfig (expected a YAML mapping with clusters, users,"
+              + " contexts)");
     }
-    String wanted = context != null && !context.isBlank() ? context : string(config.get("current-context"));
+    String wanted =
+        context != null && !context.isBlank() ? context : string(config.get("current-context"));
     if (wanted == null) {
       return Optional.of("kubeconfigContents: no current-context, and no context given");
     }
@@ -35,10 +38,15 @@ final class KubeconfigCheck {
       return Optional.of("kubeconfigContents: no context named '" + wanted + "'");
     }
     String clusterName = string(contextEntry.get("cluster"));
-    Map<?, ?> cluster = clusterName == null ? null : named(config.get("clusters"), clusterName, "cluster");
+    Map<?, ?> cluster =
+        clusterName == null ? null : named(config.get("clusters"), clusterName, "cluster");
     if (cluster == null) {
-      return Optional.of("kubeconfigContents: context '" + wanted + "' names cluster '" + clusterName
-          + "', which the kubeconfig does not define");
+      return Optional.of(
+          "kubeconfigContents: context '"
+              + wanted
+              + "' names cluster '"
+              + clusterName
+              + "', which the kubeconfig does not define");
     }
     if (string(cluster.get("server")) == null) {
       return Optional.of("kubeconfigContents: cluster '" + clusterName + "' has no server URL");
@@ -52,7 +60,9 @@ final class KubeconfigCheck {
       return null;
     }
     for (Object entry : entries) {
-      if (entry instanceof Map<?, ?> map && name.equals(string(map.get("name"))) && map.get(field) instanceof Map<?, ?> inner) {
+      if (entry instanceof Map<?, ?> map
+          && name.equals(string(map.get("name")))
+          && map.get(field) instanceof Map<?, ?> inner) {
         return inner;
       }
     }

@@ -3,10 +3,10 @@ package io.spinagent.plugin.accounts;
 import java.util.Optional;
 
 /**
- * Which other Clouddriver replica holds an account's agent stream right now. A command that
- * reaches an account's agents (change, switch off, delete) reaches only the agents connected to
- * the replica that runs it: run on another replica, it would change the stored account and leave
- * the agent that serves it as it was.
+ * Which other Clouddriver replica holds an account's agent stream right now. A command that reaches
+ * an account's agents (change, switch off, delete) reaches only the agents connected to the replica
+ * that runs it: run on another replica, it would change the stored account and leave the agent that
+ * serves it as it was.
  */
 @FunctionalInterface
 public interface StreamsElsewhere {

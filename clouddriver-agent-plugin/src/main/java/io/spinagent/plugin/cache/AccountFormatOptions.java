@@ -14,7 +14,9 @@ public final class AccountFormatOptions implements Function<String, FormatOption
 
   private final Supplier<AccountRegistry> registry;
 
-  /** @param registry the registry, looked up late: it is built after the cache it notifies */
+  /**
+   * @param registry the registry, looked up late: it is built after the cache it notifies
+   */
   public AccountFormatOptions(Supplier<AccountRegistry> registry) {
     this.registry = registry;
   }
@@ -25,9 +27,13 @@ public final class AccountFormatOptions implements Function<String, FormatOption
     if (accounts == null) {
       return FormatOptions.DEFAULTS;
     }
-    return accounts.find(account)
+    return accounts
+        .find(account)
         .filter(a -> a.reported() != null)
-        .map(a -> FormatOptions.DEFAULTS.withOnlySpinnakerManaged(a.reported().getOnlySpinnakerManaged()))
+        .map(
+            a ->
+                FormatOptions.DEFAULTS.withOnlySpinnakerManaged(
+                    a.reported().getOnlySpinnakerManaged()))
         .orElse(FormatOptions.DEFAULTS);
   }
 }

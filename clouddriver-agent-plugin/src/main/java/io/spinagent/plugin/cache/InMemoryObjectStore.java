@@ -57,11 +57,12 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
     }
     synchronized (objects) {
       Map<ObjectKey, StoredObject> live = new HashMap<>();
-      objects.byKey.forEach((key, object) -> {
-        if (!object.deleted()) {
-          live.put(key, object);
-        }
-      });
+      objects.byKey.forEach(
+          (key, object) -> {
+            if (!object.deleted()) {
+              live.put(key, object);
+            }
+          });
       return live;
     }
   }
@@ -82,6 +83,7 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
 
   private static final class AccountObjects {
     final Map<ObjectKey, StoredObject> byKey = new HashMap<>();
+
     /** The listing in progress per kind ("group/kind"): a newer BEGIN replaces an abandoned one. */
     final Map<String, Listing> listings = new HashMap<>();
 
@@ -92,7 +94,8 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
         listing.keys.add(key);
       }
       StoredObject held = byKey.get(key);
-      if (held != null && ResourceVersions.isOlder(change.getResourceVersion(), held.resourceVersion())) {
+      if (held != null
+          && ResourceVersions.isOlder(change.getResourceVersion(), held.resourceVersion())) {
         return;
       }
       boolean delete = change.getType() == ChangeType.CHANGE_TYPE_DELETE;

@@ -7,7 +7,8 @@ public record SinkBatch(String account, List<SinkEntry> entries) {
 
   public SinkBatch {
     if (entries.isEmpty()) {
-      throw new IllegalArgumentException("a batch for account '" + account + "' needs at least one entry");
+      throw new IllegalArgumentException(
+          "a batch for account '" + account + "' needs at least one entry");
     }
     entries = List.copyOf(entries);
   }

@@ -6,6 +6,7 @@ import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper;
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountStateRecorder;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.ClouddriverAccountBridge;
@@ -20,7 +21,6 @@ import io.spinagent.plugin.ha.HighAvailability;
 import io.spinagent.plugin.store.AccountTable;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
-import io.spinagent.plugin.accounts.AccountState;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -56,18 +56,23 @@ public class AccountsConfiguration {
     }
     SpinAgentSchema.migrate(context);
     // Lenient: rows written by a newer plugin version during a rolling upgrade stay readable.
-    ObjectMapper json = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    ObjectMapper json =
+        new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     return new AccountStorage(Optional.of(new AccountTable(context, json, Clock.systemUTC())));
   }
 
-  /** One thread for the table and Clouddriver's account storage, so both follow the registry in order. */
+  /**
+   * One thread for the table and Clouddriver's account storage, so both follow the registry in
+   * order.
+   */
   @Bean(destroyMethod = "shutdownNow")
   ScheduledExecutorService accountSyncWorker() {
-    return Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-account-sync");
-      thread.setDaemon(true);
-      return thread;
-    });
+    return Executors.newSingleThreadScheduledExecutor(
+        runnable -> {
+          Thread thread = new Thread(runnable, "spinagent-account-sync");
+          thread.setDaemon(true);
+          return thread;
+        });
   }
 
   @Bean
@@ -95,22 +100,28 @@ public class AccountsConfiguration {
         all.add(bridge);
       }
     } else {
-      log.warn("SpinAgent runs without Clouddriver's SQL database (sql.enabled): accounts live in memory only,"
-          + " dynamic accounts (POST /spinagent/accounts) are unavailable and agent accounts do not become"
-          + " Clouddriver accounts");
+      log.warn(
+          "SpinAgent runs without Clouddriver's SQL database (sql.enabled): accounts live in memory"
+              + " only, dynamic accounts (POST /spinagent/accounts) are unavailable and agent"
+              + " accounts do not become Clouddriver accounts");
     }
     AccountRegistry registry =
         new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(), all);
     if (bridge != null) {
       bridge.attach(registry);
     }
-    storage.table().ifPresent(table -> {
-      restore(registry, table);
-      Duration grace = properties.getAccounts().getGracePeriod();
-      registry.setServedElsewhere(name -> table.servedElsewhere(name, replica.id(), Instant.now().minus(grace)));
-      long every = Math.max(1000, grace.toMillis() / 3);
-      accountSyncWorker.scheduleWithFixedDelay(() -> heartbeat(table, replica.id()), every, every, TimeUnit.MILLISECONDS);
-    });
+    storage
+        .table()
+        .ifPresent(
+            table -> {
+              restore(registry, table);
+              Duration grace = properties.getAccounts().getGracePeriod();
+              registry.setServedElsewhere(
+                  name -> table.servedElsewhere(name, replica.id(), Instant.now().minus(grace)));
+              long every = Math.max(1000, grace.toMillis() / 3);
+              accountSyncWorker.scheduleWithFixedDelay(
+                  () -> heartbeat(table, replica.id()), every, every, TimeUnit.MILLISECONDS);
+            });
     return registry;
   }
 
@@ -125,13 +136,25 @@ public class AccountsConfiguration {
       HighAvailability highAvailability) {
     Optional<ClouddriverAccountDefinitions> definitions =
         Optional.ofNullable(repository.getIfAvailable())
-            .flatMap(r -> Optional.ofNullable(mapper.getIfAvailable())
-                .map(m -> new ClouddriverAccountDefinitions(r, m, new ObjectMapper())));
-    StreamsElsewhere streamsElsewhere = highAvailability.keeper()
-        .<StreamsElsewhere>map(keeper -> account -> keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId))
-        .orElse(StreamsElsewhere.NONE);
-    DynamicAccounts accounts = new DynamicAccounts(registry, sessions, storage.table(), definitions,
-        properties.getAccounts().getCommandTimeout(), streamsElsewhere);
+            .flatMap(
+                r ->
+                    Optional.ofNullable(mapper.getIfAvailable())
+                        .map(m -> new ClouddriverAccountDefinitions(r, m, new ObjectMapper())));
+    StreamsElsewhere streamsElsewhere =
+        highAvailability
+            .keeper()
+            .<StreamsElsewhere>map(
+                keeper ->
+                    account -> keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId))
+            .orElse(StreamsElsewhere.NONE);
+    DynamicAccounts accounts =
+        new DynamicAccounts(
+            registry,
+            sessions,
+            storage.table(),
+            definitions,
+            properties.getAccounts().getCommandTimeout(),
+            streamsElsewhere);
     sessions.addListener(accounts);
     return accounts;
   }
@@ -144,18 +167,21 @@ public class AccountsConfiguration {
       ObjectProvider<TunnelKubeconfigs> tunnel,
       ScheduledExecutorService worker) {
     if (!properties.getAccounts().isClouddriverDefinitions()) {
-      log.info("spinagent.accounts.clouddriver-definitions is false: agent accounts stay out of Clouddriver's"
-          + " account storage");
+      log.info(
+          "spinagent.accounts.clouddriver-definitions is false: agent accounts stay out of"
+              + " Clouddriver's account storage");
       return null;
     }
     AccountDefinitionRepository definitions = repository.getIfAvailable();
     AccountDefinitionMapper definitionMapper = mapper.getIfAvailable();
     if (definitions == null || definitionMapper == null) {
-      log.warn("Clouddriver's account storage is off, so agent accounts cannot become Clouddriver accounts"
-          + " (Deck shows their cache, deploys fail with 'unknown account'). Set, in clouddriver.yml:"
-          + " account.storage.enabled: true, account.storage.kubernetes.enabled: true,"
-          + " credentials.poller.enabled: true, credentials.poller.types.kubernetes.reloadFrequencyMs: 10000."
-          + " Or set spinagent.accounts.clouddriver-definitions: false to silence this.");
+      log.warn(
+          "Clouddriver's account storage is off, so agent accounts cannot become Clouddriver"
+              + " accounts (Deck shows their cache, deploys fail with 'unknown account'). Set, in"
+              + " clouddriver.yml: account.storage.enabled: true,"
+              + " account.storage.kubernetes.enabled: true, credentials.poller.enabled: true,"
+              + " credentials.poller.types.kubernetes.reloadFrequencyMs: 10000. Or set"
+              + " spinagent.accounts.clouddriver-definitions: false to silence this.");
       return null;
     }
     return new ClouddriverAccountBridge(
@@ -170,7 +196,9 @@ public class AccountsConfiguration {
     try {
       table.heartbeat(replicaId);
     } catch (RuntimeException e) {
-      log.warn("Cannot mark this replica's accounts as served in spinagent_accounts: {}", e.getMessage());
+      log.warn(
+          "Cannot mark this replica's accounts as served in spinagent_accounts: {}",
+          e.getMessage());
     }
   }
 
@@ -185,13 +213,24 @@ public class AccountsConfiguration {
       List<AgentAccount> served =
           table.servedOrOrphaned().stream()
               .filter(row -> row.cluster() != null)
-              .map(row -> new AgentAccount(row.name(), row.cluster(), AccountState.ORPHANED,
-                  row.state() == AccountState.ORPHANED ? row.stateSince() : now, null, List.of(), row.lastError(), null))
+              .map(
+                  row ->
+                      new AgentAccount(
+                          row.name(),
+                          row.cluster(),
+                          AccountState.ORPHANED,
+                          row.state() == AccountState.ORPHANED ? row.stateSince() : now,
+                          null,
+                          List.of(),
+                          row.lastError(),
+                          null))
               .toList();
       registry.restore(table.inactiveNames(), served);
     } catch (RuntimeException e) {
-      log.error("Cannot read spinagent_accounts to restore accounts this replica served; they come back as their"
-          + " agents reconnect", e);
+      log.error(
+          "Cannot read spinagent_accounts to restore accounts this replica served; they come back"
+              + " as their agents reconnect",
+          e);
     }
   }
 

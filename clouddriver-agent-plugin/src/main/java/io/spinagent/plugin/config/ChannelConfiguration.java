@@ -31,12 +31,19 @@ public class ChannelConfiguration {
     DSLContext context = jooq.getIfAvailable();
     if (context != null) {
       return SqlCacheConfiguration.sqlWriter(
-          context, properties, environment, new AccountFormatOptions(accounts::getIfAvailable), sqlWriterThreads);
+          context,
+          properties,
+          environment,
+          new AccountFormatOptions(accounts::getIfAvailable),
+          sqlWriterThreads);
     }
     return new InMemoryObjectStore();
   }
 
-  /** The SQL writer's threads (none start unless it writes), stopped when the plugin's context closes. */
+  /**
+   * The SQL writer's threads (none start unless it writes), stopped when the plugin's context
+   * closes.
+   */
   @Bean(destroyMethod = "close")
   SqlWriterThreads sqlWriterThreads(SpinAgentProperties properties) {
     return new SqlWriterThreads(properties.getCache().getWriterThreads());

@@ -47,12 +47,16 @@ public class SpinAgentProperties {
   public static class Cache {
     /** The kinds cached; empty means Clouddriver's default set (unless cacheAll). */
     private List<String> kinds = new ArrayList<>();
+
     /** Kinds never cached, even when listed in kinds or with cacheAll. */
     private List<String> omitKinds = new ArrayList<>();
+
     /** Cache every kind the agents stream (minus omitKinds). */
     private boolean cacheAll = false;
+
     /** Threads writing to the database (one account is written by one thread at a time). */
     private int writerThreads = 4;
+
     /**
      * Objects whose committed rows (version, relationship rows) the SQL writer keeps in memory, all
      * accounts together, so that the next change to them needs no read; 0 reads them every time.
@@ -270,7 +274,10 @@ public class SpinAgentProperties {
       this.commandTimeout = commandTimeout;
     }
 
-    /** First wait before retrying a failed write to Clouddriver's account storage (doubles, up to 1 min). */
+    /**
+     * First wait before retrying a failed write to Clouddriver's account storage (doubles, up to 1
+     * min).
+     */
     public Duration getDefinitionRetryBackoff() {
       return definitionRetryBackoff;
     }

@@ -3,15 +3,18 @@ package io.spinagent.plugin.config;
 import java.nio.file.Path;
 
 /**
- * TLS from PEM files: the keys every TLS endpoint of the plugin shares ({@code enabled},
- * {@code certificate-chain}, {@code private-key}, {@code trust-cert-collection}).
+ * TLS from PEM files: the keys every TLS endpoint of the plugin shares ({@code enabled}, {@code
+ * certificate-chain}, {@code private-key}, {@code trust-cert-collection}).
  */
 public class TlsFiles {
   private boolean enabled = false;
+
   /** PEM: this side's certificate, then intermediates. */
   private Path certificateChain;
+
   /** PEM: its private key (PKCS#8). */
   private Path privateKey;
+
   /** PEM: the CAs trusted for the other side's certificates. */
   private Path trustCertCollection;
 

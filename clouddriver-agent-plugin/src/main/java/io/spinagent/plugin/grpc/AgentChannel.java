@@ -69,8 +69,10 @@ public final class AgentChannel implements AutoCloseable {
       MeterRegistry meters,
       Clock clock) {
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
-    ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
-    ExecutorService sinkExecutor = Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
+    ScheduledExecutorService scheduler =
+        Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
+    ExecutorService sinkExecutor =
+        Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
     ServerTls tls = null;
     try {
       tls = ServerTls.from(grpc.getSecurity(), scheduler);
@@ -78,11 +80,19 @@ public final class AgentChannel implements AutoCloseable {
           new AgentAuthenticator(
               grpc.getAuth().getX509().isEnabled(),
               grpc.getAuth().getX509().getFilters(),
-              new BearerTokens(grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile()));
+              new BearerTokens(
+                  grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile()));
       SessionContext context =
           new SessionContext(
-              replicaId, properties.getSessions(), sessions, accounts, sink, sinkExecutor, scheduler,
-              new ChannelMetrics(meters, sessions, accounts), clock);
+              replicaId,
+              properties.getSessions(),
+              sessions,
+              accounts,
+              sink,
+              sinkExecutor,
+              scheduler,
+              new ChannelMetrics(meters, sessions, accounts),
+              clock);
       HealthStatusManager health = new HealthStatusManager();
       InetSocketAddress bindAddress = new InetSocketAddress(grpc.getAddress(), grpc.getPort());
       int maxFrameBytes = (int) grpc.getMaxInboundMessageSize().toBytes();
@@ -100,21 +110,31 @@ public final class AgentChannel implements AutoCloseable {
               .permitKeepAliveTime(grpc.getPermitKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
               .permitKeepAliveWithoutCalls(true)
               .addService(health.getHealthService())
-              .addService(ServerInterceptors.intercept(AgentChannelService.definition(context, maxFrameBytes), authenticator))
+              .addService(
+                  ServerInterceptors.intercept(
+                      AgentChannelService.definition(context, maxFrameBytes), authenticator))
               .build();
       try {
         server.start();
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "SpinAgent cannot listen for agents on " + bindAddress
-                + " (spinagent.grpc.address / spinagent.grpc.port): " + e.getMessage(), e);
+            "SpinAgent cannot listen for agents on "
+                + bindAddress
+                + " (spinagent.grpc.address / spinagent.grpc.port): "
+                + e.getMessage(),
+            e);
       }
       health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
       Duration sweep = sweepInterval(properties.getAccounts().getGracePeriod());
       scheduler.scheduleWithFixedDelay(
           () -> expireOrphans(accounts), sweep.toMillis(), sweep.toMillis(), TimeUnit.MILLISECONDS);
-      log.info("Listening for SpinAgent agents on {}:{} ({})", grpc.getAddress(), server.getPort(),
-          grpc.getSecurity().isEnabled() ? "TLS, client auth " + grpc.getSecurity().getClientAuth() : "plaintext");
+      log.info(
+          "Listening for SpinAgent agents on {}:{} ({})",
+          grpc.getAddress(),
+          server.getPort(),
+          grpc.getSecurity().isEnabled()
+              ? "TLS, client auth " + grpc.getSecurity().getClientAuth()
+              : "plaintext");
       return new AgentChannel(server, tls, health, sessions, scheduler, sinkExecutor);
     } catch (RuntimeException e) {
       if (tls != null) {
@@ -134,7 +154,8 @@ public final class AgentChannel implements AutoCloseable {
   @Override
   public void close() {
     health.enterTerminalState();
-    sessions.closeAll(Status.UNAVAILABLE.withDescription("Clouddriver is stopping the SpinAgent plugin"));
+    sessions.closeAll(
+        Status.UNAVAILABLE.withDescription("Clouddriver is stopping the SpinAgent plugin"));
     server.shutdown();
     try {
       if (!server.awaitTermination(10, TimeUnit.SECONDS)) {
@@ -152,14 +173,20 @@ public final class AgentChannel implements AutoCloseable {
 
   private static void expireOrphans(AccountRegistry accounts) {
     try {
-      accounts.expireOrphans()
-          .forEach(name -> log.warn("Account '{}' removed: no agent returned within the grace period", name));
+      accounts
+          .expireOrphans()
+          .forEach(
+              name ->
+                  log.warn(
+                      "Account '{}' removed: no agent returned within the grace period", name));
     } catch (RuntimeException e) {
       log.error("Sweeping orphaned accounts failed; will retry", e);
     }
   }
 
-  /** Often enough that an orphan outlives its grace period by at most a tenth of it (at most 5s). */
+  /**
+   * Often enough that an orphan outlives its grace period by at most a tenth of it (at most 5s).
+   */
   private static Duration sweepInterval(Duration gracePeriod) {
     Duration tenth = gracePeriod.dividedBy(10);
     Duration max = Duration.ofSeconds(5);

@@ -43,7 +43,9 @@ public class AgentGrpcServer implements SmartLifecycle {
 
   @Override
   public synchronized void start() {
-    channel = AgentChannel.start(properties, replica.id(), accounts, sessions, sink, meters, Clock.systemUTC());
+    channel =
+        AgentChannel.start(
+            properties, replica.id(), accounts, sessions, sink, meters, Clock.systemUTC());
   }
 
   @Override

@@ -22,7 +22,8 @@ public final class ChannelMetrics {
   private final Counter sessionsOpened;
   private final Counter changesCommitted;
 
-  public ChannelMetrics(MeterRegistry registry, SessionRegistry sessions, AccountRegistry accounts) {
+  public ChannelMetrics(
+      MeterRegistry registry, SessionRegistry sessions, AccountRegistry accounts) {
     this.registry = registry;
     this.bytesReceived = registry.counter("spinagent.bytes.received");
     this.bytesSent = registry.counter("spinagent.bytes.sent");

@@ -13,8 +13,7 @@ import org.springframework.stereotype.Component;
 @Component
 public class ReplicaIdentity {
 
-  private final String id = ManagementFactory.getRuntimeMXBean().getName() + "/"
-      + randomSuffix();
+  private final String id = ManagementFactory.getRuntimeMXBean().getName() + "/" + randomSuffix();
 
   private static String randomSuffix() {
     byte[] bytes = new byte[3];

@@ -47,7 +47,8 @@ final class ServerTls implements AutoCloseable {
     if (!security.isEnabled()) {
       if (security.getClientAuth() != SpinAgentProperties.ClientAuth.NONE) {
         throw new IllegalStateException(
-            "spinagent.grpc.security.client-auth is " + security.getClientAuth()
+            "spinagent.grpc.security.client-auth is "
+                + security.getClientAuth()
                 + " but spinagent.grpc.security.enabled is false: client certificates need TLS");
       }
       return new ServerTls(null, null);
@@ -67,7 +68,8 @@ final class ServerTls implements AutoCloseable {
         trustManager =
             AdvancedTlsX509TrustManager.newBuilder()
                 // Agents are clients: their certificates name no host to verify.
-                .setVerification(AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
+                .setVerification(
+                    AdvancedTlsX509TrustManager.Verification.CERTIFICATE_ONLY_VERIFICATION)
                 .build();
         trustManager.updateTrustCredentials(trust.toFile());
         builder.trustManager(trustManager);
@@ -80,11 +82,19 @@ final class ServerTls implements AutoCloseable {
       Reloader reloader = new Reloader(chain, key, trust, keyManager, trustManager);
       long period = security.getReloadInterval().toMillis();
       return new ServerTls(
-          context, scheduler.scheduleWithFixedDelay(reloader::reloadIfChanged, period, period, TimeUnit.MILLISECONDS));
+          context,
+          scheduler.scheduleWithFixedDelay(
+              reloader::reloadIfChanged, period, period, TimeUnit.MILLISECONDS));
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalStateException(
-          "spinagent.grpc.security: cannot load TLS material (certificate-chain " + chain + ", private-key "
-              + key + ", trust-cert-collection " + trust + "): " + e.getMessage(),
+          "spinagent.grpc.security: cannot load TLS material (certificate-chain "
+              + chain
+              + ", private-key "
+              + key
+              + ", trust-cert-collection "
+              + trust
+              + "): "
+              + e.getMessage(),
           e);
     }
   }
@@ -104,7 +114,9 @@ final class ServerTls implements AutoCloseable {
   private static Path required(Path path, String key) {
     if (path == null) {
       throw new IllegalStateException(
-          "spinagent.grpc.security." + key + " is required when spinagent.grpc.security is enabled");
+          "spinagent.grpc.security."
+              + key
+              + " is required when spinagent.grpc.security is enabled");
     }
     return path;
   }
@@ -119,7 +131,12 @@ final class ServerTls implements AutoCloseable {
     private List<Object> identityVersion;
     private List<Object> trustVersion;
 
-    Reloader(Path chain, Path key, Path trust, AdvancedTlsX509KeyManager keyManager, AdvancedTlsX509TrustManager trustManager) {
+    Reloader(
+        Path chain,
+        Path key,
+        Path trust,
+        AdvancedTlsX509KeyManager keyManager,
+        AdvancedTlsX509TrustManager trustManager) {
       this.chain = chain;
       this.key = key;
       this.trust = trust;
@@ -137,8 +154,12 @@ final class ServerTls implements AutoCloseable {
           identityVersion = identity;
           log.info("Reloaded the agent port's certificate from {} and {}", chain, key);
         } catch (IOException | GeneralSecurityException | RuntimeException e) {
-          log.warn("Cannot reload the agent port's certificate from {} and {}; keeping the previous one: {}",
-              chain, key, e.toString());
+          log.warn(
+              "Cannot reload the agent port's certificate from {} and {}; keeping the previous one:"
+                  + " {}",
+              chain,
+              key,
+              e.toString());
         }
       }
       if (trust != null) {
@@ -149,7 +170,10 @@ final class ServerTls implements AutoCloseable {
             trustVersion = trusted;
             log.info("Reloaded trusted agent CAs from {}", trust);
           } catch (IOException | GeneralSecurityException | RuntimeException e) {
-            log.warn("Cannot reload trusted agent CAs from {}; keeping the previous ones: {}", trust, e.toString());
+            log.warn(
+                "Cannot reload trusted agent CAs from {}; keeping the previous ones: {}",
+                trust,
+                e.toString());
           }
         }
       }

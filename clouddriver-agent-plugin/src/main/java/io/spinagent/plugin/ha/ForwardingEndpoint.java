@@ -41,7 +41,11 @@ public final class ForwardingEndpoint implements AutoCloseable {
   private final MeterRegistry meters;
   private volatile HttpHandler tunnel;
 
-  private ForwardingEndpoint(HttpServer server, ExecutorService executor, String url, byte[] secretDigest,
+  private ForwardingEndpoint(
+      HttpServer server,
+      ExecutorService executor,
+      String url,
+      byte[] secretDigest,
       MeterRegistry meters) {
     this.server = server;
     this.executor = executor;
@@ -51,7 +55,8 @@ public final class ForwardingEndpoint implements AutoCloseable {
   }
 
   public static ForwardingEndpoint start(HaProperties properties, MeterRegistry meters) {
-    InetSocketAddress address = new InetSocketAddress(properties.getAddress(), properties.getPort());
+    InetSocketAddress address =
+        new InetSocketAddress(properties.getAddress(), properties.getPort());
     boolean tls = properties.getTls().isEnabled();
     HttpServer server;
     TcpNoDelay.enable();
@@ -64,24 +69,38 @@ public final class ForwardingEndpoint implements AutoCloseable {
         server = HttpServer.create(address, 0);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("SpinAgent cannot open the replica forwarding endpoint on " + address
-          + " (spinagent.ha.address / spinagent.ha.port): " + e.getMessage(), e);
+      throw new UncheckedIOException(
+          "SpinAgent cannot open the replica forwarding endpoint on "
+              + address
+              + " (spinagent.ha.address / spinagent.ha.port): "
+              + e.getMessage(),
+          e);
     }
     AtomicInteger threads = new AtomicInteger();
     // One thread per forwarded request: watches hold theirs for as long as they stream.
-    ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-forwarded-" + threads.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    String url = (tls ? "https://" : "http://") + advertisedHost(properties) + ":" + server.getAddress().getPort();
+    ExecutorService executor =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread =
+                  new Thread(runnable, "spinagent-forwarded-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    String url =
+        (tls ? "https://" : "http://")
+            + advertisedHost(properties)
+            + ":"
+            + server.getAddress().getPort();
     ForwardingEndpoint endpoint =
         new ForwardingEndpoint(server, executor, url, digest(properties.getSharedSecret()), meters);
     server.createContext(PREFIX, endpoint::handle);
     server.setExecutor(executor);
     server.start();
-    log.info("Replica forwarding endpoint listening on {}:{}, advertised as {}", properties.getAddress(),
-        server.getAddress().getPort(), url);
+    log.info(
+        "Replica forwarding endpoint listening on {}:{}, advertised as {}",
+        properties.getAddress(),
+        server.getAddress().getPort(),
+        url);
     return endpoint;
   }
 
@@ -106,18 +125,25 @@ public final class ForwardingEndpoint implements AutoCloseable {
     // Digests first, so the comparison takes the same time whatever the presented length.
     if (presented == null || !MessageDigest.isEqual(secretDigest, digest(presented))) {
       meters.counter("spinagent.ha.forwarded.received", "outcome", "unauthorized").increment();
-      log.warn("Refused a forwarded request from {}: {} missing or not spinagent.ha.shared-secret",
-          exchange.getRemoteAddress(), SECRET_HEADER);
+      log.warn(
+          "Refused a forwarded request from {}: {} missing or not spinagent.ha.shared-secret",
+          exchange.getRemoteAddress(),
+          SECRET_HEADER);
       try (exchange) {
-        StatusResponse.send(exchange, 401, "Unauthorized",
-            "forwarding between replicas needs the shared secret (spinagent.ha.shared-secret) in " + SECRET_HEADER);
+        StatusResponse.send(
+            exchange,
+            401,
+            "Unauthorized",
+            "forwarding between replicas needs the shared secret (spinagent.ha.shared-secret) in "
+                + SECRET_HEADER);
       }
       return;
     }
     HttpHandler target = tunnel;
     if (target == null) {
       try (exchange) {
-        StatusResponse.send(exchange, 503, "ServiceUnavailable", "the tunnel of this replica is not running");
+        StatusResponse.send(
+            exchange, 503, "ServiceUnavailable", "the tunnel of this replica is not running");
       }
       return;
     }
@@ -133,8 +159,11 @@ public final class ForwardingEndpoint implements AutoCloseable {
       }
       return host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host;
     } catch (UnknownHostException e) {
-      throw new IllegalStateException("SpinAgent cannot tell which address other replicas reach this one on;"
-          + " set spinagent.ha.advertise-address: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot tell which address other replicas reach this one on;"
+              + " set spinagent.ha.advertise-address: "
+              + e.getMessage(),
+          e);
     }
   }
 

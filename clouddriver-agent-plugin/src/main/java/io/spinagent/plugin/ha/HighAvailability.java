@@ -12,9 +12,9 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * This replica's part in a group of Clouddriver replicas sharing one database: its forwarding
- * endpoint, the account ownership it records, and the forwarder that reaches the other owners.
- * Off without a database or without {@code spinagent.ha.shared-secret}: then the replica is alone,
- * as before HA existed.
+ * endpoint, the account ownership it records, and the forwarder that reaches the other owners. Off
+ * without a database or without {@code spinagent.ha.shared-secret}: then the replica is alone, as
+ * before HA existed.
  */
 public final class HighAvailability implements AccountLifecycleListener, SmartLifecycle {
 
@@ -31,11 +31,17 @@ public final class HighAvailability implements AccountLifecycleListener, SmartLi
     this.forwarder = null;
   }
 
-  private HighAvailability(HaProperties properties, AccountOwnerTable owners, String replicaId,
-      Duration forwardHeadTimeout, MeterRegistry meters, Clock clock) {
+  private HighAvailability(
+      HaProperties properties,
+      AccountOwnerTable owners,
+      String replicaId,
+      Duration forwardHeadTimeout,
+      MeterRegistry meters,
+      Clock clock) {
     this.properties = properties;
     this.meters = meters;
-    this.keeper = new OwnershipKeeper(owners, replicaId, this::endpointUrl, properties, meters, clock);
+    this.keeper =
+        new OwnershipKeeper(owners, replicaId, this::endpointUrl, properties, meters, clock);
     this.forwarder = new OwnerForwarder(properties, forwardHeadTimeout, meters);
   }
 
@@ -46,8 +52,13 @@ public final class HighAvailability implements AccountLifecycleListener, SmartLi
   /**
    * @param forwardHeadTimeout how long a forwarded request waits for the owner's response head
    */
-  public static HighAvailability on(HaProperties properties, AccountOwnerTable owners, String replicaId,
-      Duration forwardHeadTimeout, MeterRegistry meters, Clock clock) {
+  public static HighAvailability on(
+      HaProperties properties,
+      AccountOwnerTable owners,
+      String replicaId,
+      Duration forwardHeadTimeout,
+      MeterRegistry meters,
+      Clock clock) {
     return new HighAvailability(properties, owners, replicaId, forwardHeadTimeout, meters, clock);
   }
 

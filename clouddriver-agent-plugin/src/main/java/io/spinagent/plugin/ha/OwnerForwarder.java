@@ -23,19 +23,30 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Relays a tunnel request to the replica that owns its account, over that replica's forwarding
- * endpoint. Both bodies stream: the request body is read from the client as the owner takes it,
- * and the response is written to the client as it arrives, so a watch streams through two replicas
- * as through one. A client going away closes the connection to the owner, which cancels the
- * request at the agent.
+ * endpoint. Both bodies stream: the request body is read from the client as the owner takes it, and
+ * the response is written to the client as it arrives, so a watch streams through two replicas as
+ * through one. A client going away closes the connection to the owner, which cancels the request at
+ * the agent.
  */
 public final class OwnerForwarder {
 
   private static final Logger log = LoggerFactory.getLogger(OwnerForwarder.class);
   private static final int CHUNK = 64 * 1024;
+
   /** Set by each hop itself (and refused by Java's HTTP client). */
   private static final Set<String> NOT_FORWARDED =
-      Set.of("host", "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
-          "content-length", "expect", ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
+      Set.of(
+          "host",
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "content-length",
+          "expect",
+          ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
 
   private final HttpClient client;
   private final String sharedSecret;
@@ -47,9 +58,10 @@ public final class OwnerForwarder {
    *     {@code spinagent.operations.timeout} itself, so this is a little longer
    */
   public OwnerForwarder(HaProperties properties, Duration headTimeout, MeterRegistry meters) {
-    HttpClient.Builder builder = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(properties.getConnectTimeout());
+    HttpClient.Builder builder =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(properties.getConnectTimeout());
     if (properties.getTls().isEnabled()) {
       builder.sslContext(ReplicaTls.client(properties.getTls()));
     }
@@ -60,11 +72,12 @@ public final class OwnerForwarder {
   }
 
   /**
-   * Sends the exchange's request to {@code owner} and its answer back. False when the answer was cut
-   * short after its head was sent: the caller must then drop the client's connection rather than
-   * end the response, so the client sees the failure.
+   * Sends the exchange's request to {@code owner} and its answer back. False when the answer was
+   * cut short after its head was sent: the caller must then drop the client's connection rather
+   * than end the response, so the client sees the failure.
    */
-  public boolean forward(HttpExchange exchange, AccountOwner owner) throws IOException, InterruptedException {
+  public boolean forward(HttpExchange exchange, AccountOwner owner)
+      throws IOException, InterruptedException {
     HttpRequest request = request(exchange, owner);
     HttpResponse<InputStream> response;
     try {
@@ -74,8 +87,19 @@ public final class OwnerForwarder {
       return true;
     } catch (HttpTimeoutException e) {
       count("timeout");
-      StatusResponse.send(exchange, 504, "Timeout", "no answer for account '" + owner.account() + "' from replica '"
-          + owner.replicaId() + "' (" + owner.forwardUrl() + ") within " + headTimeout.toSeconds() + "s");
+      StatusResponse.send(
+          exchange,
+          504,
+          "Timeout",
+          "no answer for account '"
+              + owner.account()
+              + "' from replica '"
+              + owner.replicaId()
+              + "' ("
+              + owner.forwardUrl()
+              + ") within "
+              + headTimeout.toSeconds()
+              + "s");
       return true;
     } catch (IOException e) {
       unavailable(exchange, owner, "failed to answer (" + describe(e) + ")");
@@ -83,13 +107,19 @@ public final class OwnerForwarder {
     }
     count(Integer.toString(response.statusCode()));
     try (InputStream body = response.body()) {
-      response.headers().map().forEach((name, values) -> {
-        if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
-          exchange.getResponseHeaders().put(name, List.copyOf(values));
-        }
-      });
-      boolean empty = response.statusCode() == 204 || response.statusCode() == 304
-          || "HEAD".equals(exchange.getRequestMethod());
+      response
+          .headers()
+          .map()
+          .forEach(
+              (name, values) -> {
+                if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT))) {
+                  exchange.getResponseHeaders().put(name, List.copyOf(values));
+                }
+              });
+      boolean empty =
+          response.statusCode() == 204
+              || response.statusCode() == 304
+              || "HEAD".equals(exchange.getRequestMethod());
       exchange.sendResponseHeaders(response.statusCode(), empty ? -1 : 0);
       if (empty) {
         return true;
@@ -106,8 +136,11 @@ public final class OwnerForwarder {
       try {
         read = from.read(buffer);
       } catch (IOException e) {
-        log.warn("Forwarded request for account '{}' to replica '{}' broke off mid-response: {}",
-            owner.account(), owner.replicaId(), describe(e));
+        log.warn(
+            "Forwarded request for account '{}' to replica '{}' broke off mid-response: {}",
+            owner.account(),
+            owner.replicaId(),
+            describe(e));
         return false;
       }
       if (read < 0) {
@@ -126,7 +159,11 @@ public final class OwnerForwarder {
 
   private HttpRequest request(HttpExchange exchange, AccountOwner owner) {
     String query = exchange.getRequestURI().getRawQuery();
-    URI uri = URI.create(owner.forwardUrl() + exchange.getRequestURI().getRawPath() + (query == null ? "" : "?" + query));
+    URI uri =
+        URI.create(
+            owner.forwardUrl()
+                + exchange.getRequestURI().getRawPath()
+                + (query == null ? "" : "?" + query));
     HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(headTimeout);
     for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
       if (!NOT_FORWARDED.contains(header.getKey().toLowerCase(Locale.ROOT))) {
@@ -143,14 +180,26 @@ public final class OwnerForwarder {
     if (!chunked && (length == null || "0".equals(length.trim()))) {
       return HttpRequest.BodyPublishers.noBody();
     }
-    HttpRequest.BodyPublisher stream = HttpRequest.BodyPublishers.ofInputStream(exchange::getRequestBody);
-    return chunked ? stream : HttpRequest.BodyPublishers.fromPublisher(stream, Long.parseLong(length.trim()));
+    HttpRequest.BodyPublisher stream =
+        HttpRequest.BodyPublishers.ofInputStream(exchange::getRequestBody);
+    return chunked
+        ? stream
+        : HttpRequest.BodyPublishers.fromPublisher(stream, Long.parseLong(length.trim()));
   }
 
-  private void unavailable(HttpExchange exchange, AccountOwner owner, String what) throws IOException {
+  private void unavailable(HttpExchange exchange, AccountOwner owner, String what)
+      throws IOException {
     count("unreachable");
-    String message = "account '" + owner.account() + "' is served by replica '" + owner.replicaId() + "' ("
-        + owner.forwardUrl() + "), which " + what + "; its agent reconnects to another replica if it is gone";
+    String message =
+        "account '"
+            + owner.account()
+            + "' is served by replica '"
+            + owner.replicaId()
+            + "' ("
+            + owner.forwardUrl()
+            + "), which "
+            + what
+            + "; its agent reconnects to another replica if it is gone";
     log.warn("Forwarding a request for account '{}': {}", owner.account(), message);
     StatusResponse.send(exchange, 503, "ServiceUnavailable", message);
   }
@@ -160,6 +209,8 @@ public final class OwnerForwarder {
   }
 
   private static String describe(Throwable e) {
-    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getClass().getSimpleName() + ": " + e.getMessage();
+    return e.getMessage() == null
+        ? e.getClass().getSimpleName()
+        : e.getClass().getSimpleName() + ": " + e.getMessage();
   }
 }

@@ -36,21 +36,30 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   private final HaProperties properties;
   private final MeterRegistry meters;
   private final Clock clock;
+
   /** Accounts whose streaming agent is connected here, with that agent's id. */
   private final Map<String, String> served = new ConcurrentHashMap<>();
+
   /** Served accounts another live replica owns; logged once, not on every heartbeat. */
   private final Set<String> ownedElsewhere = ConcurrentHashMap.newKeySet();
+
   private final Set<String> owned = ConcurrentHashMap.newKeySet();
+
   /**
    * Accounts whose agent connected here and whose claim is not recorded yet (queued, or failed and
    * made again at the next heartbeat); the heartbeat leaves them to the claim.
    */
   private final Set<String> pendingClaims = ConcurrentHashMap.newKeySet();
+
   private volatile ScheduledExecutorService worker;
 
   public OwnershipKeeper(
-      AccountOwnerTable table, String replicaId, Supplier<String> forwardUrl, HaProperties properties,
-      MeterRegistry meters, Clock clock) {
+      AccountOwnerTable table,
+      String replicaId,
+      Supplier<String> forwardUrl,
+      HaProperties properties,
+      MeterRegistry meters,
+      Clock clock) {
     this.table = table;
     this.replicaId = replicaId;
     this.forwardUrl = forwardUrl;
@@ -83,8 +92,9 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
     String name = account.name();
-    boolean streamedHere = (account.state() == AccountState.ACTIVATING || account.state() == AccountState.ACTIVE)
-        && account.cachingAgentId() != null;
+    boolean streamedHere =
+        (account.state() == AccountState.ACTIVATING || account.state() == AccountState.ACTIVE)
+            && account.cachingAgentId() != null;
     if (streamedHere) {
       String before = served.put(name, account.cachingAgentId());
       if (!account.cachingAgentId().equals(before)) {
@@ -97,19 +107,29 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   }
 
   public synchronized void start() {
-    ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread thread = new Thread(r, "spinagent-ownership");
-      thread.setDaemon(true);
-      return thread;
-    });
+    ScheduledExecutorService executor =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread thread = new Thread(r, "spinagent-ownership");
+              thread.setDaemon(true);
+              return thread;
+            });
     long interval = properties.getHeartbeatInterval().toMillis();
     executor.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
     worker = executor;
-    log.info("Replica '{}' records account ownership (heartbeat {}, owner timeout {}), forwarding endpoint {}",
-        replicaId, properties.getHeartbeatInterval(), properties.getOwnerTimeout(), forwardUrl.get());
+    log.info(
+        "Replica '{}' records account ownership (heartbeat {}, owner timeout {}), forwarding"
+            + " endpoint {}",
+        replicaId,
+        properties.getHeartbeatInterval(),
+        properties.getOwnerTimeout(),
+        forwardUrl.get());
   }
 
-  /** Gives up every account, so the other replicas answer "no owner" at once instead of after the timeout. */
+  /**
+   * Gives up every account, so the other replicas answer "no owner" at once instead of after the
+   * timeout.
+   */
   public synchronized void stop() {
     ScheduledExecutorService executor = worker;
     if (executor == null) {
@@ -126,8 +146,12 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {
-      log.warn("Replica '{}' could not release its accounts while stopping; other replicas treat them as gone"
-          + " after spinagent.ha.owner-timeout ({}): {}", replicaId, properties.getOwnerTimeout(), e.toString());
+      log.warn(
+          "Replica '{}' could not release its accounts while stopping; other replicas treat them as"
+              + " gone after spinagent.ha.owner-timeout ({}): {}",
+          replicaId,
+          properties.getOwnerTimeout(),
+          e.toString());
     }
   }
 
@@ -136,14 +160,18 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     if (executor == null) {
       return;
     }
-    executor.execute(() -> {
-      try {
-        task.run();
-      } catch (RuntimeException e) {
-        log.warn("Replica '{}': recording account ownership failed (retried at the next heartbeat): {}",
-            replicaId, e.toString());
-      }
-    });
+    executor.execute(
+        () -> {
+          try {
+            task.run();
+          } catch (RuntimeException e) {
+            log.warn(
+                "Replica '{}': recording account ownership failed (retried at the next heartbeat):"
+                    + " {}",
+                replicaId,
+                e.toString());
+          }
+        });
   }
 
   private void acquire(String account, String agentId) {
@@ -191,18 +219,25 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
         if (stillOwned.contains(account) || pendingClaims.contains(account)) {
           continue;
         }
-        AccountOwner claim = new AccountOwner(account, replicaId, forwardUrl.get(), entry.getValue(), now, now);
+        AccountOwner claim =
+            new AccountOwner(account, replicaId, forwardUrl.get(), entry.getValue(), now, now);
         if (table.takeOverIfStale(claim, now.minus(properties.getOwnerTimeout()))) {
           nowOwned.add(account);
           ownedElsewhere.remove(account);
           meters.counter("spinagent.ha.ownership.changes", "change", "taken_over").increment();
-          log.info("Replica '{}' took over account '{}' (agent '{}'): it had no live owner", replicaId, account,
+          log.info(
+              "Replica '{}' took over account '{}' (agent '{}'): it had no live owner",
+              replicaId,
+              account,
               entry.getValue());
         } else if (ownedElsewhere.add(account)) {
           meters.counter("spinagent.ha.ownership.changes", "change", "lost").increment();
-          log.warn("Account '{}' is owned by another replica ({}): agent '{}' connected there later;"
-              + " this replica's session of it is stale", account,
-              table.find(account).map(AccountOwner::replicaId).orElse("unknown"), entry.getValue());
+          log.warn(
+              "Account '{}' is owned by another replica ({}): agent '{}' connected there later;"
+                  + " this replica's session of it is stale",
+              account,
+              table.find(account).map(AccountOwner::replicaId).orElse("unknown"),
+              entry.getValue());
         }
       }
       Set<String> leftover = new HashSet<>(stillOwned);
@@ -213,8 +248,12 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
       owned.retainAll(nowOwned);
       owned.addAll(nowOwned);
     } catch (RuntimeException e) {
-      log.warn("Replica '{}' could not renew its account ownership; other replicas treat its accounts as gone"
-          + " after spinagent.ha.owner-timeout ({}): {}", replicaId, properties.getOwnerTimeout(), e.toString());
+      log.warn(
+          "Replica '{}' could not renew its account ownership; other replicas treat its accounts as"
+              + " gone after spinagent.ha.owner-timeout ({}): {}",
+          replicaId,
+          properties.getOwnerTimeout(),
+          e.toString());
     }
   }
 }

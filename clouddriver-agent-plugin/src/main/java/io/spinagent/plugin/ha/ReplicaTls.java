@@ -33,23 +33,35 @@ final class ReplicaTls {
     try {
       List<Certificate> certificates = certificates(chain);
       if (certificates.isEmpty()) {
-        throw new IllegalStateException("spinagent.ha.tls.certificate-chain " + chain + " holds no certificate");
+        throw new IllegalStateException(
+            "spinagent.ha.tls.certificate-chain " + chain + " holds no certificate");
       }
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
-      store.setKeyEntry("replica", privateKey(keyFile), new char[0], certificates.toArray(Certificate[]::new));
-      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      store.setKeyEntry(
+          "replica", privateKey(keyFile), new char[0], certificates.toArray(Certificate[]::new));
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       keys.init(store, new char[0]);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(keys.getKeyManagers(), null, null);
       return context;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalStateException("SpinAgent cannot use spinagent.ha.tls (" + chain + ", " + keyFile + "): "
-          + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot use spinagent.ha.tls ("
+              + chain
+              + ", "
+              + keyFile
+              + "): "
+              + e.getMessage(),
+          e);
     }
   }
 
-  /** The forwarding side: trusts the CAs of {@code trust-cert-collection}, or the JVM's own without it. */
+  /**
+   * The forwarding side: trusts the CAs of {@code trust-cert-collection}, or the JVM's own without
+   * it.
+   */
   static SSLContext client(TlsFiles tls) {
     try {
       SSLContext context = SSLContext.getInstance("TLS");
@@ -63,20 +75,27 @@ final class ReplicaTls {
       for (Certificate certificate : certificates(tls.getTrustCertCollection())) {
         store.setCertificateEntry("ca-" + i++, certificate);
       }
-      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory trust =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       trust.init(store);
       context.init(null, trust.getTrustManagers(), null);
       return context;
     } catch (IOException | GeneralSecurityException e) {
-      throw new IllegalStateException("SpinAgent cannot use spinagent.ha.tls.trust-cert-collection "
-          + tls.getTrustCertCollection() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot use spinagent.ha.tls.trust-cert-collection "
+              + tls.getTrustCertCollection()
+              + ": "
+              + e.getMessage(),
+          e);
     }
   }
 
-  private static List<Certificate> certificates(Path file) throws IOException, GeneralSecurityException {
+  private static List<Certificate> certificates(Path file)
+      throws IOException, GeneralSecurityException {
     List<Certificate> certificates = new ArrayList<>();
     JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-    try (Reader reader = Files.newBufferedReader(file); PEMParser parser = new PEMParser(reader)) {
+    try (Reader reader = Files.newBufferedReader(file);
+        PEMParser parser = new PEMParser(reader)) {
       Object object;
       while ((object = parser.readObject()) != null) {
         if (object instanceof X509CertificateHolder holder) {
@@ -88,7 +107,8 @@ final class ReplicaTls {
   }
 
   private static PrivateKey privateKey(Path file) throws IOException {
-    try (Reader reader = Files.newBufferedReader(file); PEMParser parser = new PEMParser(reader)) {
+    try (Reader reader = Files.newBufferedReader(file);
+        PEMParser parser = new PEMParser(reader)) {
       Object object = parser.readObject();
       JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
       if (object instanceof PrivateKeyInfo info) {
@@ -97,13 +117,15 @@ final class ReplicaTls {
       if (object instanceof PEMKeyPair pair) {
         return converter.getKeyPair(pair).getPrivate();
       }
-      throw new IllegalStateException("spinagent.ha.tls.private-key " + file + " holds no PEM private key");
+      throw new IllegalStateException(
+          "spinagent.ha.tls.private-key " + file + " holds no PEM private key");
     }
   }
 
   private static Path required(Path path, String key) {
     if (path == null) {
-      throw new IllegalStateException("spinagent.ha.tls." + key + " is required when spinagent.ha.tls is enabled");
+      throw new IllegalStateException(
+          "spinagent.ha.tls." + key + " is required when spinagent.ha.tls is enabled");
     }
     return path;
   }

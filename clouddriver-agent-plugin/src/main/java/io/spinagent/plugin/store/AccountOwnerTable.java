@@ -23,11 +23,15 @@ public final class AccountOwnerTable {
 
   private static final Table<Record> OWNERS = table(unquotedName("spinagent_account_owners"));
   private static final Field<String> ACCOUNT = field(unquotedName("account"), SQLDataType.VARCHAR);
-  private static final Field<String> REPLICA = field(unquotedName("replica_id"), SQLDataType.VARCHAR);
-  private static final Field<String> FORWARD_URL = field(unquotedName("forward_url"), SQLDataType.VARCHAR);
+  private static final Field<String> REPLICA =
+      field(unquotedName("replica_id"), SQLDataType.VARCHAR);
+  private static final Field<String> FORWARD_URL =
+      field(unquotedName("forward_url"), SQLDataType.VARCHAR);
   private static final Field<String> AGENT = field(unquotedName("agent_id"), SQLDataType.VARCHAR);
-  private static final Field<Long> HEARTBEAT_AT = field(unquotedName("heartbeat_at"), SQLDataType.BIGINT);
-  private static final Field<Long> ACQUIRED_AT = field(unquotedName("acquired_at"), SQLDataType.BIGINT);
+  private static final Field<Long> HEARTBEAT_AT =
+      field(unquotedName("heartbeat_at"), SQLDataType.BIGINT);
+  private static final Field<Long> ACQUIRED_AT =
+      field(unquotedName("acquired_at"), SQLDataType.BIGINT);
 
   private final DSLContext jooq;
 
@@ -35,7 +39,9 @@ public final class AccountOwnerTable {
     this.jooq = jooq;
   }
 
-  /** Makes {@code owner} the account's owner, whoever owned it before: the latest connection wins. */
+  /**
+   * Makes {@code owner} the account's owner, whoever owned it before: the latest connection wins.
+   */
   public void acquire(AccountOwner owner) {
     if (update(owner, null) > 0) {
       return;
@@ -56,21 +62,33 @@ public final class AccountOwnerTable {
 
   /** Renews every row of {@code replicaId}; returns the accounts it still owns. */
   public Set<String> heartbeat(String replicaId, Instant now) {
-    jooq.update(OWNERS).set(HEARTBEAT_AT, now.toEpochMilli()).where(REPLICA.eq(replicaId)).execute();
-    return Set.copyOf(jooq.select(ACCOUNT).from(OWNERS).where(REPLICA.eq(replicaId)).fetch(ACCOUNT));
+    jooq.update(OWNERS)
+        .set(HEARTBEAT_AT, now.toEpochMilli())
+        .where(REPLICA.eq(replicaId))
+        .execute();
+    return Set.copyOf(
+        jooq.select(ACCOUNT).from(OWNERS).where(REPLICA.eq(replicaId)).fetch(ACCOUNT));
   }
 
   public Optional<AccountOwner> find(String account) {
     return jooq.select(ACCOUNT, REPLICA, FORWARD_URL, AGENT, HEARTBEAT_AT, ACQUIRED_AT)
         .from(OWNERS)
         .where(ACCOUNT.eq(account))
-        .fetchOptional(r -> new AccountOwner(r.value1(), r.value2(), r.value3(), r.value4(),
-            Instant.ofEpochMilli(r.value5()), Instant.ofEpochMilli(r.value6())));
+        .fetchOptional(
+            r ->
+                new AccountOwner(
+                    r.value1(),
+                    r.value2(),
+                    r.value3(),
+                    r.value4(),
+                    Instant.ofEpochMilli(r.value5()),
+                    Instant.ofEpochMilli(r.value6())));
   }
 
   /** Gives the account up, if {@code replicaId} still owns it. */
   public boolean release(String account, String replicaId) {
-    return jooq.deleteFrom(OWNERS).where(ACCOUNT.eq(account).and(REPLICA.eq(replicaId))).execute() > 0;
+    return jooq.deleteFrom(OWNERS).where(ACCOUNT.eq(account).and(REPLICA.eq(replicaId))).execute()
+        > 0;
   }
 
   /** Gives up every account of {@code replicaId}: the replica is stopping. */
@@ -95,8 +113,13 @@ public final class AccountOwnerTable {
 
   private int insert(AccountOwner owner) {
     return jooq.insertInto(OWNERS, ACCOUNT, REPLICA, FORWARD_URL, AGENT, HEARTBEAT_AT, ACQUIRED_AT)
-        .values(owner.account(), owner.replicaId(), owner.forwardUrl(), owner.agentId(),
-            owner.heartbeatAt().toEpochMilli(), owner.acquiredAt().toEpochMilli())
+        .values(
+            owner.account(),
+            owner.replicaId(),
+            owner.forwardUrl(),
+            owner.agentId(),
+            owner.heartbeatAt().toEpochMilli(),
+            owner.acquiredAt().toEpochMilli())
         .onDuplicateKeyIgnore()
         .execute();
   }

@@ -48,13 +48,15 @@ public final class AccountTable {
   private static final Field<String> DEFINITION = field("definition", String.class);
   private static final Field<String> LAST_ERROR = field("last_error", String.class);
   private static final Field<Integer> RETRY_COUNT = field("retry_count", Integer.class);
-  private static final Field<Boolean> CLOUDDRIVER_DEFINITION = field("clouddriver_definition", Boolean.class);
+  private static final Field<Boolean> CLOUDDRIVER_DEFINITION =
+      field("clouddriver_definition", Boolean.class);
   private static final Field<Long> STATE_SINCE = field("state_since", Long.class);
   private static final Field<Long> CREATED_AT = field("created_at", Long.class);
   private static final Field<Long> UPDATED_AT = field("updated_at", Long.class);
 
   private static final List<String> SERVED =
-      List.of(AccountState.ACTIVATING.name(), AccountState.ACTIVE.name(), AccountState.FAILED.name());
+      List.of(
+          AccountState.ACTIVATING.name(), AccountState.ACTIVE.name(), AccountState.FAILED.name());
 
   private final DSLContext jooq;
   private final ObjectMapper json;
@@ -66,15 +68,19 @@ public final class AccountTable {
     this.clock = clock;
   }
 
-  /** Records what the registry now says of an account served (or last served) by {@code replica}. */
+  /**
+   * Records what the registry now says of an account served (or last served) by {@code replica}.
+   */
   public void recordState(AgentAccount account, String replica) {
     long now = clock.millis();
     ClusterIdentity cluster = account.cluster();
     String permissions =
         account.reported() == null
             ? null
-            : write(new AccountPermissions(account.reported().getPermissions().getReadList(),
-                account.reported().getPermissions().getWriteList()));
+            : write(
+                new AccountPermissions(
+                    account.reported().getPermissions().getReadList(),
+                    account.reported().getPermissions().getWriteList()));
     jooq.insertInto(ACCOUNTS)
         .set(NAME, account.name())
         .set(SOURCE, AccountSource.AGENT.name())
@@ -102,8 +108,13 @@ public final class AccountTable {
         .set(CACHING_AGENT, account.cachingAgentId())
         .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
         .set(OWNER_REPLICA, replica)
-        // Qualified: on PostgreSQL a bare column in ON CONFLICT … DO UPDATE is ambiguous with EXCLUDED's.
-        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), field(DSL.name("spinagent_accounts", "permissions"), String.class)))
+        // Qualified: on PostgreSQL a bare column in ON CONFLICT … DO UPDATE is ambiguous with
+        // EXCLUDED's.
+        .set(
+            PERMISSIONS,
+            DSL.coalesce(
+                DSL.val(permissions),
+                field(DSL.name("spinagent_accounts", "permissions"), String.class)))
         .set(LAST_ERROR, account.lastError())
         .set(STATE_SINCE, account.stateSince().toEpochMilli())
         .set(UPDATED_AT, now)
@@ -144,7 +155,11 @@ public final class AccountTable {
   }
 
   public void setInactive(String name, boolean inactive) {
-    jooq.update(ACCOUNTS).set(INACTIVE, inactive).set(UPDATED_AT, clock.millis()).where(NAME.eq(name)).execute();
+    jooq.update(ACCOUNTS)
+        .set(INACTIVE, inactive)
+        .set(UPDATED_AT, clock.millis())
+        .where(NAME.eq(name))
+        .execute();
   }
 
   /** Whether SpinAgent wrote (true) or removed (false) Clouddriver's definition of the account. */
@@ -196,18 +211,27 @@ public final class AccountTable {
   }
 
   public Set<String> inactiveNames() {
-    return jooq.select(NAME).from(ACCOUNTS).where(INACTIVE.isTrue()).fetch(NAME).stream().collect(Collectors.toSet());
+    return jooq.select(NAME).from(ACCOUNTS).where(INACTIVE.isTrue()).fetch(NAME).stream()
+        .collect(Collectors.toSet());
   }
 
-  /** Accounts that were served or orphaned when the replicas last wrote: they wait for their agents. */
+  /**
+   * Accounts that were served or orphaned when the replicas last wrote: they wait for their agents.
+   */
   public List<StoredAccount> servedOrOrphaned() {
     return jooq.selectFrom(ACCOUNTS)
-        .where(STATE.in(AccountState.ACTIVATING.name(), AccountState.ACTIVE.name(), AccountState.FAILED.name(),
-            AccountState.ORPHANED.name()))
+        .where(
+            STATE.in(
+                AccountState.ACTIVATING.name(),
+                AccountState.ACTIVE.name(),
+                AccountState.FAILED.name(),
+                AccountState.ORPHANED.name()))
         .fetch(this::read);
   }
 
-  /** Marks the accounts {@code replica} serves as still served: other replicas then leave them be. */
+  /**
+   * Marks the accounts {@code replica} serves as still served: other replicas then leave them be.
+   */
   public void heartbeat(String replica) {
     jooq.update(ACCOUNTS)
         .set(UPDATED_AT, clock.millis())
@@ -216,10 +240,13 @@ public final class AccountTable {
         .execute();
   }
 
-  /** Whether a replica other than {@code replica} recorded serving the account after {@code since}. */
+  /**
+   * Whether a replica other than {@code replica} recorded serving the account after {@code since}.
+   */
   public boolean servedElsewhere(String name, String replica, Instant since) {
     return jooq.fetchExists(
-        jooq.selectOne().from(ACCOUNTS)
+        jooq.selectOne()
+            .from(ACCOUNTS)
             .where(NAME.eq(name))
             .and(OWNER_REPLICA.ne(replica))
             .and(STATE.in(SERVED))
@@ -230,7 +257,9 @@ public final class AccountTable {
     ClusterIdentity cluster =
         row.get(API_SERVER_HOST) == null
             ? null
-            : new ClusterIdentity(row.get(API_SERVER_HOST), nullToEmpty(row.get(CA_FINGERPRINT)),
+            : new ClusterIdentity(
+                row.get(API_SERVER_HOST),
+                nullToEmpty(row.get(CA_FINGERPRINT)),
                 nullToEmpty(row.get(KUBERNETES_VERSION)));
     return new StoredAccount(
         row.get(NAME),
@@ -239,12 +268,18 @@ public final class AccountTable {
         Boolean.TRUE.equals(row.get(INACTIVE)),
         cluster,
         row.get(CACHING_AGENT),
-        row.get(STANDBY_AGENTS) == null ? List.of() : read(row.get(STANDBY_AGENTS), new TypeReference<List<String>>() {}),
+        row.get(STANDBY_AGENTS) == null
+            ? List.of()
+            : read(row.get(STANDBY_AGENTS), new TypeReference<List<String>>() {}),
         row.get(OWNER_REPLICA),
         row.get(AGENT_ID),
         row.get(ZONE_ID),
-        row.get(PERMISSIONS) == null ? AccountPermissions.NONE : read(row.get(PERMISSIONS), new TypeReference<>() {}),
-        row.get(DEFINITION) == null ? null : read(row.get(DEFINITION), new TypeReference<DynamicAccountSpec>() {}),
+        row.get(PERMISSIONS) == null
+            ? AccountPermissions.NONE
+            : read(row.get(PERMISSIONS), new TypeReference<>() {}),
+        row.get(DEFINITION) == null
+            ? null
+            : read(row.get(DEFINITION), new TypeReference<DynamicAccountSpec>() {}),
         row.get(LAST_ERROR),
         row.get(RETRY_COUNT),
         Boolean.TRUE.equals(row.get(CLOUDDRIVER_DEFINITION)),
@@ -261,7 +296,8 @@ public final class AccountTable {
     try {
       return json.writeValueAsString(value);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+      throw new IllegalStateException(
+          "cannot write " + value.getClass().getSimpleName() + " as JSON", e);
     }
   }
 
@@ -269,7 +305,8 @@ public final class AccountTable {
     try {
       return json.readValue(text, type);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("spinagent_accounts holds JSON this plugin cannot read: " + e.getOriginalMessage(), e);
+      throw new IllegalStateException(
+          "spinagent_accounts holds JSON this plugin cannot read: " + e.getOriginalMessage(), e);
     }
   }
 }

@@ -68,12 +68,15 @@ public final class SpinAgentSchema {
   private static void migrateOnce(Connection connection) {
     try {
       Database database =
-          DatabaseFactory.getInstance().findCorrectDatabaseImplementation(new JdbcConnection(connection));
+          DatabaseFactory.getInstance()
+              .findCorrectDatabaseImplementation(new JdbcConnection(connection));
       database.setDatabaseChangeLogTableName(CHANGELOG_TABLE);
       database.setDatabaseChangeLogLockTableName(LOCK_TABLE);
       Liquibase liquibase =
           new Liquibase(
-              CHANGELOG, new ClassLoaderResourceAccessor(SpinAgentSchema.class.getClassLoader()), database);
+              CHANGELOG,
+              new ClassLoaderResourceAccessor(SpinAgentSchema.class.getClassLoader()),
+              database);
       liquibase.update(new Contexts(), new LabelExpression());
     } catch (LiquibaseException e) {
       throw new IllegalStateException("cannot create SpinAgent's tables", e);

@@ -24,9 +24,12 @@ public final class SqlTunnelAuthority implements TunnelAuthority.Store {
   private static final String ROW = "tunnel";
   private static final Table<Record> AUTHORITY = table(unquotedName("spinagent_tunnel_authority"));
   private static final Field<String> ID = field(unquotedName("id"), SQLDataType.VARCHAR);
-  private static final Field<String> CERTIFICATE = field(unquotedName("certificate_pem"), SQLDataType.CLOB);
-  private static final Field<String> PRIVATE_KEY = field(unquotedName("private_key_pem"), SQLDataType.CLOB);
-  private static final Field<Long> CREATED_AT = field(unquotedName("created_at"), SQLDataType.BIGINT);
+  private static final Field<String> CERTIFICATE =
+      field(unquotedName("certificate_pem"), SQLDataType.CLOB);
+  private static final Field<String> PRIVATE_KEY =
+      field(unquotedName("private_key_pem"), SQLDataType.CLOB);
+  private static final Field<Long> CREATED_AT =
+      field(unquotedName("created_at"), SQLDataType.BIGINT);
 
   private final DSLContext jooq;
   private final Clock clock;
@@ -46,7 +49,8 @@ public final class SqlTunnelAuthority implements TunnelAuthority.Store {
     Record2<String, String> stored =
         jooq.select(CERTIFICATE, PRIVATE_KEY).from(AUTHORITY).where(ID.eq(ROW)).fetchOne();
     if (stored == null) {
-      throw new IllegalStateException("the tunnel CA was neither inserted nor found in spinagent_tunnel_authority");
+      throw new IllegalStateException(
+          "the tunnel CA was neither inserted nor found in spinagent_tunnel_authority");
     }
     return TunnelAuthority.fromPem(stored.value1(), stored.value2());
   }

@@ -25,7 +25,10 @@ public final class AgentTunnels {
     long id = lastId.incrementAndGet();
     TunnelStream stream = new TunnelStream(id, window, this::send);
     open.put(id, stream);
-    send(TunnelFrame.newBuilder().setStreamId(id).setRequestHead(head.toBuilder().setInitialWindow(window)));
+    send(
+        TunnelFrame.newBuilder()
+            .setStreamId(id)
+            .setRequestHead(head.toBuilder().setInitialWindow(window)));
     return stream;
   }
 
@@ -43,13 +46,19 @@ public final class AgentTunnels {
 
   /** Ends our side of the request body. */
   void endRequest(TunnelStream stream) {
-    send(TunnelFrame.newBuilder().setStreamId(stream.id()).setEnd(io.spinagent.protocol.v1.TunnelEnd.getDefaultInstance()));
+    send(
+        TunnelFrame.newBuilder()
+            .setStreamId(stream.id())
+            .setEnd(io.spinagent.protocol.v1.TunnelEnd.getDefaultInstance()));
   }
 
   /** The client went away or gave up: the agent stops the request. */
   void cancel(TunnelStream stream, String reason) {
     if (open.remove(stream.id()) != null) {
-      send(TunnelFrame.newBuilder().setStreamId(stream.id()).setCancel(TunnelCancel.newBuilder().setReason(reason)));
+      send(
+          TunnelFrame.newBuilder()
+              .setStreamId(stream.id())
+              .setCancel(TunnelCancel.newBuilder().setReason(reason)));
     }
   }
 

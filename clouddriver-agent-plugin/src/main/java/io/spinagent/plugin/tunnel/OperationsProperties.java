@@ -8,8 +8,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class OperationsProperties {
 
   /**
-   * How long a request through the tunnel waits for the cluster to start answering. Once it has,
-   * a watch or a followed log streams for as long as the client reads.
+   * How long a request through the tunnel waits for the cluster to start answering. Once it has, a
+   * watch or a followed log streams for as long as the client reads.
    */
   private Duration timeout = Duration.ofSeconds(30);
 

@@ -6,14 +6,18 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-/** Answers of the tunnel itself, as Kubernetes {@code Status} objects so that kubectl prints their message. */
+/**
+ * Answers of the tunnel itself, as Kubernetes {@code Status} objects so that kubectl prints their
+ * message.
+ */
 public final class StatusResponse {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private StatusResponse() {}
 
-  public static void send(HttpExchange exchange, int code, String reason, String message) throws IOException {
+  public static void send(HttpExchange exchange, int code, String reason, String message)
+      throws IOException {
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("kind", "Status");
     status.put("apiVersion", "v1");

@@ -6,7 +6,6 @@ import java.io.StringWriter;
 import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.KeyPair;
-import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
@@ -62,14 +61,24 @@ public final class TunnelAuthority {
     try {
       KeyPair keys = TunnelTls.keyPair();
       Instant now = Instant.now();
-      X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(NAME, BigInteger.valueOf(now.toEpochMilli()),
-          Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(VALIDITY)), NAME, keys.getPublic());
+      X509v3CertificateBuilder builder =
+          new JcaX509v3CertificateBuilder(
+              NAME,
+              BigInteger.valueOf(now.toEpochMilli()),
+              Date.from(now.minus(Duration.ofMinutes(5))),
+              Date.from(now.plus(VALIDITY)),
+              NAME,
+              keys.getPublic());
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      X509Certificate certificate = new JcaX509CertificateConverter().getCertificate(
-          builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
+      X509Certificate certificate =
+          new JcaX509CertificateConverter()
+              .getCertificate(
+                  builder.build(
+                      new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
       return new TunnelAuthority(certificate, keys.getPrivate());
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
-      throw new IllegalStateException("SpinAgent cannot create the tunnel's certificate authority: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot create the tunnel's certificate authority: " + e.getMessage(), e);
     }
   }
 
@@ -78,13 +87,16 @@ public final class TunnelAuthority {
     try (PEMParser certificates = new PEMParser(new StringReader(certificatePem));
         PEMParser keys = new PEMParser(new StringReader(privateKeyPem))) {
       X509Certificate certificate =
-          new JcaX509CertificateConverter().getCertificate((X509CertificateHolder) certificates.readObject());
+          new JcaX509CertificateConverter()
+              .getCertificate((X509CertificateHolder) certificates.readObject());
       PrivateKey key = new JcaPEMKeyConverter().getPrivateKey((PrivateKeyInfo) keys.readObject());
       return new TunnelAuthority(certificate, key);
     } catch (IOException | GeneralSecurityException | ClassCastException | NullPointerException e) {
       throw new IllegalStateException(
-          "SpinAgent cannot read the tunnel's certificate authority from its table (spinagent_tunnel_authority): "
-              + e.getMessage(), e);
+          "SpinAgent cannot read the tunnel's certificate authority from its table"
+              + " (spinagent_tunnel_authority): "
+              + e.getMessage(),
+          e);
     }
   }
 
@@ -115,7 +127,8 @@ public final class TunnelAuthority {
     try (JcaPEMWriter writer = new JcaPEMWriter(out)) {
       writer.writeObject(object);
     } catch (IOException e) {
-      throw new IllegalStateException("cannot encode " + object.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot encode " + object.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
     return out.toString();
   }

@@ -19,14 +19,16 @@ public class TunnelConfiguration {
 
   @Bean
   TunnelTokens tunnelTokens(SpinAgentTables tables) {
-    return tables.jooq()
+    return tables
+        .jooq()
         .map(jooq -> new TunnelTokens(new SqlTunnelTokens(jooq, Clock.systemUTC())))
         .orElseGet(TunnelTokens::new);
   }
 
   @Bean
   TunnelAuthority tunnelAuthority(SpinAgentTables tables) {
-    return tables.jooq()
+    return tables
+        .jooq()
         .map(jooq -> TunnelAuthority.shared(new SqlTunnelAuthority(jooq, Clock.systemUTC())))
         .orElseGet(TunnelAuthority::generate);
   }

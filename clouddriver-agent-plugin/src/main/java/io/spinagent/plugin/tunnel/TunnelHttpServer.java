@@ -31,21 +31,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Kubernetes API that Clouddriver's kubectl talks to: {@code /clusters/<account>/...} over HTTPS
- * on a loopback port, relayed over the account's agent session. Each request is one tunnel stream;
- * request and response bodies flow in chunks under credit, so neither a large apply nor a long
- * watch is buffered whole. Errors of the tunnel itself are Kubernetes {@code Status} objects, so
- * kubectl prints their message.
+ * The Kubernetes API that Clouddriver's kubectl talks to: {@code /clusters/<account>/...} over
+ * HTTPS on a loopback port, relayed over the account's agent session. Each request is one tunnel
+ * stream; request and response bodies flow in chunks under credit, so neither a large apply nor a
+ * long watch is buffered whole. Errors of the tunnel itself are Kubernetes {@code Status} objects,
+ * so kubectl prints their message.
  */
 public final class TunnelHttpServer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(TunnelHttpServer.class);
   private static final String PREFIX = "/clusters/";
   private static final int CHUNK = 64 * 1024;
+
   /** Hop-by-hop and framing headers: each side of the tunnel sets its own. */
   private static final Set<String> NOT_RELAYED =
-      Set.of("authorization", "host", "connection", "keep-alive", "proxy-connection", "te", "trailer",
-          "transfer-encoding", "upgrade", "content-length",
+      Set.of(
+          "authorization",
+          "host",
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "transfer-encoding",
+          "upgrade",
+          "content-length",
           ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
 
   private final HttpsServer server;
@@ -57,8 +67,13 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final TunnelOperationListener listener;
 
   private TunnelHttpServer(
-      HttpsServer server, TunnelTls tls, ExecutorService executor, TunnelRouting routing, int window,
-      Duration timeout, TunnelOperationListener listener) {
+      HttpsServer server,
+      TunnelTls tls,
+      ExecutorService executor,
+      TunnelRouting routing,
+      int window,
+      Duration timeout,
+      TunnelOperationListener listener) {
     this.server = server;
     this.tls = tls;
     this.executor = executor;
@@ -70,16 +85,27 @@ public final class TunnelHttpServer implements AutoCloseable {
 
   /** One replica alone, with a CA of its own. */
   public static TunnelHttpServer start(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
-      AccountRegistry accounts, SessionRegistry sessions) {
+      TunnelProperties tunnel,
+      OperationsProperties operations,
+      TunnelTokens tokens,
+      AccountRegistry accounts,
+      SessionRegistry sessions) {
     return start(tunnel, operations, tokens, accounts, sessions, TunnelOperationListener.NONE);
   }
 
   /** As above, telling {@code listener} about every request served. */
   public static TunnelHttpServer start(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens,
-      AccountRegistry accounts, SessionRegistry sessions, TunnelOperationListener listener) {
-    return start(tunnel, operations, TunnelAuthority.generate(), TunnelRouting.local(tokens, accounts, sessions),
+      TunnelProperties tunnel,
+      OperationsProperties operations,
+      TunnelTokens tokens,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      TunnelOperationListener listener) {
+    return start(
+        tunnel,
+        operations,
+        TunnelAuthority.generate(),
+        TunnelRouting.local(tokens, accounts, sessions),
         listener);
   }
 
@@ -88,7 +114,10 @@ public final class TunnelHttpServer implements AutoCloseable {
    * replica that holds it, and telling {@code listener} about every request served.
    */
   public static TunnelHttpServer start(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelAuthority authority, TunnelRouting routing,
+      TunnelProperties tunnel,
+      OperationsProperties operations,
+      TunnelAuthority authority,
+      TunnelRouting routing,
       TunnelOperationListener listener) {
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
     TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
@@ -99,22 +128,37 @@ public final class TunnelHttpServer implements AutoCloseable {
       server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
     } catch (IOException e) {
       throw new UncheckedIOException(
-          "SpinAgent cannot open the Kubernetes API tunnel on " + address
-              + " (spinagent.tunnel.address / spinagent.tunnel.port): " + e.getMessage(), e);
+          "SpinAgent cannot open the Kubernetes API tunnel on "
+              + address
+              + " (spinagent.tunnel.address / spinagent.tunnel.port): "
+              + e.getMessage(),
+          e);
     }
     AtomicInteger threads = new AtomicInteger();
     // One thread per request in flight: watches hold theirs for as long as they stream.
-    ExecutorService executor = Executors.newCachedThreadPool(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    });
-    TunnelHttpServer tunnelServer = new TunnelHttpServer(
-        server, tls, executor, routing, (int) tunnel.getWindow().toBytes(), operations.getTimeout(), listener);
+    ExecutorService executor =
+        Executors.newCachedThreadPool(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
+              thread.setDaemon(true);
+              return thread;
+            });
+    TunnelHttpServer tunnelServer =
+        new TunnelHttpServer(
+            server,
+            tls,
+            executor,
+            routing,
+            (int) tunnel.getWindow().toBytes(),
+            operations.getTimeout(),
+            listener);
     server.createContext(PREFIX, exchange -> tunnelServer.handle(exchange, false));
     server.setExecutor(executor);
     server.start();
-    log.info("Kubernetes API tunnel listening on {}:{}", tunnel.getAddress(), server.getAddress().getPort());
+    log.info(
+        "Kubernetes API tunnel listening on {}:{}",
+        tunnel.getAddress(),
+        server.getAddress().getPort());
     return tunnelServer;
   }
 
@@ -138,7 +182,10 @@ public final class TunnelHttpServer implements AutoCloseable {
     executor.shutdownNow();
   }
 
-  /** A request another replica forwarded (the shared secret already checked): served here or refused. */
+  /**
+   * A request another replica forwarded (the shared secret already checked): served here or
+   * refused.
+   */
   public void serveForwarded(HttpExchange exchange) throws IOException {
     handle(exchange, true);
   }
@@ -151,13 +198,17 @@ public final class TunnelHttpServer implements AutoCloseable {
       try {
         listener.completed(trace.end(exchange.getResponseCode()));
       } catch (RuntimeException e) {
-        log.warn("Could not record the operation {} {}: {}", exchange.getRequestMethod(),
-            exchange.getRequestURI().getRawPath(), e.toString());
+        log.warn(
+            "Could not record the operation {} {}: {}",
+            exchange.getRequestMethod(),
+            exchange.getRequestURI().getRawPath(),
+            e.toString());
       }
     }
   }
 
-  private void serve(HttpExchange exchange, boolean forwarded, TunnelTrace trace) throws IOException {
+  private void serve(HttpExchange exchange, boolean forwarded, TunnelTrace trace)
+      throws IOException {
     boolean cutShort = false;
     try {
       String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
@@ -166,13 +217,17 @@ public final class TunnelHttpServer implements AutoCloseable {
       String path = slash < 0 ? "/" : rest.substring(slash);
       trace.target(account, path);
       String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-      String token = authorization != null && authorization.startsWith("Bearer ") ? authorization.substring(7) : null;
+      String token =
+          authorization != null && authorization.startsWith("Bearer ")
+              ? authorization.substring(7)
+              : null;
       TunnelRoute route = routing.route(account, token, forwarded);
       if (route instanceof TunnelRoute.Local local) {
         relay(exchange, account, path, local.session(), trace);
       } else if (route instanceof TunnelRoute.Forward forward) {
         if (!forward.forwarder().forward(exchange, forward.owner())) {
-          throw new ResponseCutShort("replica '" + forward.owner().replicaId() + "' broke off the response");
+          throw new ResponseCutShort(
+              "replica '" + forward.owner().replicaId() + "' broke off the response");
         }
       } else if (route instanceof TunnelRoute.Refused refused) {
         status(exchange, refused.code(), refused.reason(), refused.message());
@@ -198,15 +253,17 @@ public final class TunnelHttpServer implements AutoCloseable {
     }
   }
 
-  private void relay(HttpExchange exchange, String account, String path, AgentSession session, TunnelTrace trace)
+  private void relay(
+      HttpExchange exchange, String account, String path, AgentSession session, TunnelTrace trace)
       throws IOException, InterruptedException {
     AgentTunnels tunnels = session.tunnels();
-    TunnelRequestHead.Builder head = TunnelRequestHead.newBuilder()
-        .setAccount(account)
-        .setMethod(exchange.getRequestMethod())
-        .setPath(path)
-        .setQuery(Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""))
-        .setWithoutBody(withoutBody(exchange.getRequestHeaders()));
+    TunnelRequestHead.Builder head =
+        TunnelRequestHead.newBuilder()
+            .setAccount(account)
+            .setMethod(exchange.getRequestMethod())
+            .setPath(path)
+            .setQuery(Optional.ofNullable(exchange.getRequestURI().getRawQuery()).orElse(""))
+            .setWithoutBody(withoutBody(exchange.getRequestHeaders()));
     relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
     TunnelStream stream = tunnels.open(head.build(), window);
     String agent = session.agentId();
@@ -215,9 +272,18 @@ public final class TunnelHttpServer implements AutoCloseable {
       if (!sendRequestBody(exchange.getRequestBody(), stream)) {
         String failure = stream.failure();
         tunnels.cancel(stream, "request body not accepted");
-        status(exchange, failure == null ? 504 : 502, failure == null ? "Timeout" : "BadGateway",
+        status(
+            exchange,
+            failure == null ? 504 : 502,
+            failure == null ? "Timeout" : "BadGateway",
             failure == null
-                ? "agent '" + agent + "' did not accept the request body for account '" + account + "' within " + timeout.toSeconds() + "s"
+                ? "agent '"
+                    + agent
+                    + "' did not accept the request body for account '"
+                    + account
+                    + "' within "
+                    + timeout.toSeconds()
+                    + "s"
                 : failure);
         return;
       }
@@ -229,8 +295,17 @@ public final class TunnelHttpServer implements AutoCloseable {
         if (failure != null) {
           status(exchange, 502, "BadGateway", failure);
         } else {
-          status(exchange, 504, "Timeout", "no answer from account '" + account + "' through agent '" + agent
-              + "' within " + timeout.toSeconds() + "s (spinagent.operations.timeout)");
+          status(
+              exchange,
+              504,
+              "Timeout",
+              "no answer from account '"
+                  + account
+                  + "' through agent '"
+                  + agent
+                  + "' within "
+                  + timeout.toSeconds()
+                  + "s (spinagent.operations.timeout)");
         }
         return;
       }
@@ -256,8 +331,13 @@ public final class TunnelHttpServer implements AutoCloseable {
       tunnels.finished(stream);
       if (stream.failure() != null) {
         // Headers are gone: all we can do is cut the response short so the client sees it failed.
-        log.warn("Request {} {} for account '{}' through agent '{}' failed mid-response: {}",
-            exchange.getRequestMethod(), path, account, agent, stream.failure());
+        log.warn(
+            "Request {} {} for account '{}' through agent '{}' failed mid-response: {}",
+            exchange.getRequestMethod(),
+            path,
+            account,
+            agent,
+            stream.failure());
         throw new ResponseCutShort(stream.failure());
       }
     } finally {
@@ -265,10 +345,14 @@ public final class TunnelHttpServer implements AutoCloseable {
     }
   }
 
-  /** HTTP/1.1: a request without Transfer-Encoding and without a positive Content-Length has no body. */
+  /**
+   * HTTP/1.1: a request without Transfer-Encoding and without a positive Content-Length has no
+   * body.
+   */
   private static boolean withoutBody(Headers headers) {
     String length = headers.getFirst("Content-Length");
-    return !headers.containsKey("Transfer-Encoding") && (length == null || length.trim().equals("0"));
+    return !headers.containsKey("Transfer-Encoding")
+        && (length == null || length.trim().equals("0"));
   }
 
   /**
@@ -276,7 +360,8 @@ public final class TunnelHttpServer implements AutoCloseable {
    * (-1 for no body), else 0 for a chunked body that ends when the agent ends it.
    */
   private static long responseLength(HttpExchange exchange, TunnelResponseHead response) {
-    if (exchange.getRequestMethod().equalsIgnoreCase("HEAD") || response.getStatus() == 204
+    if (exchange.getRequestMethod().equalsIgnoreCase("HEAD")
+        || response.getStatus() == 204
         || response.getStatus() == 304) {
       return -1;
     }
@@ -286,7 +371,8 @@ public final class TunnelHttpServer implements AutoCloseable {
     return response.getBodyLength() == 0 ? -1 : response.getBodyLength();
   }
 
-  private boolean sendRequestBody(InputStream in, TunnelStream stream) throws IOException, InterruptedException {
+  private boolean sendRequestBody(InputStream in, TunnelStream stream)
+      throws IOException, InterruptedException {
     byte[] buffer = new byte[Math.min(CHUNK, Math.max(1, window))];
     int read;
     while ((read = in.readNBytes(buffer, 0, buffer.length)) > 0) {
@@ -300,11 +386,14 @@ public final class TunnelHttpServer implements AutoCloseable {
   private static List<Header> relayed(Headers headers) {
     return headers.entrySet().stream()
         .filter(e -> !NOT_RELAYED.contains(e.getKey().toLowerCase(Locale.ROOT)))
-        .map((Map.Entry<String, List<String>> e) -> Header.newBuilder().setName(e.getKey()).addAllValues(e.getValue()).build())
+        .map(
+            (Map.Entry<String, List<String>> e) ->
+                Header.newBuilder().setName(e.getKey()).addAllValues(e.getValue()).build())
         .toList();
   }
 
-  private static void status(HttpExchange exchange, int code, String reason, String message) throws IOException {
+  private static void status(HttpExchange exchange, int code, String reason, String message)
+      throws IOException {
     StatusResponse.send(exchange, code, reason, message);
   }
 }

@@ -14,7 +14,10 @@ import org.springframework.stereotype.Component;
 @Component
 public class TunnelKubeconfigs {
 
-  /** The name under which the host application context finds this as a {@code Function<String, String>}. */
+  /**
+   * The name under which the host application context finds this as a {@code Function<String,
+   * String>}.
+   */
   public static final String HOST_BEAN_NAME = "spinAgentTunnelKubeconfigs";
 
   private final TunnelServerLifecycle tunnel;
@@ -27,30 +30,55 @@ public class TunnelKubeconfigs {
 
   /** The account's kubeconfig YAML; issues the account's token if it has none yet. */
   public String kubeconfig(String account) {
-    TunnelHttpServer server = tunnel.server()
-        .orElseThrow(() -> new IllegalStateException("the SpinAgent tunnel is not running"));
-    String ca = Base64.getEncoder().encodeToString(server.caCertificatePem().getBytes(StandardCharsets.US_ASCII));
+    TunnelHttpServer server =
+        tunnel
+            .server()
+            .orElseThrow(() -> new IllegalStateException("the SpinAgent tunnel is not running"));
+    String ca =
+        Base64.getEncoder()
+            .encodeToString(server.caCertificatePem().getBytes(StandardCharsets.US_ASCII));
     String name = quoted(account);
     return "apiVersion: v1\n"
         + "kind: Config\n"
         + "clusters:\n"
-        + "- name: " + name + "\n"
+        + "- name: "
+        + name
+        + "\n"
         + "  cluster:\n"
-        + "    server: " + quoted(server.clusterUrl(account)) + "\n"
-        + "    certificate-authority-data: " + ca + "\n"
+        + "    server: "
+        + quoted(server.clusterUrl(account))
+        + "\n"
+        + "    certificate-authority-data: "
+        + ca
+        + "\n"
         + "users:\n"
-        + "- name: " + name + "\n"
+        + "- name: "
+        + name
+        + "\n"
         + "  user:\n"
-        + "    token: " + quoted(tokens.issue(account)) + "\n"
+        + "    token: "
+        + quoted(tokens.issue(account))
+        + "\n"
         + "contexts:\n"
-        + "- name: " + name + "\n"
+        + "- name: "
+        + name
+        + "\n"
         + "  context:\n"
-        + "    cluster: " + name + "\n"
-        + "    user: " + name + "\n"
-        + "current-context: " + name + "\n";
+        + "    cluster: "
+        + name
+        + "\n"
+        + "    user: "
+        + name
+        + "\n"
+        + "current-context: "
+        + name
+        + "\n";
   }
 
-  /** A YAML single-quoted scalar: account names and tokens may hold characters YAML would read otherwise. */
+  /**
+   * A YAML single-quoted scalar: account names and tokens may hold characters YAML would read
+   * otherwise.
+   */
   private static String quoted(String value) {
     return "'" + value.replace("'", "''") + "'";
   }

@@ -28,7 +28,11 @@ public final class TunnelRouting {
   private final HighAvailability ha;
   private final Clock clock;
 
-  public TunnelRouting(TunnelTokens tokens, AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha,
+  public TunnelRouting(
+      TunnelTokens tokens,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      HighAvailability ha,
       Clock clock) {
     this.tokens = tokens;
     this.accounts = accounts;
@@ -38,7 +42,8 @@ public final class TunnelRouting {
   }
 
   /** One replica alone: every request is served here or refused. */
-  public static TunnelRouting local(TunnelTokens tokens, AccountRegistry accounts, SessionRegistry sessions) {
+  public static TunnelRouting local(
+      TunnelTokens tokens, AccountRegistry accounts, SessionRegistry sessions) {
     return new TunnelRouting(tokens, accounts, sessions, HighAvailability.off(), Clock.systemUTC());
   }
 
@@ -64,18 +69,29 @@ public final class TunnelRouting {
     }
     String state = known.map(a -> " (state " + a.state() + ")").orElse("");
     return forwarded
-        ? unavailable("account '" + account + "' has no connected agent on replica '" + replicaId() + "'" + state
-            + ": its agent left this replica after the request was forwarded here")
+        ? unavailable(
+            "account '"
+                + account
+                + "' has no connected agent on replica '"
+                + replicaId()
+                + "'"
+                + state
+                + ": its agent left this replica after the request was forwarded here")
         : unavailable("account '" + account + "' has no connected agent" + state);
   }
 
-  private TunnelRoute remote(String account, String token, Optional<AgentAccount> known, OwnershipKeeper keeper,
+  private TunnelRoute remote(
+      String account,
+      String token,
+      Optional<AgentAccount> known,
+      OwnershipKeeper keeper,
       OwnerForwarder forwarder) {
     Optional<AccountOwner> owner;
     try {
       owner = keeper.ownerOf(account);
     } catch (RuntimeException e) {
-      return unavailable("cannot look up which replica serves account '" + account + "' (database: " + e + ")");
+      return unavailable(
+          "cannot look up which replica serves account '" + account + "' (database: " + e + ")");
     }
     if (known.isEmpty() && owner.isEmpty() && !tokens.exists(account)) {
       return notFound(account);
@@ -85,26 +101,49 @@ public final class TunnelRouting {
     }
     String state = known.map(a -> " (state here " + a.state() + ")").orElse("");
     if (owner.isEmpty()) {
-      return unavailable("account '" + account + "' has no connected agent on any replica" + state
-          + "; this is replica '" + keeper.replicaId() + "'");
+      return unavailable(
+          "account '"
+              + account
+              + "' has no connected agent on any replica"
+              + state
+              + "; this is replica '"
+              + keeper.replicaId()
+              + "'");
     }
     AccountOwner current = owner.get();
     if (current.replicaId().equals(keeper.replicaId())) {
-      return unavailable("account '" + account + "' has no connected agent" + state + ": its agent left this"
-          + " replica ('" + keeper.replicaId() + "') and has not reconnected to another yet");
+      return unavailable(
+          "account '"
+              + account
+              + "' has no connected agent"
+              + state
+              + ": its agent left this"
+              + " replica ('"
+              + keeper.replicaId()
+              + "') and has not reconnected to another yet");
     }
     Instant now = clock.instant();
     Duration timeout = keeper.ownerTimeout();
     if (!current.isLive(now, timeout)) {
-      return unavailable("account '" + account + "' is owned by replica '" + current.replicaId() + "', silent for "
-          + Duration.between(current.heartbeatAt(), now).toSeconds() + "s (spinagent.ha.owner-timeout " + timeout
-          + "): that replica is probably gone, and the agent '" + current.agentId() + "' has not reconnected yet");
+      return unavailable(
+          "account '"
+              + account
+              + "' is owned by replica '"
+              + current.replicaId()
+              + "', silent for "
+              + Duration.between(current.heartbeatAt(), now).toSeconds()
+              + "s (spinagent.ha.owner-timeout "
+              + timeout
+              + "): that replica is probably gone, and the agent '"
+              + current.agentId()
+              + "' has not reconnected yet");
     }
     return new TunnelRoute.Forward(current, forwarder);
   }
 
   private Optional<AgentSession> servingSession(AgentAccount account) {
-    return Stream.concat(Stream.ofNullable(account.cachingAgentId()), account.standbyAgentIds().stream())
+    return Stream.concat(
+            Stream.ofNullable(account.cachingAgentId()), account.standbyAgentIds().stream())
         .map(sessions::find)
         .flatMap(Optional::stream)
         .findFirst();
@@ -119,8 +158,8 @@ public final class TunnelRouting {
   }
 
   private static TunnelRoute unauthorized(String account) {
-    return new TunnelRoute.Refused(401, "Unauthorized",
-        "the tunnel token for account '" + account + "' is missing or wrong");
+    return new TunnelRoute.Refused(
+        401, "Unauthorized", "the tunnel token for account '" + account + "' is missing or wrong");
   }
 
   private static TunnelRoute unavailable(String message) {

@@ -4,8 +4,8 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HighAvailability;
 import java.time.Clock;
-import org.springframework.beans.factory.ObjectProvider;
 import java.util.Optional;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.stereotype.Component;
 
@@ -26,8 +26,13 @@ public class TunnelServerLifecycle implements SmartLifecycle {
   private volatile TunnelHttpServer server;
 
   public TunnelServerLifecycle(
-      TunnelProperties tunnel, OperationsProperties operations, TunnelTokens tokens, TunnelAuthority authority,
-      AccountRegistry accounts, SessionRegistry sessions, HighAvailability ha,
+      TunnelProperties tunnel,
+      OperationsProperties operations,
+      TunnelTokens tokens,
+      TunnelAuthority authority,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      HighAvailability ha,
       ObjectProvider<TunnelOperationListener> listener) {
     this.tunnel = tunnel;
     this.operations = operations;

@@ -98,8 +98,8 @@ final class TunnelStream {
   }
 
   /**
-   * The next response body chunk; null at the end of the body. Waits as long as the agent keeps
-   * the stream open: a watch may stay quiet for minutes.
+   * The next response body chunk; null at the end of the body. Waits as long as the agent keeps the
+   * stream open: a watch may stay quiet for minutes.
    */
   ByteString nextChunk() throws InterruptedException {
     ByteString chunk;
@@ -122,8 +122,10 @@ final class TunnelStream {
       grant = consumedSinceGrant;
       consumedSinceGrant = 0;
     }
-    toAgent.accept(TunnelFrame.newBuilder().setStreamId(id).setWindow(
-        io.spinagent.protocol.v1.TunnelWindow.newBuilder().setBytes(grant)));
+    toAgent.accept(
+        TunnelFrame.newBuilder()
+            .setStreamId(id)
+            .setWindow(io.spinagent.protocol.v1.TunnelWindow.newBuilder().setBytes(grant)));
     return chunk;
   }
 

@@ -49,23 +49,34 @@ final class TunnelTls {
   }
 
   /**
-   * A certificate for {@code host} (plus localhost and 127.0.0.1) signed by {@code authority}, valid
-   * for a year. The serving key never leaves this replica; only the authority is shared.
+   * A certificate for {@code host} (plus localhost and 127.0.0.1) signed by {@code authority},
+   * valid for a year. The serving key never leaves this replica; only the authority is shared.
    */
   static TunnelTls issue(TunnelAuthority authority, String host) {
     try {
       KeyPair servingKeys = keyPair();
       X509v3CertificateBuilder servingBuilder =
           builder(TunnelAuthority.NAME, new X500Name("CN=spinagent-tunnel"), servingKeys);
-      servingBuilder.addExtension(Extension.subjectAlternativeName, false, new GeneralNames(new GeneralName[] {
-          new GeneralName(GeneralName.dNSName, "localhost"),
-          new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-          new GeneralName(isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host)}));
-      X509Certificate serving = new JcaX509CertificateConverter().getCertificate(
-          servingBuilder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(authority.privateKey())));
+      servingBuilder.addExtension(
+          Extension.subjectAlternativeName,
+          false,
+          new GeneralNames(
+              new GeneralName[] {
+                new GeneralName(GeneralName.dNSName, "localhost"),
+                new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                new GeneralName(
+                    isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host)
+              }));
+      X509Certificate serving =
+          new JcaX509CertificateConverter()
+              .getCertificate(
+                  servingBuilder.build(
+                      new JcaContentSignerBuilder("SHA256withECDSA")
+                          .build(authority.privateKey())));
       return new TunnelTls(authority.certificate(), serving, servingKeys);
     } catch (GeneralSecurityException | IOException | OperatorCreationException e) {
-      throw new IllegalStateException("SpinAgent cannot create the tunnel's TLS certificate: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot create the tunnel's TLS certificate: " + e.getMessage(), e);
     }
   }
 
@@ -74,14 +85,17 @@ final class TunnelTls {
     try {
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
-      store.setKeyEntry("tunnel", servingKeys.getPrivate(), password, new Certificate[] {serving, ca});
-      KeyManagerFactory keys = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+      store.setKeyEntry(
+          "tunnel", servingKeys.getPrivate(), password, new Certificate[] {serving, ca});
+      KeyManagerFactory keys =
+          KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
       keys.init(store, password);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(keys.getKeyManagers(), null, null);
       return context;
     } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException("SpinAgent cannot set up the tunnel's TLS: " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "SpinAgent cannot set up the tunnel's TLS: " + e.getMessage(), e);
     }
   }
 
@@ -98,8 +112,12 @@ final class TunnelTls {
 
   private static X509v3CertificateBuilder builder(X500Name issuer, X500Name subject, KeyPair keys) {
     Instant now = Instant.now();
-    return new JcaX509v3CertificateBuilder(issuer, BigInteger.valueOf(now.toEpochMilli()),
-        Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(Duration.ofDays(365))), subject,
+    return new JcaX509v3CertificateBuilder(
+        issuer,
+        BigInteger.valueOf(now.toEpochMilli()),
+        Date.from(now.minus(Duration.ofMinutes(5))),
+        Date.from(now.plus(Duration.ofDays(365))),
+        subject,
         keys.getPublic());
   }
 

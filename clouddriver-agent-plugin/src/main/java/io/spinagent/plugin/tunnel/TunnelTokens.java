@@ -10,14 +10,16 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-account secrets that Clouddriver's kubeconfigs carry to the tunnel: a request for one
- * account's cluster must present that account's token, so a kubeconfig leaked for one account
- * opens no other. A token, once made, never changes, so every replica may keep what it has read.
+ * account's cluster must present that account's token, so a kubeconfig leaked for one account opens
+ * no other. A token, once made, never changes, so every replica may keep what it has read.
  */
 public final class TunnelTokens {
 
   /** Where tokens live: this replica's memory, or a table every replica shares. */
   public interface Store {
-    /** Keeps {@code candidate} unless the account already has a token; returns the account's token. */
+    /**
+     * Keeps {@code candidate} unless the account already has a token; returns the account's token.
+     */
     String keepFirst(String account, String candidate);
 
     Optional<String> find(String account);
@@ -45,7 +47,9 @@ public final class TunnelTokens {
     Optional<String> expected = Optional.ofNullable(known.get(account)).or(() -> stored(account));
     return expected.isPresent()
         && token != null
-        && MessageDigest.isEqual(expected.get().getBytes(StandardCharsets.UTF_8), token.getBytes(StandardCharsets.UTF_8));
+        && MessageDigest.isEqual(
+            expected.get().getBytes(StandardCharsets.UTF_8),
+            token.getBytes(StandardCharsets.UTF_8));
   }
 
   /** Whether any replica has made a token for the account. */

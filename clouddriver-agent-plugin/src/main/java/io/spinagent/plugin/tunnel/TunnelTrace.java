@@ -6,7 +6,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
-/** What the tunnel learns about one request while serving it, for its {@link TunnelOperationListener}. */
+/**
+ * What the tunnel learns about one request while serving it, for its {@link
+ * TunnelOperationListener}.
+ */
 final class TunnelTrace {
 
   private final Instant startedAt;
@@ -40,8 +43,17 @@ final class TunnelTrace {
 
   TunnelOperation end(int status) {
     long endNanos = System.nanoTime();
-    Duration firstByte = Duration.ofNanos((firstByteNanos < 0 ? endNanos : firstByteNanos) - startNanos);
-    return new TunnelOperation(account, agentId, method, path, query, status, startedAt, firstByte,
+    Duration firstByte =
+        Duration.ofNanos((firstByteNanos < 0 ? endNanos : firstByteNanos) - startNanos);
+    return new TunnelOperation(
+        account,
+        agentId,
+        method,
+        path,
+        query,
+        status,
+        startedAt,
+        firstByte,
         Duration.ofNanos(endNanos - startNanos));
   }
 }

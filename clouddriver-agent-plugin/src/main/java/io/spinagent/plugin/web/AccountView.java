@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * An account as {@code GET /spinagent/accounts} shows it: the shared record of {@code
- * spinagent_accounts}, overlaid with this replica's live state when it serves the account. Times are
- * ISO-8601; kubeconfig contents are never shown.
+ * spinagent_accounts}, overlaid with this replica's live state when it serves the account. Times
+ * are ISO-8601; kubeconfig contents are never shown.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AccountView(
@@ -34,19 +34,38 @@ public record AccountView(
     String createdAt,
     String updatedAt) {
 
-  public record Cluster(String apiServerHost, String caFingerprintSha256, String kubernetesVersion) {
+  public record Cluster(
+      String apiServerHost, String caFingerprintSha256, String kubernetesVersion) {
     static Cluster of(ClusterIdentity identity) {
       return identity == null
           ? null
-          : new Cluster(identity.apiServerHost(), identity.caFingerprintSha256(), identity.kubernetesVersion());
+          : new Cluster(
+              identity.apiServerHost(),
+              identity.caFingerprintSha256(),
+              identity.kubernetesVersion());
     }
   }
 
   static AccountView of(StoredAccount stored, AgentAccount live, String replicaId) {
     if (stored == null) {
-      return new AccountView(live.name(), "AGENT", live.state().name(), Cluster.of(live.cluster()),
-          live.cachingAgentId(), live.standbyAgentIds(), replicaId, null, null, permissionsOf(live), null, false,
-          live.lastError(), 0, time(live.stateSince()), null, null);
+      return new AccountView(
+          live.name(),
+          "AGENT",
+          live.state().name(),
+          Cluster.of(live.cluster()),
+          live.cachingAgentId(),
+          live.standbyAgentIds(),
+          replicaId,
+          null,
+          null,
+          permissionsOf(live),
+          null,
+          false,
+          live.lastError(),
+          0,
+          time(live.stateSince()),
+          null,
+          null);
     }
     boolean liveHere = live != null;
     return new AccountView(
@@ -72,7 +91,8 @@ public record AccountView(
   private static AccountPermissions permissionsOf(AgentAccount live) {
     return live.reported() == null
         ? AccountPermissions.NONE
-        : new AccountPermissions(live.reported().getPermissions().getReadList(),
+        : new AccountPermissions(
+            live.reported().getPermissions().getReadList(),
             live.reported().getPermissions().getWriteList());
   }
 

@@ -34,9 +34,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code /spinagent/accounts}: the accounts agents serve, and the dynamic accounts operators create,
- * change, switch on and off, delete and migrate. Bodies are read strictly: an unknown or mistyped
- * field is a 400 naming it, never silently ignored.
+ * {@code /spinagent/accounts}: the accounts agents serve, and the dynamic accounts operators
+ * create, change, switch on and off, delete and migrate. Bodies are read strictly: an unknown or
+ * mistyped field is a 400 naming it, never silently ignored.
  */
 @RestController
 @RequestMapping(path = "/spinagent/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -44,7 +44,8 @@ public class AccountsController extends ApiErrors {
 
   private static final int MAX_PAGE_SIZE = 500;
   private static final ObjectMapper STRICT =
-      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
   private final AccountRegistry registry;
@@ -53,7 +54,10 @@ public class AccountsController extends ApiErrors {
   private final ReplicaIdentity replica;
 
   public AccountsController(
-      AccountRegistry registry, AccountStorage storage, DynamicAccounts dynamicAccounts, ReplicaIdentity replica) {
+      AccountRegistry registry,
+      AccountStorage storage,
+      DynamicAccounts dynamicAccounts,
+      ReplicaIdentity replica) {
     this.registry = registry;
     this.storage = storage;
     this.dynamicAccounts = dynamicAccounts;
@@ -67,17 +71,20 @@ public class AccountsController extends ApiErrors {
       @RequestParam(defaultValue = "100") int size) {
     AccountState wanted = state == null ? null : parseState(state, "state");
     if (page < 0) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID, "page: must be 0 or more");
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID, "page: must be 0 or more");
     }
     if (size < 1 || size > MAX_PAGE_SIZE) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
-          "size: must be between 1 and " + MAX_PAGE_SIZE);
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID, "size: must be between 1 and " + MAX_PAGE_SIZE);
     }
     Map<String, AccountView> views = new LinkedHashMap<>();
     if (storage.table().isPresent()) {
       // Rows of other replicas come from the table; this replica's live state overlays its own.
       for (StoredAccount stored : storage.table().get().all()) {
-        views.put(stored.name(), AccountView.of(stored, registry.find(stored.name()).orElse(null), replica.id()));
+        views.put(
+            stored.name(),
+            AccountView.of(stored, registry.find(stored.name()).orElse(null), replica.id()));
       }
     }
     for (AgentAccount live : registry.all()) {
@@ -85,7 +92,11 @@ public class AccountsController extends ApiErrors {
     }
     List<AccountView> matching =
         views.values().stream()
-            .filter(v -> wanted == null ? !v.state().equals(AccountState.REMOVED.name()) : v.state().equals(wanted.name()))
+            .filter(
+                v ->
+                    wanted == null
+                        ? !v.state().equals(AccountState.REMOVED.name())
+                        : v.state().equals(wanted.name()))
             .sorted((a, b) -> a.name().compareTo(b.name()))
             .toList();
     int from = (int) Math.min((long) page * size, matching.size());
@@ -95,15 +106,19 @@ public class AccountsController extends ApiErrors {
 
   @GetMapping("/{name}")
   public AccountView get(@PathVariable String name) {
-    return view(name).orElseThrow(() ->
-        new AccountRequestException(AccountRequestException.Problem.NOT_FOUND, "no account named '" + name + "'"));
+    return view(name)
+        .orElseThrow(
+            () ->
+                new AccountRequestException(
+                    AccountRequestException.Problem.NOT_FOUND, "no account named '" + name + "'"));
   }
 
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<AccountView> create(@RequestBody String body) {
     DynamicAccountSpec spec = read(body, DynamicAccountSpec.class);
     StoredAccount created = dynamicAccounts.create(spec);
-    return ResponseEntity.status(HttpStatus.CREATED).body(AccountView.of(created, null, replica.id()));
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .body(AccountView.of(created, null, replica.id()));
   }
 
   /**
@@ -121,12 +136,14 @@ public class AccountsController extends ApiErrors {
     if (state != null) {
       AccountState target = parseState(String.valueOf(state), "state");
       if (target != AccountState.ACTIVE && target != AccountState.INACTIVE) {
-        throw new AccountRequestException(AccountRequestException.Problem.INVALID,
+        throw new AccountRequestException(
+            AccountRequestException.Problem.INVALID,
             "state: only ACTIVE or INACTIVE can be set, not " + target);
       }
       dynamicAccounts.setActive(name, target == AccountState.ACTIVE);
     } else if (fields.isEmpty()) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID,
           "body: give a state (ACTIVE or INACTIVE) or the account's new definition");
     }
     return get(name);
@@ -141,9 +158,11 @@ public class AccountsController extends ApiErrors {
   @PostMapping(path = "/migrate", consumes = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<MigrationResponse> migrate(@RequestBody String body) {
     MigrationRequest request = read(body, MigrationRequest.class);
-    List<MigrationResult> results = dynamicAccounts.migrate(request.accounts(), request.agentId(), request.zoneId());
+    List<MigrationResult> results =
+        dynamicAccounts.migrate(request.accounts(), request.agentId(), request.zoneId());
     boolean any = results.stream().anyMatch(MigrationResult::migrated);
-    return ResponseEntity.status(any ? HttpStatus.OK : HttpStatus.BAD_REQUEST).body(new MigrationResponse(results));
+    return ResponseEntity.status(any ? HttpStatus.OK : HttpStatus.BAD_REQUEST)
+        .body(new MigrationResponse(results));
   }
 
   private Optional<AccountView> view(String name) {
@@ -158,8 +177,13 @@ public class AccountsController extends ApiErrors {
   private static Map<String, Object> withName(Map<String, Object> fields, String name) {
     Object given = fields.get("name");
     if (given != null && !name.equals(given)) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
-          "name: '" + given + "' differs from the account in the path ('" + name + "'); accounts cannot be renamed");
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID,
+          "name: '"
+              + given
+              + "' differs from the account in the path ('"
+              + name
+              + "'); accounts cannot be renamed");
     }
     Map<String, Object> copy = new LinkedHashMap<>(fields);
     copy.put("name", name);
@@ -178,7 +202,8 @@ public class AccountsController extends ApiErrors {
     try {
       return AccountState.valueOf(value.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID,
           field + ": '" + value + "' is not one of " + List.of(AccountState.values()));
     }
   }
@@ -186,18 +211,23 @@ public class AccountsController extends ApiErrors {
   @SuppressWarnings("unchecked")
   private static <T> T read(String body, Class<?> type) {
     if (body == null || body.isBlank()) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID, "body: a JSON object is required");
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID, "body: a JSON object is required");
     }
     try {
       return (T) STRICT.readValue(body, type);
     } catch (UnrecognizedPropertyException e) {
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID,
           e.getPropertyName() + ": unknown field (known: " + e.getKnownPropertyIds() + ")");
     } catch (JsonProcessingException e) {
-      String path = e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping && !mapping.getPath().isEmpty()
-          ? fieldPath(mapping) + ": "
-          : "body: ";
-      throw new AccountRequestException(AccountRequestException.Problem.INVALID,
+      String path =
+          e instanceof com.fasterxml.jackson.databind.JsonMappingException mapping
+                  && !mapping.getPath().isEmpty()
+              ? fieldPath(mapping) + ": "
+              : "body: ";
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID,
           path + "malformed JSON: " + e.getOriginalMessage());
     }
   }
@@ -205,7 +235,10 @@ public class AccountsController extends ApiErrors {
   private static String fieldPath(com.fasterxml.jackson.databind.JsonMappingException e) {
     List<String> parts = new ArrayList<>();
     for (var reference : e.getPath()) {
-      parts.add(reference.getFieldName() != null ? reference.getFieldName() : "[" + reference.getIndex() + "]");
+      parts.add(
+          reference.getFieldName() != null
+              ? reference.getFieldName()
+              : "[" + reference.getIndex() + "]");
     }
     return String.join(".", parts);
   }

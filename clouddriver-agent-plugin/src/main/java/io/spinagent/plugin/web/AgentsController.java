@@ -26,15 +26,22 @@ public class AgentsController extends ApiErrors {
   @GetMapping
   public AgentList list() {
     return new AgentList(
-        sessions.all().stream().map(AgentSession::connectedAgent).sorted(Comparator.comparing(ConnectedAgent::id)).toList());
+        sessions.all().stream()
+            .map(AgentSession::connectedAgent)
+            .sorted(Comparator.comparing(ConnectedAgent::id))
+            .toList());
   }
 
   @GetMapping("/{id}")
   public ConnectedAgent get(@PathVariable String id) {
-    return sessions.find(id)
+    return sessions
+        .find(id)
         .map(AgentSession::connectedAgent)
-        .orElseThrow(() -> new AccountRequestException(AccountRequestException.Problem.NOT_FOUND,
-            "no agent '" + id + "' is connected to this Clouddriver replica"));
+        .orElseThrow(
+            () ->
+                new AccountRequestException(
+                    AccountRequestException.Problem.NOT_FOUND,
+                    "no agent '" + id + "' is connected to this Clouddriver replica"));
   }
 
   public record AgentList(List<ConnectedAgent> agents) {}

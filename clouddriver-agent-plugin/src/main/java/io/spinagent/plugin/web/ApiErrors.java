@@ -30,7 +30,8 @@ public abstract class ApiErrors {
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
   protected ResponseEntity<ApiError> badParameter(MethodArgumentTypeMismatchException e) {
-    return error(HttpStatus.BAD_REQUEST, e.getName() + ": '" + e.getValue() + "' is not a valid value");
+    return error(
+        HttpStatus.BAD_REQUEST, e.getName() + ": '" + e.getValue() + "' is not a valid value");
   }
 
   @ExceptionHandler(HttpMediaTypeNotSupportedException.class)

@@ -43,8 +43,8 @@ public class OperationsController {
 
   /**
    * @param status an HTTP status ({@code 403}) or a class ({@code 4xx})
-   * @param since  an instant ({@code 2026-11-22T07:00:00Z}) or an age ({@code 15m}, {@code 2h},
-   *               {@code 7d}, or ISO-8601 {@code PT15M})
+   * @param since an instant ({@code 2026-11-22T07:00:00Z}) or an age ({@code 15m}, {@code 2h},
+   *     {@code 7d}, or ISO-8601 {@code PT15M})
    */
   @GetMapping("/operations")
   public OperationPage operations(
@@ -67,8 +67,13 @@ public class OperationsController {
         throw badRequest(e.getMessage());
       }
     }
-    return history.find(new OperationQuery(
-        account == null || account.isBlank() ? null : account, statusFilter, since(since), offset, limit));
+    return history.find(
+        new OperationQuery(
+            account == null || account.isBlank() ? null : account,
+            statusFilter,
+            since(since),
+            offset,
+            limit));
   }
 
   private Instant since(String text) {
@@ -84,7 +89,10 @@ public class OperationsController {
     try {
       return clock.instant().minus(age(value));
     } catch (DateTimeParseException | ArithmeticException e) {
-      throw badRequest("since '" + text + "' is neither an instant (2026-11-22T07:00:00Z) nor an age (15m, 2h, 7d)");
+      throw badRequest(
+          "since '"
+              + text
+              + "' is neither an instant (2026-11-22T07:00:00Z) nor an age (15m, 2h, 7d)");
     }
   }
 

@@ -31,9 +31,7 @@ public class PluginInfoController {
         descriptor.getVersion(),
         descriptor.getRequires(),
         new PluginInfo.GrpcInfo(
-            grpc.getAddress(),
-            grpcServer.boundPort(),
-            grpc.getMaxInboundMessageSize().toBytes()));
+            grpc.getAddress(), grpcServer.boundPort(), grpc.getMaxInboundMessageSize().toBytes()));
   }
 
   public record PluginInfo(String pluginId, String version, String requires, GrpcInfo grpc) {

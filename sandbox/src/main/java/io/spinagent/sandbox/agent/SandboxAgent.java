@@ -39,36 +39,63 @@ public final class SandboxAgent {
   /**
    * @param caCertificate the CA that signed the plugin's gRPC certificate; empty for plaintext
    */
-  public static AgentRuntime start(Path workDir, String account, Path clusterKubeconfig, int grpcPort,
-      Optional<Path> caCertificate, int adminPort) {
-    TlsConfig tls = new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), caCertificate);
-    ClouddriverConfig clouddriver = new ClouddriverConfig(
-        new GrpcTarget("localhost", grpcPort),
-        caCertificate.isEmpty(),
-        tls,
-        new AuthConfig(Optional.empty(), Optional.empty()),
-        ClouddriverConfig.DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS,
-        ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
-        // Short delays: on a laptop the plugin is a moment away, and a reconnect should be quick.
-        new BackoffConfig(Duration.ofMillis(200), BackoffConfig.DEFAULT_MULTIPLIER, BackoffConfig.DEFAULT_JITTER,
-            Duration.ofSeconds(5)),
-        new OutboxConfig(OutboxConfig.DEFAULT_MAX_BYTES));
-    KubernetesAccountConfig cluster = new KubernetesAccountConfig(account, Optional.of(clusterKubeconfig), false,
-        Optional.empty(), List.of(), List.of(), List.of(), List.of(), false, false, AccountPermissions.UNRESTRICTED,
-        KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE);
-    AgentConfig config = new AgentConfig(
-        new AgentIdentityConfig(AGENT_ID, Optional.empty()),
-        clouddriver,
-        new KubernetesConfig(List.of(cluster)),
-        new ServerConfig(adminPort),
-        new PrometheusConfig(false, PrometheusConfig.DEFAULT_PORT),
-        LoggingConfig.DEFAULT,
-        new TasksConfig(TasksConfig.DEFAULT_TOTAL_BUDGET, TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT),
-        AgentConfig.DEFAULT_TIMEOUT_SECONDS);
+  public static AgentRuntime start(
+      Path workDir,
+      String account,
+      Path clusterKubeconfig,
+      int grpcPort,
+      Optional<Path> caCertificate,
+      int adminPort) {
+    TlsConfig tls =
+        new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), caCertificate);
+    ClouddriverConfig clouddriver =
+        new ClouddriverConfig(
+            new GrpcTarget("localhost", grpcPort),
+            caCertificate.isEmpty(),
+            tls,
+            new AuthConfig(Optional.empty(), Optional.empty()),
+            ClouddriverConfig.DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS,
+            ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
+            // Short delays: on a laptop the plugin is a moment away, and a reconnect should be
+            // quick.
+            new BackoffConfig(
+                Duration.ofMillis(200),
+                BackoffConfig.DEFAULT_MULTIPLIER,
+                BackoffConfig.DEFAULT_JITTER,
+                Duration.ofSeconds(5)),
+            new OutboxConfig(OutboxConfig.DEFAULT_MAX_BYTES));
+    KubernetesAccountConfig cluster =
+        new KubernetesAccountConfig(
+            account,
+            Optional.of(clusterKubeconfig),
+            false,
+            Optional.empty(),
+            List.of(),
+            List.of(),
+            List.of(),
+            List.of(),
+            false,
+            false,
+            AccountPermissions.UNRESTRICTED,
+            KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE);
+    AgentConfig config =
+        new AgentConfig(
+            new AgentIdentityConfig(AGENT_ID, Optional.empty()),
+            clouddriver,
+            new KubernetesConfig(List.of(cluster)),
+            new ServerConfig(adminPort),
+            new PrometheusConfig(false, PrometheusConfig.DEFAULT_PORT),
+            LoggingConfig.DEFAULT,
+            new TasksConfig(
+                TasksConfig.DEFAULT_TOTAL_BUDGET, TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT),
+            AgentConfig.DEFAULT_TIMEOUT_SECONDS);
     // The runtime watches its configuration file for changes; this one never changes.
     Path configFile = workDir.resolve("agent-config.txt");
     try {
-      Files.writeString(configFile, "The sandbox builds the agent's configuration in code; this file only marks its place.\n");
+      Files.writeString(
+          configFile,
+          "The sandbox builds the agent's configuration in code; this file only marks its"
+              + " place.\n");
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + configFile, e);
     }

@@ -3,10 +3,10 @@ package io.spinagent.sandbox.cluster;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 
 /**
- * The application the simulated cluster starts with: a Deployment with a Service selecting its
- * Pods and an Ingress in front of the Service, annotated as Spinnaker's deploy stage would
- * annotate them for the application {@value #APPLICATION} (moniker application and cluster). Its ReplicaSet and Pods are made by the {@link DemoController}, as a real
- * cluster's controllers would.
+ * The application the simulated cluster starts with: a Deployment with a Service selecting its Pods
+ * and an Ingress in front of the Service, annotated as Spinnaker's deploy stage would annotate them
+ * for the application {@value #APPLICATION} (moniker application and cluster). Its ReplicaSet and
+ * Pods are made by the {@link DemoController}, as a real cluster's controllers would.
  */
 public final class DemoApplication {
 
@@ -26,68 +26,71 @@ public final class DemoApplication {
 
   static String deployment() {
     return """
-        apiVersion: apps/v1
-        kind: Deployment
-        metadata:
-          name: %1$s
-          namespace: %2$s
-          labels: {app: %3$s, tier: frontend}
-          annotations:
-            moniker.spinnaker.io/application: %3$s
-            moniker.spinnaker.io/cluster: deployment %1$s
-        spec:
-          replicas: %4$d
-          selector:
-            matchLabels: {app: %3$s, tier: frontend}
-          template:
-            metadata:
-              labels: {app: %3$s, tier: frontend}
-              annotations:
-                moniker.spinnaker.io/application: %3$s
-                moniker.spinnaker.io/cluster: deployment %1$s
-            spec:
-              containers:
-                - name: web
-                  image: nginx:1.27
-                  ports: [{containerPort: 80}]
-        """.formatted(DEPLOYMENT, NAMESPACE, APPLICATION, REPLICAS);
+           apiVersion: apps/v1
+           kind: Deployment
+           metadata:
+             name: %1$s
+             namespace: %2$s
+             labels: {app: %3$s, tier: frontend}
+             annotations:
+               moniker.spinnaker.io/application: %3$s
+               moniker.spinnaker.io/cluster: deployment %1$s
+           spec:
+             replicas: %4$d
+             selector:
+               matchLabels: {app: %3$s, tier: frontend}
+             template:
+               metadata:
+                 labels: {app: %3$s, tier: frontend}
+                 annotations:
+                   moniker.spinnaker.io/application: %3$s
+                   moniker.spinnaker.io/cluster: deployment %1$s
+               spec:
+                 containers:
+                   - name: web
+                     image: nginx:1.27
+                     ports: [{containerPort: 80}]
+           """
+        .formatted(DEPLOYMENT, NAMESPACE, APPLICATION, REPLICAS);
   }
 
   static String service() {
     return """
-        apiVersion: v1
-        kind: Service
-        metadata:
-          name: %1$s
-          namespace: %2$s
-          labels: {app: %3$s}
-          annotations:
-            moniker.spinnaker.io/application: %3$s
-        spec:
-          selector: {app: %3$s, tier: frontend}
-          ports: [{port: 80, targetPort: 80, protocol: TCP}]
-        """.formatted(DEPLOYMENT, NAMESPACE, APPLICATION);
+           apiVersion: v1
+           kind: Service
+           metadata:
+             name: %1$s
+             namespace: %2$s
+             labels: {app: %3$s}
+             annotations:
+               moniker.spinnaker.io/application: %3$s
+           spec:
+             selector: {app: %3$s, tier: frontend}
+             ports: [{port: 80, targetPort: 80, protocol: TCP}]
+           """
+        .formatted(DEPLOYMENT, NAMESPACE, APPLICATION);
   }
 
   static String ingress() {
     return """
-        apiVersion: networking.k8s.io/v1
-        kind: Ingress
-        metadata:
-          name: %1$s
-          namespace: %2$s
-          labels: {app: %3$s}
-          annotations:
-            moniker.spinnaker.io/application: %3$s
-        spec:
-          rules:
-            - host: %3$s.example.com
-              http:
-                paths:
-                  - path: /
-                    pathType: Prefix
-                    backend:
-                      service: {name: %1$s, port: {number: 80}}
-        """.formatted(DEPLOYMENT, NAMESPACE, APPLICATION);
+           apiVersion: networking.k8s.io/v1
+           kind: Ingress
+           metadata:
+             name: %1$s
+             namespace: %2$s
+             labels: {app: %3$s}
+             annotations:
+               moniker.spinnaker.io/application: %3$s
+           spec:
+             rules:
+               - host: %3$s.example.com
+                 http:
+                   paths:
+                     - path: /
+                       pathType: Prefix
+                       backend:
+                         service: {name: %1$s, port: {number: 80}}
+           """
+        .formatted(DEPLOYMENT, NAMESPACE, APPLICATION);
   }
 }

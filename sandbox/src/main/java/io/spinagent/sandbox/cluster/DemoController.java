@@ -66,6 +66,7 @@ public final class DemoController implements AutoCloseable {
 
   static final String REVISION = "deployment.kubernetes.io/revision";
   static final String TEMPLATE_HASH = "pod-template-hash";
+
   /** Kubernetes' alphabet for generated name suffixes: no vowels, no look-alike digits. */
   private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
@@ -76,8 +77,13 @@ public final class DemoController implements AutoCloseable {
   private final GenericKubernetesApi<V1Deployment, V1DeploymentList> deployments;
   private final GenericKubernetesApi<V1ReplicaSet, V1ReplicaSetList> replicaSets;
   private final GenericKubernetesApi<V1Pod, V1PodList> pods;
-  /** Status writes: PUT on the status subresource (the generic API's updateStatus sends a PATCH kubectl's servers refuse). */
+
+  /**
+   * Status writes: PUT on the status subresource (the generic API's updateStatus sends a PATCH
+   * kubectl's servers refuse).
+   */
   private final CoreV1Api core;
+
   private final AppsV1Api apps;
   private final ScheduledExecutorService worker;
   private final ExecutorService informerThreads;
@@ -89,10 +95,12 @@ public final class DemoController implements AutoCloseable {
   private DemoController(ApiClient client, String namespace) {
     this.client = client;
     this.namespace = namespace;
-    this.deployments = new GenericKubernetesApi<>(V1Deployment.class, V1DeploymentList.class, "apps", "v1",
-        "deployments", client);
-    this.replicaSets = new GenericKubernetesApi<>(V1ReplicaSet.class, V1ReplicaSetList.class, "apps", "v1",
-        "replicasets", client);
+    this.deployments =
+        new GenericKubernetesApi<>(
+            V1Deployment.class, V1DeploymentList.class, "apps", "v1", "deployments", client);
+    this.replicaSets =
+        new GenericKubernetesApi<>(
+            V1ReplicaSet.class, V1ReplicaSetList.class, "apps", "v1", "replicasets", client);
     this.pods = new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client);
     this.core = new CoreV1Api(client);
     this.apps = new AppsV1Api(client);
@@ -102,20 +110,26 @@ public final class DemoController implements AutoCloseable {
   }
 
   /**
-   * Brings the namespace to its desired state once (so the cluster is complete before anything
-   * else looks at it), then keeps it there on every change seen by its watches. {@code client}
-   * must have no read timeout, for the watches.
+   * Brings the namespace to its desired state once (so the cluster is complete before anything else
+   * looks at it), then keeps it there on every change seen by its watches. {@code client} must have
+   * no read timeout, for the watches.
    */
   public static DemoController start(ApiClient client, String namespace) {
     DemoController controller = new DemoController(client, namespace);
     try {
       controller.reconcileUntilStable();
       ResourceEventHandler<?> anyChange = controller.changeHandler();
-      controller.informers.sharedIndexInformerFor(controller.deployments, V1Deployment.class, 0, namespace)
+      controller
+          .informers
+          .sharedIndexInformerFor(controller.deployments, V1Deployment.class, 0, namespace)
           .addEventHandler(cast(anyChange));
-      controller.informers.sharedIndexInformerFor(controller.replicaSets, V1ReplicaSet.class, 0, namespace)
+      controller
+          .informers
+          .sharedIndexInformerFor(controller.replicaSets, V1ReplicaSet.class, 0, namespace)
           .addEventHandler(cast(anyChange));
-      controller.informers.sharedIndexInformerFor(controller.pods, V1Pod.class, 0, namespace)
+      controller
+          .informers
+          .sharedIndexInformerFor(controller.pods, V1Pod.class, 0, namespace)
           .addEventHandler(cast(anyChange));
       controller.informers.startAllRegisteredInformers();
       return controller;
@@ -139,8 +153,7 @@ public final class DemoController implements AutoCloseable {
       }
 
       @Override
-      public void onUpdate(KubernetesObject before,
-          KubernetesObject after) {
+      public void onUpdate(KubernetesObject before, KubernetesObject after) {
         schedule(0);
       }
 
@@ -183,8 +196,12 @@ public final class DemoController implements AutoCloseable {
         return;
       } catch (ApiException e) {
         if (attempt >= 5) {
-          throw new IllegalStateException("The demo controller cannot set up the simulated cluster: HTTP "
-              + e.getCode() + " " + e.getResponseBody(), e);
+          throw new IllegalStateException(
+              "The demo controller cannot set up the simulated cluster: HTTP "
+                  + e.getCode()
+                  + " "
+                  + e.getResponseBody(),
+              e);
         }
       }
     }
@@ -197,7 +214,8 @@ public final class DemoController implements AutoCloseable {
     List<V1Pod> allPods = list(pods);
     boolean wrote = false;
 
-    Set<String> deploymentUids = allDeployments.stream().map(d -> d.getMetadata().getUid()).collect(Collectors.toSet());
+    Set<String> deploymentUids =
+        allDeployments.stream().map(d -> d.getMetadata().getUid()).collect(Collectors.toSet());
     List<V1ReplicaSet> liveReplicaSets = new ArrayList<>();
     for (V1ReplicaSet rs : allReplicaSets) {
       Optional<V1OwnerReference> owner = controllerOf(rs.getMetadata(), "Deployment");
@@ -208,7 +226,8 @@ public final class DemoController implements AutoCloseable {
         liveReplicaSets.add(rs);
       }
     }
-    Set<String> replicaSetUids = liveReplicaSets.stream().map(r -> r.getMetadata().getUid()).collect(Collectors.toSet());
+    Set<String> replicaSetUids =
+        liveReplicaSets.stream().map(r -> r.getMetadata().getUid()).collect(Collectors.toSet());
     Map<String, List<V1Pod>> podsByReplicaSet = new HashMap<>();
     for (V1Pod pod : allPods) {
       Optional<V1OwnerReference> owner = controllerOf(pod.getMetadata(), "ReplicaSet");
@@ -229,19 +248,28 @@ public final class DemoController implements AutoCloseable {
     return wrote;
   }
 
-  private boolean reconcile(V1Deployment deployment, List<V1ReplicaSet> allReplicaSets,
-      Map<String, List<V1Pod>> podsByReplicaSet) throws ApiException {
+  private boolean reconcile(
+      V1Deployment deployment,
+      List<V1ReplicaSet> allReplicaSets,
+      Map<String, List<V1Pod>> podsByReplicaSet)
+      throws ApiException {
     boolean wrote = false;
     String uid = deployment.getMetadata().getUid();
     int desired = Optional.ofNullable(deployment.getSpec().getReplicas()).orElse(1);
     String hash = templateHash(deployment.getSpec().getTemplate());
-    List<V1ReplicaSet> owned = allReplicaSets.stream()
-        .filter(rs -> controllerOf(rs.getMetadata(), "Deployment").map(o -> uid.equals(o.getUid())).orElse(false))
-        .toList();
-    V1ReplicaSet current = owned.stream()
-        .filter(rs -> hash.equals(labels(rs.getMetadata()).get(TEMPLATE_HASH)))
-        .findFirst()
-        .orElse(null);
+    List<V1ReplicaSet> owned =
+        allReplicaSets.stream()
+            .filter(
+                rs ->
+                    controllerOf(rs.getMetadata(), "Deployment")
+                        .map(o -> uid.equals(o.getUid()))
+                        .orElse(false))
+            .toList();
+    V1ReplicaSet current =
+        owned.stream()
+            .filter(rs -> hash.equals(labels(rs.getMetadata()).get(TEMPLATE_HASH)))
+            .findFirst()
+            .orElse(null);
     if (current == null) {
       int revision = owned.stream().mapToInt(DemoController::revision).max().orElse(0) + 1;
       current = check(replicaSets.create(newReplicaSet(deployment, hash, revision, desired)));
@@ -259,9 +287,13 @@ public final class DemoController implements AutoCloseable {
         rs = check(replicaSets.update(rs));
         wrote = true;
       }
-      List<V1Pod> running = new ArrayList<>(podsByReplicaSet.getOrDefault(rs.getMetadata().getUid(), List.of()));
-      running.sort(Comparator.comparing((V1Pod p) -> p.getMetadata().getCreationTimestamp(),
-          Comparator.nullsFirst(Comparator.naturalOrder())).thenComparing(p -> p.getMetadata().getName()));
+      List<V1Pod> running =
+          new ArrayList<>(podsByReplicaSet.getOrDefault(rs.getMetadata().getUid(), List.of()));
+      running.sort(
+          Comparator.comparing(
+                  (V1Pod p) -> p.getMetadata().getCreationTimestamp(),
+                  Comparator.nullsFirst(Comparator.naturalOrder()))
+              .thenComparing(p -> p.getMetadata().getName()));
       while (running.size() > wanted) {
         V1Pod newest = running.remove(running.size() - 1);
         check(pods.delete(namespace, newest.getMetadata().getName()));
@@ -278,10 +310,13 @@ public final class DemoController implements AutoCloseable {
           wrote = true;
         }
       }
-      V1ReplicaSetStatus status = new V1ReplicaSetStatus()
-          .replicas(running.size()).fullyLabeledReplicas(running.size())
-          .readyReplicas(running.size()).availableReplicas(running.size())
-          .observedGeneration(rs.getMetadata().getGeneration());
+      V1ReplicaSetStatus status =
+          new V1ReplicaSetStatus()
+              .replicas(running.size())
+              .fullyLabeledReplicas(running.size())
+              .readyReplicas(running.size())
+              .availableReplicas(running.size())
+              .observedGeneration(rs.getMetadata().getGeneration());
       if (!sameCounts(rs.getStatus(), status)) {
         rs.setStatus(status);
         apps.replaceNamespacedReplicaSetStatus(rs.getMetadata().getName(), namespace, rs).execute();
@@ -308,52 +343,70 @@ public final class DemoController implements AutoCloseable {
         || !Objects.equals(seen.getAvailableReplicas(), status.getAvailableReplicas())
         || !Objects.equals(seen.getObservedGeneration(), status.getObservedGeneration())) {
       deployment.setStatus(status);
-      apps.replaceNamespacedDeploymentStatus(deployment.getMetadata().getName(), namespace, deployment).execute();
+      apps.replaceNamespacedDeploymentStatus(
+              deployment.getMetadata().getName(), namespace, deployment)
+          .execute();
       wrote = true;
     }
     return wrote;
   }
 
-  private V1ReplicaSet newReplicaSet(V1Deployment deployment, String hash, int revision, int replicas) {
+  private V1ReplicaSet newReplicaSet(
+      V1Deployment deployment, String hash, int revision, int replicas) {
     V1ObjectMeta owner = deployment.getMetadata();
-    V1PodTemplateSpec template = client.getJSON().deserialize(
-        client.getJSON().serialize(deployment.getSpec().getTemplate()), V1PodTemplateSpec.class);
-    V1ObjectMeta templateMeta = Optional.ofNullable(template.getMetadata()).orElseGet(V1ObjectMeta::new);
+    V1PodTemplateSpec template =
+        client
+            .getJSON()
+            .deserialize(
+                client.getJSON().serialize(deployment.getSpec().getTemplate()),
+                V1PodTemplateSpec.class);
+    V1ObjectMeta templateMeta =
+        Optional.ofNullable(template.getMetadata()).orElseGet(V1ObjectMeta::new);
     templateMeta.putLabelsItem(TEMPLATE_HASH, hash);
     template.setMetadata(templateMeta);
-    Map<String, String> selector = new LinkedHashMap<>(
-        Optional.ofNullable(deployment.getSpec().getSelector().getMatchLabels()).orElse(Map.of()));
+    Map<String, String> selector =
+        new LinkedHashMap<>(
+            Optional.ofNullable(deployment.getSpec().getSelector().getMatchLabels())
+                .orElse(Map.of()));
     selector.put(TEMPLATE_HASH, hash);
-    // As the deployment controller does: the Deployment's own annotations, minus kubectl's record of the last apply.
+    // As the deployment controller does: the Deployment's own annotations, minus kubectl's record
+    // of the last apply.
     Map<String, String> annotations = new LinkedHashMap<>(annotations(owner));
     annotations.remove("kubectl.kubernetes.io/last-applied-configuration");
     annotations.put(REVISION, Integer.toString(revision));
     annotations.put("deployment.kubernetes.io/desired-replicas", Integer.toString(replicas));
     return new V1ReplicaSet()
-        .apiVersion("apps/v1").kind("ReplicaSet")
-        .metadata(new V1ObjectMeta()
-            .name(owner.getName() + "-" + hash)
-            .namespace(namespace)
-            .labels(new LinkedHashMap<>(labels(templateMeta)))
-            .annotations(annotations)
-            .ownerReferences(List.of(ownerReference("apps/v1", "Deployment", owner))))
-        .spec(new V1ReplicaSetSpec()
-            .replicas(replicas)
-            .selector(new V1LabelSelector().matchLabels(selector))
-            .template(template));
+        .apiVersion("apps/v1")
+        .kind("ReplicaSet")
+        .metadata(
+            new V1ObjectMeta()
+                .name(owner.getName() + "-" + hash)
+                .namespace(namespace)
+                .labels(new LinkedHashMap<>(labels(templateMeta)))
+                .annotations(annotations)
+                .ownerReferences(List.of(ownerReference("apps/v1", "Deployment", owner))))
+        .spec(
+            new V1ReplicaSetSpec()
+                .replicas(replicas)
+                .selector(new V1LabelSelector().matchLabels(selector))
+                .template(template));
   }
 
   private V1Pod newPod(V1ReplicaSet rs) {
     V1PodTemplateSpec template = rs.getSpec().getTemplate();
-    V1ObjectMeta templateMeta = Optional.ofNullable(template.getMetadata()).orElseGet(V1ObjectMeta::new);
+    V1ObjectMeta templateMeta =
+        Optional.ofNullable(template.getMetadata()).orElseGet(V1ObjectMeta::new);
     return new V1Pod()
-        .apiVersion("v1").kind("Pod")
-        .metadata(new V1ObjectMeta()
-            .name(rs.getMetadata().getName() + "-" + suffix(5))
-            .namespace(namespace)
-            .labels(new LinkedHashMap<>(labels(templateMeta)))
-            .annotations(new LinkedHashMap<>(annotations(templateMeta)))
-            .ownerReferences(List.of(ownerReference("apps/v1", "ReplicaSet", rs.getMetadata()))))
+        .apiVersion("v1")
+        .kind("Pod")
+        .metadata(
+            new V1ObjectMeta()
+                .name(rs.getMetadata().getName() + "-" + suffix(5))
+                .namespace(namespace)
+                .labels(new LinkedHashMap<>(labels(templateMeta)))
+                .annotations(new LinkedHashMap<>(annotations(templateMeta)))
+                .ownerReferences(
+                    List.of(ownerReference("apps/v1", "ReplicaSet", rs.getMetadata()))))
         .spec(template.getSpec());
   }
 
@@ -365,13 +418,17 @@ public final class DemoController implements AutoCloseable {
         .podIP("10.244." + (ip / 250) + "." + (ip % 250 + 2))
         .hostIP("192.168.49.2")
         .startTime(now)
-        .conditions(List.of(
-            new V1PodCondition().type("Ready").status("True").lastTransitionTime(now),
-            new V1PodCondition().type("ContainersReady").status("True").lastTransitionTime(now)));
+        .conditions(
+            List.of(
+                new V1PodCondition().type("Ready").status("True").lastTransitionTime(now),
+                new V1PodCondition()
+                    .type("ContainersReady")
+                    .status("True")
+                    .lastTransitionTime(now)));
   }
 
-  private static V1DeploymentStatus deploymentStatus(V1Deployment deployment, int total, int updated,
-      V1ReplicaSet current) {
+  private static V1DeploymentStatus deploymentStatus(
+      V1Deployment deployment, int total, int updated, V1ReplicaSet current) {
     OffsetDateTime now = OffsetDateTime.now();
     return new V1DeploymentStatus()
         .replicas(total)
@@ -379,12 +436,24 @@ public final class DemoController implements AutoCloseable {
         .readyReplicas(total)
         .availableReplicas(total)
         .observedGeneration(deployment.getMetadata().getGeneration())
-        .conditions(List.of(
-            new V1DeploymentCondition().type("Available").status("True").reason("MinimumReplicasAvailable")
-                .lastUpdateTime(now).lastTransitionTime(now),
-            new V1DeploymentCondition().type("Progressing").status("True").reason("NewReplicaSetAvailable")
-                .message("ReplicaSet \"" + current.getMetadata().getName() + "\" has successfully progressed.")
-                .lastUpdateTime(now).lastTransitionTime(now)));
+        .conditions(
+            List.of(
+                new V1DeploymentCondition()
+                    .type("Available")
+                    .status("True")
+                    .reason("MinimumReplicasAvailable")
+                    .lastUpdateTime(now)
+                    .lastTransitionTime(now),
+                new V1DeploymentCondition()
+                    .type("Progressing")
+                    .status("True")
+                    .reason("NewReplicaSetAvailable")
+                    .message(
+                        "ReplicaSet \""
+                            + current.getMetadata().getName()
+                            + "\" has successfully progressed.")
+                    .lastUpdateTime(now)
+                    .lastTransitionTime(now)));
   }
 
   private static boolean sameCounts(V1ReplicaSetStatus seen, V1ReplicaSetStatus wanted) {
@@ -399,9 +468,15 @@ public final class DemoController implements AutoCloseable {
     return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
   }
 
-  private static V1OwnerReference ownerReference(String apiVersion, String kind, V1ObjectMeta owner) {
-    return new V1OwnerReference().apiVersion(apiVersion).kind(kind).name(owner.getName()).uid(owner.getUid())
-        .controller(true).blockOwnerDeletion(true);
+  private static V1OwnerReference ownerReference(
+      String apiVersion, String kind, V1ObjectMeta owner) {
+    return new V1OwnerReference()
+        .apiVersion(apiVersion)
+        .kind(kind)
+        .name(owner.getName())
+        .uid(owner.getUid())
+        .controller(true)
+        .blockOwnerDeletion(true);
   }
 
   private static Optional<V1OwnerReference> controllerOf(V1ObjectMeta meta, String kind) {
@@ -429,8 +504,9 @@ public final class DemoController implements AutoCloseable {
   /** Stands in for Kubernetes' hash of the pod template: equal templates, equal hashes. */
   private String templateHash(V1PodTemplateSpec template) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(client.getJSON().serialize(template).getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(client.getJSON().serialize(template).getBytes(StandardCharsets.UTF_8));
       StringBuilder hash = new StringBuilder();
       for (int i = 0; i < 10; i++) {
         hash.append(ALPHABET.charAt(Math.floorMod(digest[i], ALPHABET.length())));
@@ -449,8 +525,8 @@ public final class DemoController implements AutoCloseable {
     return suffix.toString();
   }
 
-  private <L extends KubernetesListObject, T extends KubernetesObject>
-      List<T> list(GenericKubernetesApi<T, L> api) throws ApiException {
+  private <L extends KubernetesListObject, T extends KubernetesObject> List<T> list(
+      GenericKubernetesApi<T, L> api) throws ApiException {
     @SuppressWarnings("unchecked")
     List<T> items = (List<T>) check(api.list(namespace)).getItems();
     return new ArrayList<>(items);

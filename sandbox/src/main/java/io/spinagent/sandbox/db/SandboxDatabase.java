@@ -25,7 +25,10 @@ public final class SandboxDatabase implements AutoCloseable {
   private final HikariDataSource dataSource;
   private final DSLContext jooq;
 
-  private SandboxDatabase(Optional<EmbeddedPostgreSql> embedded, String jdbcUrl, SQLDialect dialect,
+  private SandboxDatabase(
+      Optional<EmbeddedPostgreSql> embedded,
+      String jdbcUrl,
+      SQLDialect dialect,
       HikariDataSource dataSource) {
     this.embedded = embedded;
     this.jdbcUrl = jdbcUrl;
@@ -34,7 +37,10 @@ public final class SandboxDatabase implements AutoCloseable {
     this.jooq = DSL.using(dataSource, dialect);
   }
 
-  /** Starts an embedded PostgreSQL in a temporary directory; {@link #close()} stops it and deletes the directory. */
+  /**
+   * Starts an embedded PostgreSQL in a temporary directory; {@link #close()} stops it and deletes
+   * the directory.
+   */
   public static SandboxDatabase embedded() {
     EmbeddedPostgreSql postgres = EmbeddedPostgreSql.launch();
     try {
@@ -50,7 +56,8 @@ public final class SandboxDatabase implements AutoCloseable {
     return open(Optional.empty(), jdbcUrl, user, password);
   }
 
-  private static SandboxDatabase open(Optional<EmbeddedPostgreSql> embedded, String url, String user, String password) {
+  private static SandboxDatabase open(
+      Optional<EmbeddedPostgreSql> embedded, String url, String user, String password) {
     SQLDialect dialect = dialectOf(url);
     HikariConfig config = new HikariConfig();
     config.setPoolName("sandbox-clouddriver");
@@ -64,7 +71,8 @@ public final class SandboxDatabase implements AutoCloseable {
     try {
       dataSource = new HikariDataSource(config);
     } catch (RuntimeException e) {
-      throw new IllegalStateException("Cannot connect to the database at " + url + ": " + rootMessage(e), e);
+      throw new IllegalStateException(
+          "Cannot connect to the database at " + url + ": " + rootMessage(e), e);
     }
     try {
       boolean postgres = dialect == SQLDialect.POSTGRES;
@@ -73,7 +81,8 @@ public final class SandboxDatabase implements AutoCloseable {
       return new SandboxDatabase(embedded, url, dialect, dataSource);
     } catch (RuntimeException e) {
       dataSource.close();
-      throw new IllegalStateException("Cannot create Clouddriver's tables in " + url + ": " + rootMessage(e), e);
+      throw new IllegalStateException(
+          "Cannot create Clouddriver's tables in " + url + ": " + rootMessage(e), e);
     }
   }
 
@@ -85,7 +94,9 @@ public final class SandboxDatabase implements AutoCloseable {
       return SQLDialect.MYSQL;
     }
     throw new IllegalArgumentException(
-        "Unsupported database URL " + url + ": Clouddriver's SQL cache runs on MySQL, MariaDB or PostgreSQL"
+        "Unsupported database URL "
+            + url
+            + ": Clouddriver's SQL cache runs on MySQL, MariaDB or PostgreSQL"
             + " (jdbc:mysql://, jdbc:mariadb://, jdbc:postgresql://)");
   }
 

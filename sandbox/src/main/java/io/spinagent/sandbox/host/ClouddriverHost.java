@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.autoconfigure.groovy.template.GroovyTemplateAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
@@ -13,7 +14,6 @@ import org.springframework.boot.autoconfigure.liquibase.LiquibaseAutoConfigurati
 import org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.SecurityFilterAutoConfiguration;
 import org.springframework.boot.autoconfigure.security.servlet.UserDetailsServiceAutoConfiguration;
-import org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -36,7 +36,8 @@ import org.springframework.core.env.Environment;
       UserDetailsServiceAutoConfiguration.class,
       ManagementWebSecurityAutoConfiguration.class,
       // Clouddriver builds its data sources with kork-sql, and runs its own Liquibase changelog;
-      // the sandbox hands its DataSource and DSLContext in (see start) and creates the tables itself.
+      // the sandbox hands its DataSource and DSLContext in (see start) and creates the tables
+      // itself.
       DataSourceAutoConfiguration.class,
       LiquibaseAutoConfiguration.class,
       // Clouddriver serves no templates; clouddriver-core merely has groovy-templates on its path.
@@ -67,7 +68,8 @@ public class ClouddriverHost {
    * configuration (e.g. {@code spinnaker.extensibility.plugins.<id>.enabled}); they win over the
    * host's defaults.
    */
-  public static ConfigurableApplicationContext start(Path pluginsRoot, Map<String, Object> properties) {
+  public static ConfigurableApplicationContext start(
+      Path pluginsRoot, Map<String, Object> properties) {
     return start(pluginsRoot, properties, Map.of());
   }
 
@@ -88,6 +90,9 @@ public class ClouddriverHost {
     all.putAll(properties);
     ApplicationContextInitializer<GenericApplicationContext> registerBeans =
         context -> beans.forEach((name, bean) -> register(context, name, bean));
-    return new SpringApplicationBuilder(ClouddriverHost.class).properties(all).initializers(registerBeans).run();
+    return new SpringApplicationBuilder(ClouddriverHost.class)
+        .properties(all)
+        .initializers(registerBeans)
+        .run();
   }
 }

@@ -5,8 +5,8 @@ import org.springframework.core.Ordered;
 
 /**
  * Reports a configured Clouddriver version. A real Clouddriver reads its version from its jar
- * manifest; the host has none, and without a version the plugin framework skips the check that
- * the plugin's {@code Plugin-Requires} exists for.
+ * manifest; the host has none, and without a version the plugin framework skips the check that the
+ * plugin's {@code Plugin-Requires} exists for.
  */
 final class FixedVersionResolver implements VersionResolver {
 

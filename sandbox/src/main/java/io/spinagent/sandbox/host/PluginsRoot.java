@@ -40,7 +40,9 @@ public final class PluginsRoot implements AutoCloseable {
     String location = System.getProperty(BUNDLE_PROPERTY);
     if (location == null || location.isBlank() || location.startsWith("${")) {
       throw new IllegalStateException(
-          "System property " + BUNDLE_PROPERTY + " does not name the plugin bundle; run through Maven");
+          "System property "
+              + BUNDLE_PROPERTY
+              + " does not name the plugin bundle; run through Maven");
     }
     return Path.of(location);
   }

@@ -15,11 +15,11 @@ import org.jooq.Record;
 import org.jooq.SQLDialect;
 
 /**
- * Reads Clouddriver's SQL cache the way its {@code SqlCache} does: every body of a type's
- * {@code cats_v1_<type>} table, rows of the same id (written by different agents) merged — the
- * first attributes win, relationships are unioned, relationship group names are cut at ':' — and
- * then the type's {@code _rel} rows merged into the relationships of ids that have a body. It never
- * looks at {@code agent}, {@code body_hash} or {@code last_updated}, as Clouddriver does not.
+ * Reads Clouddriver's SQL cache the way its {@code SqlCache} does: every body of a type's {@code
+ * cats_v1_<type>} table, rows of the same id (written by different agents) merged — the first
+ * attributes win, relationships are unioned, relationship group names are cut at ':' — and then the
+ * type's {@code _rel} rows merged into the relationships of ids that have a body. It never looks at
+ * {@code agent}, {@code body_hash} or {@code last_updated}, as Clouddriver does not.
  */
 public final class CacheTables {
 
@@ -55,10 +55,14 @@ public final class CacheTables {
 
   /** Cache types whose table exists, lower-cased (PostgreSQL folds unquoted names). */
   public Set<String> existingTypes() {
-    String schema = jooq.dialect().family() == SQLDialect.POSTGRES ? "current_schema()" : "database()";
+    String schema =
+        jooq.dialect().family() == SQLDialect.POSTGRES ? "current_schema()" : "database()";
     Set<String> types = new TreeSet<>();
-    for (Record row : jooq.fetch("select table_name from information_schema.tables where table_schema = "
-        + schema + " and table_name like 'cats_v1_%'")) {
+    for (Record row :
+        jooq.fetch(
+            "select table_name from information_schema.tables where table_schema = "
+                + schema
+                + " and table_name like 'cats_v1_%'")) {
       String table = row.get(0, String.class).toLowerCase(Locale.ROOT);
       if (!table.endsWith("_rel") && !table.endsWith("_template")) {
         types.add(table.substring("cats_v1_".length()));
@@ -67,7 +71,10 @@ public final class CacheTables {
     return types;
   }
 
-  /** All entries of a type (e.g. {@code replicaSet}), by id; empty when its table does not exist yet. */
+  /**
+   * All entries of a type (e.g. {@code replicaSet}), by id; empty when its table does not exist
+   * yet.
+   */
   public Map<String, Item> all(String type, Set<String> existingTypes) {
     if (!existingTypes.contains(type.toLowerCase(Locale.ROOT))) {
       return Map.of();
@@ -80,15 +87,20 @@ public final class CacheTables {
       JsonNode body = parse(row.get(1, String.class));
       attributes.putIfAbsent(id, body.path("attributes"));
       Map<String, Set<String>> rels = relationships.computeIfAbsent(id, k -> new HashMap<>());
-      body.path("relationships").fields().forEachRemaining(group -> {
-        Set<String> keys = rels.computeIfAbsent(group.getKey().split(":")[0], k -> new TreeSet<>());
-        group.getValue().forEach(key -> keys.add(key.asText()));
-      });
+      body.path("relationships")
+          .fields()
+          .forEachRemaining(
+              group -> {
+                Set<String> keys =
+                    rels.computeIfAbsent(group.getKey().split(":")[0], k -> new TreeSet<>());
+                group.getValue().forEach(key -> keys.add(key.asText()));
+              });
     }
     for (Record row : jooq.fetch("select id, rel_id, rel_type from " + table + "_rel")) {
       Map<String, Set<String>> rels = relationships.get(row.get(0, String.class));
       if (rels != null) {
-        rels.computeIfAbsent(row.get(2, String.class), k -> new TreeSet<>()).add(row.get(1, String.class));
+        rels.computeIfAbsent(row.get(2, String.class), k -> new TreeSet<>())
+            .add(row.get(1, String.class));
       }
     }
     Map<String, Item> items = new LinkedHashMap<>();

@@ -17,12 +17,19 @@ import java.util.Set;
  */
 public record CacheView(List<Application> applications) {
 
-  public record Application(String name, List<Cluster> clusters, List<LoadBalancer> loadBalancers) {}
+  public record Application(
+      String name, List<Cluster> clusters, List<LoadBalancer> loadBalancers) {}
 
-  public record Cluster(String account, String name, List<String> managers, List<ServerGroup> serverGroups) {}
+  public record Cluster(
+      String account, String name, List<String> managers, List<ServerGroup> serverGroups) {}
 
   /** {@code desired} is the manifest's spec.replicas, {@code null} when it has none. */
-  public record ServerGroup(String kind, String name, String namespace, Integer desired, List<Instance> instances,
+  public record ServerGroup(
+      String kind,
+      String name,
+      String namespace,
+      Integer desired,
+      List<Instance> instances,
       List<String> loadBalancers) {}
 
   public record Instance(String name, String phase) {}
@@ -30,7 +37,8 @@ public record CacheView(List<Application> applications) {
   /** A Service or Ingress; {@code backends} are the Services an Ingress routes to. */
   public record LoadBalancer(String kind, String name, String namespace, List<String> backends) {}
 
-  static final List<String> SERVER_GROUP_TYPES = List.of("replicaSet", "statefulSet", "daemonSet", "job", "cronJob");
+  static final List<String> SERVER_GROUP_TYPES =
+      List.of("replicaSet", "statefulSet", "daemonSet", "job", "cronJob");
   static final List<String> LOAD_BALANCER_TYPES = List.of("service", "ingress");
 
   /** Reads the whole view in one go. */
@@ -58,41 +66,79 @@ public record CacheView(List<Application> applications) {
           continue;
         }
         List<ServerGroup> groups = new ArrayList<>();
-        serverGroups.forEach((type, items) -> cluster.related(type).stream()
-            .map(items::get).filter(Objects::nonNull)
-            .forEach(sg -> groups.add(serverGroup(type, sg, pods, loadBalancers.get("service")))));
+        serverGroups.forEach(
+            (type, items) ->
+                cluster.related(type).stream()
+                    .map(items::get)
+                    .filter(Objects::nonNull)
+                    .forEach(
+                        sg ->
+                            groups.add(serverGroup(type, sg, pods, loadBalancers.get("service")))));
         groups.sort(Comparator.comparing(ServerGroup::name));
-        List<String> managers = cluster.related("deployment").stream()
-            .map(deployments::get).filter(Objects::nonNull)
-            .map(d -> "deployment " + d.attribute("name")).sorted().toList();
-        appClusters.add(new Cluster(accountOf(clusterKey), cluster.attribute("name"), managers, groups));
+        List<String> managers =
+            cluster.related("deployment").stream()
+                .map(deployments::get)
+                .filter(Objects::nonNull)
+                .map(d -> "deployment " + d.attribute("name"))
+                .sorted()
+                .toList();
+        appClusters.add(
+            new Cluster(accountOf(clusterKey), cluster.attribute("name"), managers, groups));
       }
-      appClusters.sort(Comparator.comparing(Cluster::name, Comparator.nullsFirst(Comparator.naturalOrder())));
+      appClusters.sort(
+          Comparator.comparing(Cluster::name, Comparator.nullsFirst(Comparator.naturalOrder())));
       List<LoadBalancer> appLoadBalancers = new ArrayList<>();
-      loadBalancers.forEach((type, items) -> app.related(type).stream()
-          .map(items::get).filter(Objects::nonNull)
-          .forEach(lb -> appLoadBalancers.add(new LoadBalancer(type, lb.attribute("name"), lb.attribute("namespace"),
-              lb.related("service").stream().map(loadBalancers.get("service")::get).filter(Objects::nonNull)
-                  .map(s -> s.attribute("name")).sorted().toList()))));
-      appLoadBalancers.sort(Comparator.comparing(LoadBalancer::kind).thenComparing(LoadBalancer::name));
+      loadBalancers.forEach(
+          (type, items) ->
+              app.related(type).stream()
+                  .map(items::get)
+                  .filter(Objects::nonNull)
+                  .forEach(
+                      lb ->
+                          appLoadBalancers.add(
+                              new LoadBalancer(
+                                  type,
+                                  lb.attribute("name"),
+                                  lb.attribute("namespace"),
+                                  lb.related("service").stream()
+                                      .map(loadBalancers.get("service")::get)
+                                      .filter(Objects::nonNull)
+                                      .map(s -> s.attribute("name"))
+                                      .sorted()
+                                      .toList()))));
+      appLoadBalancers.sort(
+          Comparator.comparing(LoadBalancer::kind).thenComparing(LoadBalancer::name));
       result.add(new Application(app.attribute("name"), appClusters, appLoadBalancers));
     }
-    result.sort(Comparator.comparing(Application::name, Comparator.nullsFirst(Comparator.naturalOrder())));
+    result.sort(
+        Comparator.comparing(Application::name, Comparator.nullsFirst(Comparator.naturalOrder())));
     return new CacheView(result);
   }
 
-  private static ServerGroup serverGroup(String type, Item sg, Map<String, Item> pods, Map<String, Item> services) {
-    List<Instance> instances = sg.related("pod").stream()
-        .map(pods::get).filter(Objects::nonNull)
-        .map(pod -> new Instance(pod.attribute("name"), text(pod.manifest("status.phase"))))
-        .sorted(Comparator.comparing(Instance::name))
-        .toList();
-    List<String> serviceNames = sg.related("service").stream()
-        .map(services::get).filter(Objects::nonNull)
-        .map(s -> s.attribute("name")).sorted().toList();
+  private static ServerGroup serverGroup(
+      String type, Item sg, Map<String, Item> pods, Map<String, Item> services) {
+    List<Instance> instances =
+        sg.related("pod").stream()
+            .map(pods::get)
+            .filter(Objects::nonNull)
+            .map(pod -> new Instance(pod.attribute("name"), text(pod.manifest("status.phase"))))
+            .sorted(Comparator.comparing(Instance::name))
+            .toList();
+    List<String> serviceNames =
+        sg.related("service").stream()
+            .map(services::get)
+            .filter(Objects::nonNull)
+            .map(s -> s.attribute("name"))
+            .sorted()
+            .toList();
     JsonNode replicas = sg.manifest("spec.replicas");
-    return new ServerGroup(type, sg.attribute("name"), sg.attribute("namespace"),
-        replicas == null ? null : replicas.asInt(), instances, serviceNames);
+    return new ServerGroup(
+        type,
+        sg.attribute("name"),
+        sg.attribute("namespace"),
+        replicas == null ? null : replicas.asInt(),
+        instances,
+        serviceNames);
   }
 
   /** The account part of {@code kubernetes.v2:logical:clusters:<account>:<app>:<cluster>}. */
@@ -107,7 +153,10 @@ public record CacheView(List<Application> applications) {
 
   /** Instances across all applications, e.g. for a quick count. */
   public int instanceCount() {
-    return applications.stream().flatMap(a -> a.clusters().stream()).flatMap(c -> c.serverGroups().stream())
-        .mapToInt(sg -> sg.instances().size()).sum();
+    return applications.stream()
+        .flatMap(a -> a.clusters().stream())
+        .flatMap(c -> c.serverGroups().stream())
+        .mapToInt(sg -> sg.instances().size())
+        .sum();
   }
 }

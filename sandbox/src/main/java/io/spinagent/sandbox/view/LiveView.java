@@ -32,14 +32,17 @@ public final class LiveView implements AutoCloseable {
     this.tables = tables;
     this.renderer = renderer;
     this.out = out;
-    this.timer = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "sandbox-live-view");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.timer =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "sandbox-live-view");
+              thread.setDaemon(true);
+              return thread;
+            });
   }
 
-  public static LiveView start(CacheTables tables, ViewRenderer renderer, PrintStream out, Duration refresh) {
+  public static LiveView start(
+      CacheTables tables, ViewRenderer renderer, PrintStream out, Duration refresh) {
     LiveView view = new LiveView(tables, renderer, out);
     view.timer.scheduleWithFixedDelay(view::refresh, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
     return view;
@@ -51,7 +54,13 @@ public final class LiveView implements AutoCloseable {
       lastError = null;
       if (!text.equals(lastPrinted)) {
         lastPrinted = text;
-        out.print("\n" + HEADER + " at " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + " ===\n" + text);
+        out.print(
+            "\n"
+                + HEADER
+                + " at "
+                + LocalTime.now().truncatedTo(ChronoUnit.MILLIS)
+                + " ===\n"
+                + text);
         out.flush();
       }
     } catch (RuntimeException e) {

@@ -9,8 +9,8 @@ import java.util.Map;
 /**
  * Stands in for clouddriver-kubernetes' {@code KubernetesConfigurationProperties.ManagedAccount},
  * which is not on Maven Central: the fields of a {@code kubernetes} account definition (see
- * reference/clouddriver.md §5). Unknown fields fail to read, so a misspelled field the plugin writes
- * is caught by tests rather than dropped.
+ * reference/clouddriver.md §5). Unknown fields fail to read, so a misspelled field the plugin
+ * writes is caught by tests rather than dropped.
  */
 @JsonTypeName("kubernetes")
 @JsonInclude(JsonInclude.Include.NON_NULL)

@@ -37,13 +37,19 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
     this.mapper = mapper();
   }
 
-  /** Clouddriver's mapper with the {@code kubernetes} type registered, as its Kubernetes provider does. */
+  /**
+   * Clouddriver's mapper with the {@code kubernetes} type registered, as its Kubernetes provider
+   * does.
+   */
   public static AccountDefinitionMapper mapper() {
     ObjectMapper json =
         new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .registerModule(new AccountDefinitionModule(new NamedType(KubernetesAccountDefinition.class, "kubernetes")));
-    return new AccountDefinitionMapper(json, new AccountDefinitionSecretManager(null, null), new SecretSession(null));
+            .registerModule(
+                new AccountDefinitionModule(
+                    new NamedType(KubernetesAccountDefinition.class, "kubernetes")));
+    return new AccountDefinitionMapper(
+        json, new AccountDefinitionSecretManager(null, null), new SecretSession(null));
   }
 
   public AccountDefinitionMapper definitionMapper() {
@@ -57,9 +63,13 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
   }
 
   @Override
-  public List<? extends CredentialsDefinition> listByType(String type, int limit, String startingAccountName) {
+  public List<? extends CredentialsDefinition> listByType(
+      String type, int limit, String startingAccountName) {
     String after = startingAccountName == null ? "" : startingAccountName;
-    return query("select body from accounts where type = ? and id >= ? order by id limit " + limit, type, after);
+    return query(
+        "select body from accounts where type = ? and id >= ? order by id limit " + limit,
+        type,
+        after);
   }
 
   @Override
@@ -69,8 +79,12 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
 
   @Override
   public void create(CredentialsDefinition definition) {
-    write(definition, "insert into accounts (id, type, body, created_at, last_modified_at, last_modified_by)"
-        + " values (?, ?, " + jsonParameter() + ", ?, ?, 'spinagent')");
+    write(
+        definition,
+        "insert into accounts (id, type, body, created_at, last_modified_at, last_modified_by)"
+            + " values (?, ?, "
+            + jsonParameter()
+            + ", ?, ?, 'spinagent')");
   }
 
   @Override
@@ -81,14 +95,20 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
                 + " last_modified_at = excluded.last_modified_at"
             : " on duplicate key update body = values(body), type = values(type),"
                 + " last_modified_at = values(last_modified_at)";
-    write(definition, "insert into accounts (id, type, body, created_at, last_modified_at, last_modified_by)"
-        + " values (?, ?, " + jsonParameter() + ", ?, ?, 'spinagent')" + upsert);
+    write(
+        definition,
+        "insert into accounts (id, type, body, created_at, last_modified_at, last_modified_by)"
+            + " values (?, ?, "
+            + jsonParameter()
+            + ", ?, ?, 'spinagent')"
+            + upsert);
   }
 
   @Override
   public void update(CredentialsDefinition definition) {
     if (getByName(definition.getName()) == null) {
-      throw new IllegalArgumentException("no account definition named '" + definition.getName() + "'");
+      throw new IllegalArgumentException(
+          "no account definition named '" + definition.getName() + "'");
     }
     save(definition);
   }
@@ -96,7 +116,8 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
   @Override
   public void delete(String name) {
     try (Connection connection = dataSource.getConnection()) {
-      try (PreparedStatement delete = connection.prepareStatement("delete from accounts where id = ?")) {
+      try (PreparedStatement delete =
+          connection.prepareStatement("delete from accounts where id = ?")) {
         delete.setString(1, name);
         if (delete.executeUpdate() == 0) {
           return;
@@ -104,7 +125,8 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
       }
       appendHistory(connection, name, null, null, true);
     } catch (SQLException e) {
-      throw new IllegalStateException("cannot delete account definition '" + name + "': " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot delete account definition '" + name + "': " + e.getMessage(), e);
     }
   }
 
@@ -112,17 +134,22 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
   public List<Revision> revisionHistory(String name) {
     List<Revision> revisions = new ArrayList<>();
     try (Connection connection = dataSource.getConnection();
-        PreparedStatement select = connection.prepareStatement(
-            "select version, last_modified_at, body from accounts_history where id = ? order by version desc")) {
+        PreparedStatement select =
+            connection.prepareStatement(
+                "select version, last_modified_at, body from accounts_history where id = ? order by"
+                    + " version desc")) {
       select.setString(1, name);
       try (ResultSet rows = select.executeQuery()) {
         while (rows.next()) {
           String body = rows.getString(3);
-          revisions.add(new Revision(rows.getInt(1), rows.getLong(2), body == null ? null : mapper.deserialize(body)));
+          revisions.add(
+              new Revision(
+                  rows.getInt(1), rows.getLong(2), body == null ? null : mapper.deserialize(body)));
         }
       }
     } catch (SQLException | JsonProcessingException e) {
-      throw new IllegalStateException("cannot read the history of account '" + name + "': " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot read the history of account '" + name + "': " + e.getMessage(), e);
     }
     return revisions;
   }
@@ -147,12 +174,16 @@ public final class SqlAccountDefinitionRepository implements AccountDefinitionRe
     }
   }
 
-  private void appendHistory(Connection connection, String name, String type, String body, boolean deleted)
+  private void appendHistory(
+      Connection connection, String name, String type, String body, boolean deleted)
       throws SQLException {
-    try (PreparedStatement insert = connection.prepareStatement(
-        "insert into accounts_history (id, type, body, last_modified_at, version, is_deleted)"
-            + " select ?, ?, " + jsonParameter() + ", ?, coalesce(max(version), 0) + 1, ? from accounts_history"
-            + " where id = ?")) {
+    try (PreparedStatement insert =
+        connection.prepareStatement(
+            "insert into accounts_history (id, type, body, last_modified_at, version, is_deleted)"
+                + " select ?, ?, "
+                + jsonParameter()
+                + ", ?, coalesce(max(version), 0) + 1, ? from accounts_history"
+                + " where id = ?")) {
       insert.setString(1, name);
       insert.setString(2, type);
       insert.setString(3, body);

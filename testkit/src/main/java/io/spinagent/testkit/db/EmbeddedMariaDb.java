@@ -78,11 +78,19 @@ public final class EmbeddedMariaDb implements EmbeddedDatabase {
     return builder.build();
   }
 
-  /** Through JDBC, not db.createDB: that runs the mariadb client binary, which needs libncurses.so.5. */
+  /**
+   * Through JDBC, not db.createDB: that runs the mariadb client binary, which needs
+   * libncurses.so.5.
+   */
   private void createDatabase() throws SQLException {
-    try (Connection c = DriverManager.getConnection("jdbc:mariadb://localhost:" + config.getPort() + "/", "root", "");
+    try (Connection c =
+            DriverManager.getConnection(
+                "jdbc:mariadb://localhost:" + config.getPort() + "/", "root", "");
         Statement s = c.createStatement()) {
-      s.execute("CREATE DATABASE IF NOT EXISTS " + DATABASE + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
+      s.execute(
+          "CREATE DATABASE IF NOT EXISTS "
+              + DATABASE
+              + " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci");
     }
   }
 

@@ -11,20 +11,18 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The keys a Markdown configuration reference documents: the back-quoted names in the first cell
- * of every row of a table whose first header cell is "Key" (any case). Other tables (metrics,
- * states, command-line options) are not key tables and are skipped.
+ * The keys a Markdown configuration reference documents: the back-quoted names in the first cell of
+ * every row of a table whose first header cell is "Key" (any case). Other tables (metrics, states,
+ * command-line options) are not key tables and are skipped.
  */
 public final class ReferenceTables {
 
   /** One documented key, with the heading it is under and its 1-based line, for messages. */
-  public record KeyRow(String heading, String key, int line) {
-  }
+  public record KeyRow(String heading, String key, int line) {}
 
   private static final Pattern QUOTED = Pattern.compile("`([^`]+)`");
 
-  private ReferenceTables() {
-  }
+  private ReferenceTables() {}
 
   public static List<KeyRow> keyRows(Path markdown) {
     List<String> lines;

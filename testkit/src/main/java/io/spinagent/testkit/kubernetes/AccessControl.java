@@ -8,19 +8,25 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Authentication and authorization, both configurable per test.
  *
- * <p>Authentication: while no token is registered, every request is accepted as an anonymous user (the
- * convenient default). Once tokens are registered, a request without a registered bearer token gets 401,
- * as a real API server with anonymous access disabled does.
+ * <p>Authentication: while no token is registered, every request is accepted as an anonymous user
+ * (the convenient default). Once tokens are registered, a request without a registered bearer token
+ * gets 401, as a real API server with anonymous access disabled does.
  *
  * <p>Authorization: each caller has an {@link AccessRule}. The same rule authorizes the caller's
- * requests (403 Forbidden when it says no) and answers the caller's SelfSubjectAccessReviews, so what the
- * agent learns from a review is what actually happens when it tries, as with real RBAC.
+ * requests (403 Forbidden when it says no) and answers the caller's SelfSubjectAccessReviews, so
+ * what the agent learns from a review is what actually happens when it tries, as with real RBAC.
  */
 public final class AccessControl {
 
   /** What is being attempted, in RBAC terms. {@code group} is "" for the core group. */
-  public record AccessRequest(String user, String verb, String group, String resource, String subresource,
-      String namespace, String name) {}
+  public record AccessRequest(
+      String user,
+      String verb,
+      String group,
+      String resource,
+      String subresource,
+      String namespace,
+      String name) {}
 
   /** Decides whether a request is allowed. */
   @FunctionalInterface
@@ -49,7 +55,9 @@ public final class AccessControl {
     return acceptToken(token, "token-user", AccessRule.allowAll());
   }
 
-  /** Accepts {@code token} for {@code user}, whose requests and reviews are decided by {@code rule}. */
+  /**
+   * Accepts {@code token} for {@code user}, whose requests and reviews are decided by {@code rule}.
+   */
   public AccessControl acceptToken(String token, String user, AccessRule rule) {
     tokens.put(token, new Principal(user, rule));
     return this;
@@ -70,10 +78,14 @@ public final class AccessControl {
     return !tokens.isEmpty();
   }
 
-  /** Resolves the caller from the Authorization header; 401 when tokens are required and this one is not known. */
+  /**
+   * Resolves the caller from the Authorization header; 401 when tokens are required and this one is
+   * not known.
+   */
   Principal authenticate(String authorizationHeader) {
     String token = null;
-    if (authorizationHeader != null && authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {
+    if (authorizationHeader != null
+        && authorizationHeader.regionMatches(true, 0, "Bearer ", 0, 7)) {
       token = authorizationHeader.substring(7).trim();
     }
     if (token != null) {
@@ -93,34 +105,68 @@ public final class AccessControl {
     if (principal.rule().allows(request)) {
       return;
     }
-    String resource = request.resource() + (request.subresource() == null ? "" : "/" + request.subresource());
-    String scope = request.namespace() == null || request.namespace().isEmpty()
-        ? "at the cluster scope" : "in the namespace \"" + request.namespace() + "\"";
-    String target = request.name() == null || request.name().isEmpty() ? "" : " \"" + request.name() + "\"";
-    String message = resource + (request.group().isEmpty() ? "" : "." + request.group()) + target
-        + " is forbidden: User \"" + principal.user() + "\" cannot " + request.verb() + " resource \"" + resource
-        + "\" in API group \"" + request.group() + "\" " + scope;
-    throw new ApiError(403, "Forbidden", message, request.name(), request.group(), request.resource());
+    String resource =
+        request.resource() + (request.subresource() == null ? "" : "/" + request.subresource());
+    String scope =
+        request.namespace() == null || request.namespace().isEmpty()
+            ? "at the cluster scope"
+            : "in the namespace \"" + request.namespace() + "\"";
+    String target =
+        request.name() == null || request.name().isEmpty() ? "" : " \"" + request.name() + "\"";
+    String message =
+        resource
+            + (request.group().isEmpty() ? "" : "." + request.group())
+            + target
+            + " is forbidden: User \""
+            + principal.user()
+            + "\" cannot "
+            + request.verb()
+            + " resource \""
+            + resource
+            + "\" in API group \""
+            + request.group()
+            + "\" "
+            + scope;
+    throw new ApiError(
+        403, "Forbidden", message, request.name(), request.group(), request.resource());
   }
 
-  /** Answers a SelfSubjectAccessReview for the caller, filling in its status as the API server does. */
+  /**
+   * Answers a SelfSubjectAccessReview for the caller, filling in its status as the API server does.
+   */
   ObjectNode review(Principal principal, ObjectNode review) {
     JsonNode attributes = review.path("spec").path("resourceAttributes");
     JsonNode nonResource = review.path("spec").path("nonResourceAttributes");
     boolean allowed;
     if (attributes.isObject()) {
-      allowed = principal.rule().allows(new AccessRequest(principal.user(),
-          attributes.path("verb").asText(""),
-          attributes.path("group").asText(""),
-          attributes.path("resource").asText(""),
-          emptyToNull(attributes.path("subresource").asText("")),
-          attributes.path("namespace").asText(""),
-          attributes.path("name").asText("")));
+      allowed =
+          principal
+              .rule()
+              .allows(
+                  new AccessRequest(
+                      principal.user(),
+                      attributes.path("verb").asText(""),
+                      attributes.path("group").asText(""),
+                      attributes.path("resource").asText(""),
+                      emptyToNull(attributes.path("subresource").asText("")),
+                      attributes.path("namespace").asText(""),
+                      attributes.path("name").asText("")));
     } else if (nonResource.isObject()) {
-      allowed = principal.rule().allows(new AccessRequest(principal.user(), nonResource.path("verb").asText(""),
-          "", nonResource.path("path").asText(""), null, "", ""));
+      allowed =
+          principal
+              .rule()
+              .allows(
+                  new AccessRequest(
+                      principal.user(),
+                      nonResource.path("verb").asText(""),
+                      "",
+                      nonResource.path("path").asText(""),
+                      null,
+                      "",
+                      ""));
     } else {
-      throw ApiError.badRequest("spec.resourceAttributes or spec.nonResourceAttributes is required");
+      throw ApiError.badRequest(
+          "spec.resourceAttributes or spec.nonResourceAttributes is required");
     }
     ObjectNode answer = review.deepCopy();
     answer.put("apiVersion", "authorization.k8s.io/v1");

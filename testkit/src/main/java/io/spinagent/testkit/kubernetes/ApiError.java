@@ -3,9 +3,10 @@ package io.spinagent.testkit.kubernetes;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A failed API call, carried as an exception until the router turns it into a Kubernetes {@code Status}
- * body. Clients branch on {@code code} and {@code reason} (for example client-java's informer treats 410
- * as "relist", kubectl apply treats 404 as "create"), so both must be what a real API server sends.
+ * A failed API call, carried as an exception until the router turns it into a Kubernetes {@code
+ * Status} body. Clients branch on {@code code} and {@code reason} (for example client-java's
+ * informer treats 410 as "relist", kubectl apply treats 404 as "create"), so both must be what a
+ * real API server sends.
  */
 public final class ApiError extends RuntimeException {
 
@@ -43,8 +44,13 @@ public final class ApiError extends RuntimeException {
   }
 
   static ApiError notFound(ResourceType type, String name) {
-    return new ApiError(404, "NotFound",
-        type.groupResource() + " \"" + name + "\" not found", name, type.group(), type.plural());
+    return new ApiError(
+        404,
+        "NotFound",
+        type.groupResource() + " \"" + name + "\" not found",
+        name,
+        type.group(),
+        type.plural());
   }
 
   static ApiError notFoundPath() {
@@ -52,24 +58,43 @@ public final class ApiError extends RuntimeException {
   }
 
   static ApiError alreadyExists(ResourceType type, String name) {
-    return new ApiError(409, "AlreadyExists",
-        type.groupResource() + " \"" + name + "\" already exists", name, type.group(), type.plural());
+    return new ApiError(
+        409,
+        "AlreadyExists",
+        type.groupResource() + " \"" + name + "\" already exists",
+        name,
+        type.group(),
+        type.plural());
   }
 
   static ApiError conflict(ResourceType type, String name) {
-    return new ApiError(409, "Conflict",
-        "Operation cannot be fulfilled on " + type.groupResource() + " \"" + name
-            + "\": the object has been modified; please apply your changes to the latest version and try again",
-        name, type.group(), type.plural());
+    return new ApiError(
+        409,
+        "Conflict",
+        "Operation cannot be fulfilled on "
+            + type.groupResource()
+            + " \""
+            + name
+            + "\": the object has been modified; please apply your changes to the latest version"
+            + " and try again",
+        name,
+        type.group(),
+        type.plural());
   }
 
   static ApiError invalid(ResourceType type, String name, String message) {
-    return new ApiError(422, "Invalid", type.kind() + " \"" + name + "\" is invalid: " + message,
-        name, type.group(), type.kind());
+    return new ApiError(
+        422,
+        "Invalid",
+        type.kind() + " \"" + name + "\" is invalid: " + message,
+        name,
+        type.group(),
+        type.kind());
   }
 
   static ApiError methodNotAllowed() {
-    return new ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
+    return new ApiError(
+        405, "MethodNotAllowed", "the server does not allow this method on the requested resource");
   }
 
   static ApiError expired(String message) {
@@ -77,9 +102,14 @@ public final class ApiError extends RuntimeException {
   }
 
   static ApiError unsupportedMediaType(String contentType) {
-    return new ApiError(415, "UnsupportedMediaType", "the body of the request was in an unknown format - accepted media types include: "
-        + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, "
-        + "application/strategic-merge-patch+json (got " + contentType + ")");
+    return new ApiError(
+        415,
+        "UnsupportedMediaType",
+        "the body of the request was in an unknown format - accepted media types include:"
+            + " application/json-patch+json, application/merge-patch+json,"
+            + " application/apply-patch+yaml, application/strategic-merge-patch+json (got "
+            + contentType
+            + ")");
   }
 
   /** The {@code Status} object a real API server returns for this failure. */

@@ -138,7 +138,10 @@ final class ApiExchange {
     }
   }
 
-  /** Starts a chunked response (watches); the caller writes and flushes, then calls {@link #close()}. */
+  /**
+   * Starts a chunked response (watches); the caller writes and flushes, then calls {@link
+   * #close()}.
+   */
   OutputStream startStream(String contentType) throws IOException {
     body();
     responded = true;
@@ -177,8 +180,10 @@ final class ApiExchange {
         continue;
       }
       int eq = pair.indexOf('=');
-      String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      String name =
+          URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value =
+          eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
       query.putIfAbsent(name, value);
     }
     return query;

@@ -11,8 +11,8 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The HTTP entry point: health and version without authentication, then authentication, then discovery,
- * OpenAPI or a resource request. Every failure leaves as a Kubernetes Status body.
+ * The HTTP entry point: health and version without authentication, then authentication, then
+ * discovery, OpenAPI or a resource request. Every failure leaves as a Kubernetes Status body.
  */
 final class ApiRequestRouter implements HttpHandler {
 
@@ -28,8 +28,14 @@ final class ApiRequestRouter implements HttpHandler {
   private final ObjectNode version;
   private final Supplier<String> serverAddress;
 
-  ApiRequestRouter(ResourceTypeRegistry registry, ResourceRequestHandler resources, AccessControl accessControl,
-      FaultInjector faults, RequestLog requestLog, String gitVersion, Supplier<String> serverAddress) {
+  ApiRequestRouter(
+      ResourceTypeRegistry registry,
+      ResourceRequestHandler resources,
+      AccessControl accessControl,
+      FaultInjector faults,
+      RequestLog requestLog,
+      String gitVersion,
+      Supplier<String> serverAddress) {
     this.registry = registry;
     this.discovery = new DiscoveryDocument(registry);
     this.openApi = new OpenApiDocument(registry, gitVersion);
@@ -58,8 +64,14 @@ final class ApiRequestRouter implements HttpHandler {
       }
     } finally {
       exchange.close();
-      requestLog.record(new RequestLog.Entry(exchange.method(), exchange.uri(), exchange.header("Accept"),
-          exchange.status(), exchange.user(), exchange.watchExpired()));
+      requestLog.record(
+          new RequestLog.Entry(
+              exchange.method(),
+              exchange.uri(),
+              exchange.header("Accept"),
+              exchange.status(),
+              exchange.user(),
+              exchange.watchExpired()));
     }
   }
 
@@ -75,9 +87,10 @@ final class ApiRequestRouter implements HttpHandler {
         exchange.sendJson(200, version);
         return;
       }
-      default -> { }
+      default -> {}
     }
-    AccessControl.Principal principal = accessControl.authenticate(exchange.header("Authorization"));
+    AccessControl.Principal principal =
+        accessControl.authenticate(exchange.header("Authorization"));
     exchange.user(principal.user());
     switch (first) {
       case "" -> exchange.sendJson(200, rootPaths());
@@ -114,8 +127,13 @@ final class ApiRequestRouter implements HttpHandler {
     }
   }
 
-  private void resource(ApiExchange exchange, String group, String version, List<String> rest,
-      AccessControl.Principal principal) throws IOException {
+  private void resource(
+      ApiExchange exchange,
+      String group,
+      String version,
+      List<String> rest,
+      AccessControl.Principal principal)
+      throws IOException {
     if (!registry.hasGroupVersion(group, version)) {
       throw ApiError.notFoundPath();
     }

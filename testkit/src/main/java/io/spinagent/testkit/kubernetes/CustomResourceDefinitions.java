@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Reads a CustomResourceDefinition into the resource types it declares, and writes the status a real
- * API server's CRD controllers would set (NamesAccepted, Established), which clients wait for.
+ * Reads a CustomResourceDefinition into the resource types it declares, and writes the status a
+ * real API server's CRD controllers would set (NamesAccepted, Established), which clients wait for.
  */
 final class CustomResourceDefinitions {
 
@@ -31,15 +31,21 @@ final class CustomResourceDefinitions {
     String plural = Json.text(crd, "spec.names.plural");
     String kind = Json.text(crd, "spec.names.kind");
     if (group == null || plural == null || kind == null) {
-      throw ApiError.invalid(crdType, name, "spec.group, spec.names.plural and spec.names.kind are required");
+      throw ApiError.invalid(
+          crdType, name, "spec.group, spec.names.plural and spec.names.kind are required");
     }
     if (!(plural + "." + group).equals(name)) {
-      throw ApiError.invalid(crdType, name, "metadata.name: Invalid value: \"" + name
-          + "\": must be spec.names.plural+\".\"+spec.group");
+      throw ApiError.invalid(
+          crdType,
+          name,
+          "metadata.name: Invalid value: \""
+              + name
+              + "\": must be spec.names.plural+\".\"+spec.group");
     }
     JsonNode versions = crd.path("spec").path("versions");
     if (!versions.isArray() || versions.isEmpty()) {
-      throw ApiError.invalid(crdType, name, "spec.versions: Required value: must have at least one version");
+      throw ApiError.invalid(
+          crdType, name, "spec.versions: Required value: must have at least one version");
     }
   }
 
@@ -63,12 +69,26 @@ final class CustomResourceDefinitions {
       ResourceType.Scale scale = null;
       if (subresources.has("scale")) {
         JsonNode s = subresources.get("scale");
-        scale = new ResourceType.Scale(s.path("specReplicasPath").asText(".spec.replicas"),
-            s.path("statusReplicasPath").asText(".status.replicas"),
-            s.path("labelSelectorPath").asText(null));
+        scale =
+            new ResourceType.Scale(
+                s.path("specReplicasPath").asText(".spec.replicas"),
+                s.path("statusReplicasPath").asText(".status.replicas"),
+                s.path("labelSelectorPath").asText(null));
       }
-      types.add(new ResourceType(group, version.path("name").asText(), kind, plural, singular, namespaced,
-          shortNames, categories, subresources.has("status"), scale, true, name));
+      types.add(
+          new ResourceType(
+              group,
+              version.path("name").asText(),
+              kind,
+              plural,
+              singular,
+              namespaced,
+              shortNames,
+              categories,
+              subresources.has("status"),
+              scale,
+              true,
+              name));
     }
     return types;
   }
@@ -88,10 +108,20 @@ final class CustomResourceDefinitions {
     status.set("acceptedNames", accepted);
     String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     ArrayNode conditions = status.putArray("conditions");
-    conditions.addObject().put("type", "NamesAccepted").put("status", "True").put("reason", "NoConflicts")
-        .put("message", "no conflicts found").put("lastTransitionTime", now);
-    conditions.addObject().put("type", "Established").put("status", "True").put("reason", "InitialNamesAccepted")
-        .put("message", "the initial names have been accepted").put("lastTransitionTime", now);
+    conditions
+        .addObject()
+        .put("type", "NamesAccepted")
+        .put("status", "True")
+        .put("reason", "NoConflicts")
+        .put("message", "no conflicts found")
+        .put("lastTransitionTime", now);
+    conditions
+        .addObject()
+        .put("type", "Established")
+        .put("status", "True")
+        .put("reason", "InitialNamesAccepted")
+        .put("message", "the initial names have been accepted")
+        .put("lastTransitionTime", now);
     ArrayNode stored = status.putArray("storedVersions");
     for (JsonNode version : crd.path("spec").path("versions")) {
       if (version.path("storage").asBoolean(false)) {

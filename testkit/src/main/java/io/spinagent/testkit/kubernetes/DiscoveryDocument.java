@@ -6,9 +6,10 @@ import java.util.List;
 
 /**
  * The legacy (unaggregated) discovery documents: /api, /api/v1, /apis, /apis/{group},
- * /apis/{group}/{version}. Aggregated discovery (apidiscovery.k8s.io/v2) is deliberately not produced:
- * clients that ask for it also accept plain application/json and then fall back to these documents
- * (client-go checks the response Content-Type), which kubectl 1.32 is verified to do in the tests.
+ * /apis/{group}/{version}. Aggregated discovery (apidiscovery.k8s.io/v2) is deliberately not
+ * produced: clients that ask for it also accept plain application/json and then fall back to these
+ * documents (client-go checks the response Content-Type), which kubectl 1.32 is verified to do in
+ * the tests.
  */
 final class DiscoveryDocument {
 
@@ -22,8 +23,11 @@ final class DiscoveryDocument {
     ObjectNode versions = Json.object();
     versions.put("kind", "APIVersions");
     versions.putArray("versions").add("v1");
-    versions.putArray("serverAddressByClientCIDRs").addObject()
-        .put("clientCIDR", "0.0.0.0/0").put("serverAddress", serverAddress);
+    versions
+        .putArray("serverAddressByClientCIDRs")
+        .addObject()
+        .put("clientCIDR", "0.0.0.0/0")
+        .put("serverAddress", serverAddress);
     return versions;
   }
 
@@ -56,7 +60,8 @@ final class DiscoveryDocument {
     for (String version : versions) {
       list.addObject().put("groupVersion", group + "/" + version).put("version", version);
     }
-    body.putObject("preferredVersion").put("groupVersion", group + "/" + versions.get(0))
+    body.putObject("preferredVersion")
+        .put("groupVersion", group + "/" + versions.get(0))
         .put("version", versions.get(0));
     return body;
   }

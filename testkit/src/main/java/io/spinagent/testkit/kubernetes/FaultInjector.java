@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Makes the server slow or failing on purpose, so tests can exercise retries and backoff.
- * Health endpoints (/healthz, /livez, /readyz) are never affected.
+ * Makes the server slow or failing on purpose, so tests can exercise retries and backoff. Health
+ * endpoints (/healthz, /livez, /readyz) are never affected.
  */
 public final class FaultInjector {
 
@@ -28,8 +28,8 @@ public final class FaultInjector {
   }
 
   /**
-   * Answers the next {@code count} requests whose path starts with {@code pathPrefix} (and whose method
-   * is {@code method}, when not null) with {@code httpStatus}.
+   * Answers the next {@code count} requests whose path starts with {@code pathPrefix} (and whose
+   * method is {@code method}, when not null) with {@code httpStatus}.
    */
   public FaultInjector failNext(int count, int httpStatus, String pathPrefix, String method) {
     failures.add(new Failure(pathPrefix, method, httpStatus, new AtomicInteger(count)));
@@ -55,11 +55,13 @@ public final class FaultInjector {
     }
     for (Iterator<Failure> it = failures.iterator(); it.hasNext(); ) {
       Failure failure = it.next();
-      if (!path.startsWith(failure.pathPrefix()) || (failure.method() != null && !failure.method().equalsIgnoreCase(method))) {
+      if (!path.startsWith(failure.pathPrefix())
+          || (failure.method() != null && !failure.method().equalsIgnoreCase(method))) {
         continue;
       }
       if (failure.remaining().getAndDecrement() > 0) {
-        throw new ApiError(failure.code(), reasonFor(failure.code()), "injected failure (" + failure.code() + ")");
+        throw new ApiError(
+            failure.code(), reasonFor(failure.code()), "injected failure (" + failure.code() + ")");
       }
       it.remove();
     }

@@ -68,7 +68,9 @@ final class Json {
     return (ObjectNode) node;
   }
 
-  /** Stored objects are immutable strings; this is the (cheap enough) way back to a mutable tree. */
+  /**
+   * Stored objects are immutable strings; this is the (cheap enough) way back to a mutable tree.
+   */
   static ObjectNode readStored(String json) {
     try {
       return (ObjectNode) MAPPER.readTree(json);
@@ -104,18 +106,23 @@ final class Json {
     return current.asText();
   }
 
-  /** Removes null-valued fields everywhere: Kubernetes treats null as absent and never stores it. */
+  /**
+   * Removes null-valued fields everywhere: Kubernetes treats null as absent and never stores it.
+   */
   static void stripNulls(JsonNode node) {
     if (node.isObject()) {
       ObjectNode object = (ObjectNode) node;
       List<String> nulls = new ArrayList<>();
-      object.fields().forEachRemaining(field -> {
-        if (field.getValue().isNull()) {
-          nulls.add(field.getKey());
-        } else {
-          stripNulls(field.getValue());
-        }
-      });
+      object
+          .fields()
+          .forEachRemaining(
+              field -> {
+                if (field.getValue().isNull()) {
+                  nulls.add(field.getKey());
+                } else {
+                  stripNulls(field.getValue());
+                }
+              });
       object.remove(nulls);
     } else if (node.isArray()) {
       node.forEach(Json::stripNulls);
@@ -123,14 +130,18 @@ final class Json {
   }
 
   /**
-   * Makes {@code updated} reuse the current representation wherever the two differ only by empty values
-   * ({@code {}}, {@code []} or absent). Typed clients such as client-java send {@code "annotations": {}}
-   * for fields they never set, while a real API server (Go, omitempty) would see no change; without this
-   * such an update would bump resourceVersion and generation and emit a MODIFIED event for nothing.
+   * Makes {@code updated} reuse the current representation wherever the two differ only by empty
+   * values ({@code {}}, {@code []} or absent). Typed clients such as client-java send {@code
+   * "annotations": {}} for fields they never set, while a real API server (Go, omitempty) would see
+   * no change; without this such an update would bump resourceVersion and generation and emit a
+   * MODIFIED event for nothing.
    */
   static void keepEquivalent(JsonNode current, JsonNode updated) {
     if (current == null || !current.isObject() || !updated.isObject()) {
-      if (current != null && current.isArray() && updated.isArray() && current.size() == updated.size()) {
+      if (current != null
+          && current.isArray()
+          && updated.isArray()
+          && current.size() == updated.size()) {
         for (int i = 0; i < current.size(); i++) {
           keepEquivalent(current.get(i), updated.get(i));
         }
@@ -163,8 +174,8 @@ final class Json {
   }
 
   /**
-   * The object under {@code name}, created when missing. (Not Jackson's withObject: modules whose test
-   * classpath carries Clouddriver's older Jackson use this class too.)
+   * The object under {@code name}, created when missing. (Not Jackson's withObject: modules whose
+   * test classpath carries Clouddriver's older Jackson use this class too.)
    */
   static ObjectNode child(ObjectNode parent, String name) {
     JsonNode child = parent.get(name);

@@ -15,7 +15,10 @@ final class JsonPatchDocument {
 
   private JsonPatchDocument() {}
 
-  /** Applies every operation in order to a copy of {@code target}; any failure fails the whole patch (422). */
+  /**
+   * Applies every operation in order to a copy of {@code target}; any failure fails the whole patch
+   * (422).
+   */
   static JsonNode apply(JsonNode operations, JsonNode target) {
     if (!operations.isArray()) {
       throw ApiError.badRequest("a JSON patch must be an array of operations");
@@ -26,8 +29,10 @@ final class JsonPatchDocument {
       try {
         document = applyOne(operation, document);
       } catch (IllegalArgumentException e) {
-        throw new ApiError(422, "Invalid", "the JSON patch could not be applied: operation " + index + ": "
-            + e.getMessage());
+        throw new ApiError(
+            422,
+            "Invalid",
+            "the JSON patch could not be applied: operation " + index + ": " + e.getMessage());
       }
       index++;
     }
@@ -129,7 +134,8 @@ final class JsonPatchDocument {
         array.insert(arrayIndex(last, array.size()), value);
       }
     } else {
-      throw new IllegalArgumentException("parent of /" + String.join("/", path) + " is not a container");
+      throw new IllegalArgumentException(
+          "parent of /" + String.join("/", path) + " is not a container");
     }
     return document;
   }
@@ -147,7 +153,8 @@ final class JsonPatchDocument {
     } else if (parent.isArray()) {
       ((ArrayNode) parent).remove(arrayIndex(last, parent.size() - 1));
     } else {
-      throw new IllegalArgumentException("parent of /" + String.join("/", path) + " is not a container");
+      throw new IllegalArgumentException(
+          "parent of /" + String.join("/", path) + " is not a container");
     }
   }
 

@@ -10,8 +10,8 @@ import java.nio.file.Path;
 import java.util.Base64;
 
 /**
- * Writes a kubeconfig for the test server that both the official Java client
- * ({@code Config.fromConfig}) and kubectl ({@code --kubeconfig}) read: server URL, the CA as
+ * Writes a kubeconfig for the test server that both the official Java client ({@code
+ * Config.fromConfig}) and kubectl ({@code --kubeconfig}) read: server URL, the CA as
  * certificate-authority-data (HTTPS only), an optional bearer token, a context and its namespace.
  */
 public final class KubeconfigWriter {
@@ -54,17 +54,22 @@ public final class KubeconfigWriter {
     ObjectNode config = Json.object();
     config.put("apiVersion", "v1");
     config.put("kind", "Config");
-    ObjectNode cluster = config.putArray("clusters").addObject().put("name", name).putObject("cluster");
+    ObjectNode cluster =
+        config.putArray("clusters").addObject().put("name", name).putObject("cluster");
     cluster.put("server", serverUrl);
     if (caCertificatePem != null) {
-      cluster.put("certificate-authority-data",
+      cluster.put(
+          "certificate-authority-data",
           Base64.getEncoder().encodeToString(caCertificatePem.getBytes(StandardCharsets.US_ASCII)));
     }
     ObjectNode user = config.putArray("users").addObject().put("name", name).putObject("user");
-    // kubectl prompts for a user name when an HTTPS cluster's user has no credentials at all, so without a
-    // token of the test's choosing a placeholder goes in; while no token is registered it is accepted.
+    // kubectl prompts for a user name when an HTTPS cluster's user has no credentials at all, so
+    // without a
+    // token of the test's choosing a placeholder goes in; while no token is registered it is
+    // accepted.
     user.put("token", token != null ? token : PLACEHOLDER_TOKEN);
-    ObjectNode context = config.putArray("contexts").addObject().put("name", name).putObject("context");
+    ObjectNode context =
+        config.putArray("contexts").addObject().put("name", name).putObject("context");
     context.put("cluster", name);
     context.put("user", name);
     if (namespace != null) {
@@ -92,7 +97,9 @@ public final class KubeconfigWriter {
     }
   }
 
-  /** Writes to a new temporary file (the caller deletes it; it is also deleted when the JVM exits). */
+  /**
+   * Writes to a new temporary file (the caller deletes it; it is also deleted when the JVM exits).
+   */
   public Path writeTempFile() {
     try {
       Path file = Files.createTempFile("spinagent-kubeconfig-", ".yaml");

@@ -1,17 +1,15 @@
 package io.spinagent.testkit.kubernetes;
 
-import io.spinagent.testkit.tls.TestPki;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.spinagent.testkit.tls.TestPki;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -23,15 +21,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An in-process Kubernetes API server for tests: fabric8's CRUD store behind our own HTTP front end
- * (the JDK's {@code com.sun.net.httpserver}), speaking what the official Java client and kubectl rely on:
- * CRUD with conflicts, a global resourceVersion, selectors, consistent pagination, watches with history
- * and 410 Expired, bookmarks, discovery including CRDs, OpenAPI v3 for kubectl, metadata-only and table
- * responses, SelfSubjectAccessReview, bearer tokens with 401/403, and HTTPS with a generated CA.
+ * (the JDK's {@code com.sun.net.httpserver}), speaking what the official Java client and kubectl
+ * rely on: CRUD with conflicts, a global resourceVersion, selectors, consistent pagination, watches
+ * with history and 410 Expired, bookmarks, discovery including CRDs, OpenAPI v3 for kubectl,
+ * metadata-only and table responses, SelfSubjectAccessReview, bearer tokens with 401/403, and HTTPS
+ * with a generated CA.
  *
- * <p>The JDK server was chosen over Netty or okhttp's MockWebServer because it adds no dependency that
- * could clash with the agent's own (client-java brings okhttp 4, fabric8's mock server okhttp 3), it does
- * chunked streaming and TLS, and it can be stopped and started again on the same port while the store,
- * the event history and the certificates stay, which is how tests exercise "API server restarted".
+ * <p>The JDK server was chosen over Netty or okhttp's MockWebServer because it adds no dependency
+ * that could clash with the agent's own (client-java brings okhttp 4, fabric8's mock server okhttp
+ * 3), it does chunked streaming and TLS, and it can be stopped and started again on the same port
+ * while the store, the event history and the certificates stay, which is how tests exercise "API
+ * server restarted".
  *
  * <pre>{@code
  * try (KubernetesApiServer server = KubernetesApiServer.builder().start()) {
@@ -63,14 +63,26 @@ public final class KubernetesApiServer implements AutoCloseable {
     this.hub = new WatchHub(options.eventHistoryLimit);
     this.store = new ResourceStore(registry, hub, options.requireNamespaces);
     this.certificates = options.https ? TestPki.create("spinagent-testkit Kubernetes CA") : null;
-    this.servingCertificate = options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
-    ResourceRequestHandler resources = new ResourceRequestHandler(store, accessControl, options.defaultWatchTimeout,
-        options.bookmarkInterval, podLogs);
-    this.router = new ApiRequestRouter(registry, resources, accessControl, faults, requestLog, options.gitVersion,
-        () -> options.host + ":" + boundPort);
+    this.servingCertificate =
+        options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
+    ResourceRequestHandler resources =
+        new ResourceRequestHandler(
+            store, accessControl, options.defaultWatchTimeout, options.bookmarkInterval, podLogs);
+    this.router =
+        new ApiRequestRouter(
+            registry,
+            resources,
+            accessControl,
+            faults,
+            requestLog,
+            options.gitVersion,
+            () -> options.host + ":" + boundPort);
     this.boundPort = options.port;
     for (String namespace : options.initialNamespaces) {
-      createObject("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + namespace + "\"}}");
+      createObject(
+          "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\""
+              + namespace
+              + "\"}}");
     }
   }
 
@@ -78,21 +90,24 @@ public final class KubernetesApiServer implements AutoCloseable {
     return new Builder();
   }
 
-  /** Starts listening; on the configured port, or on a random free one the first time if that was 0. */
+  /**
+   * Starts listening; on the configured port, or on a random free one the first time if that was 0.
+   */
   public synchronized KubernetesApiServer start() {
     if (httpServer != null) {
       return this;
     }
-    ThreadFactory threads = new ThreadFactory() {
-      private final AtomicInteger count = new AtomicInteger();
+    ThreadFactory threads =
+        new ThreadFactory() {
+          private final AtomicInteger count = new AtomicInteger();
 
-      @Override
-      public Thread newThread(Runnable runnable) {
-        Thread thread = new Thread(runnable, "kube-api-test-server-" + count.incrementAndGet());
-        thread.setDaemon(true);
-        return thread;
-      }
-    };
+          @Override
+          public Thread newThread(Runnable runnable) {
+            Thread thread = new Thread(runnable, "kube-api-test-server-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+          }
+        };
     executor = Executors.newCachedThreadPool(threads);
     httpServer = bind();
     httpServer.createContext("/", router);
@@ -131,7 +146,9 @@ public final class KubernetesApiServer implements AutoCloseable {
     }
   }
 
-  /** Stops listening and ends all watches; the store and its history are kept for {@link #start()}. */
+  /**
+   * Stops listening and ends all watches; the store and its history are kept for {@link #start()}.
+   */
   public synchronized void stop() {
     if (httpServer == null) {
       return;
@@ -239,8 +256,9 @@ public final class KubernetesApiServer implements AutoCloseable {
   }
 
   /**
-   * Ends every open watch stream cleanly, as a real server does when a watch's timeout expires; clients
-   * then watch again from the last resourceVersion they saw (after {@link #compact()}: and get 410).
+   * Ends every open watch stream cleanly, as a real server does when a watch's timeout expires;
+   * clients then watch again from the last resourceVersion they saw (after {@link #compact()}: and
+   * get 410).
    */
   public void closeAllWatches() {
     hub.closeAll();
@@ -258,7 +276,8 @@ public final class KubernetesApiServer implements AutoCloseable {
   public String createObject(String manifest) {
     ObjectNode object = Json.parseYamlObject(manifest.getBytes(StandardCharsets.UTF_8));
     ResourceType type = typeOf(object);
-    String namespace = type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
+    String namespace =
+        type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
     return Json.write(ResponseShape.full(store.create(type, namespace, object, false), type));
   }
 
@@ -266,17 +285,28 @@ public final class KubernetesApiServer implements AutoCloseable {
   public String replaceObject(String manifest) {
     ObjectNode object = Json.parseYamlObject(manifest.getBytes(StandardCharsets.UTF_8));
     ResourceType type = typeOf(object);
-    String namespace = type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
+    String namespace =
+        type.namespaced() ? Json.metadata(object).path("namespace").asText("default") : null;
     String name = Json.text(object, "metadata.name");
-    return Json.write(ResponseShape.full(store.replace(type, namespace, name, null, object, false), type));
+    return Json.write(
+        ResponseShape.full(store.replace(type, namespace, name, null, object, false), type));
   }
 
   /** Applies a JSON merge patch (RFC 7386) to an object. */
-  public String mergePatchObject(String apiVersion, String kind, String namespace, String name, String patch) {
+  public String mergePatchObject(
+      String apiVersion, String kind, String namespace, String name, String patch) {
     ResourceType type = type(apiVersion, kind);
     byte[] body = patch.getBytes(StandardCharsets.UTF_8);
-    return Json.write(ResponseShape.full(store.modify(type, namespace, name, null,
-        current -> Patches.apply(Patches.Kind.MERGE, current, body), false), type));
+    return Json.write(
+        ResponseShape.full(
+            store.modify(
+                type,
+                namespace,
+                name,
+                null,
+                current -> Patches.apply(Patches.Kind.MERGE, current, body),
+                false),
+            type));
   }
 
   public Optional<String> getObject(String apiVersion, String kind, String namespace, String name) {
@@ -300,8 +330,14 @@ public final class KubernetesApiServer implements AutoCloseable {
   }
 
   private ResourceType type(String apiVersion, String kind) {
-    return registry.findByKind(apiVersion, kind).orElseThrow(() -> new ApiError(404, "NotFound",
-        "no resource of kind " + kind + " is served at " + apiVersion));
+    return registry
+        .findByKind(apiVersion, kind)
+        .orElseThrow(
+            () ->
+                new ApiError(
+                    404,
+                    "NotFound",
+                    "no resource of kind " + kind + " is served at " + apiVersion));
   }
 
   private static void sleep(long millis) {
@@ -323,7 +359,8 @@ public final class KubernetesApiServer implements AutoCloseable {
     private Duration bookmarkInterval = Duration.ofSeconds(60);
     private Duration defaultWatchTimeout = Duration.ofMinutes(30);
     private boolean requireNamespaces = true;
-    private List<String> initialNamespaces = List.of("default", "kube-system", "kube-public", "kube-node-lease");
+    private List<String> initialNamespaces =
+        List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
     private Builder() {}
 
@@ -373,13 +410,17 @@ public final class KubernetesApiServer implements AutoCloseable {
       return this;
     }
 
-    /** Whether namespaced objects need their namespace to exist first (true, as on a real server). */
+    /**
+     * Whether namespaced objects need their namespace to exist first (true, as on a real server).
+     */
     public Builder requireNamespaces(boolean require) {
       this.requireNamespaces = require;
       return this;
     }
 
-    /** Namespaces that exist from the start (default, kube-system, kube-public, kube-node-lease). */
+    /**
+     * Namespaces that exist from the start (default, kube-system, kube-public, kube-node-lease).
+     */
     public Builder initialNamespaces(List<String> namespaces) {
       this.initialNamespaces = List.copyOf(namespaces);
       return this;

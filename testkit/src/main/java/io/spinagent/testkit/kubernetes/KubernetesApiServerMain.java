@@ -40,8 +40,9 @@ public final class KubernetesApiServerMain {
         case "--kubeconfig" -> kubeconfig = Path.of(value(args, ++i, arg));
         case "--objects" -> manifests.add(Path.of(value(args, ++i, arg)));
         case "--help", "-h" -> {
-          System.out.println("usage: KubernetesApiServerMain [--port N] [--host ADDR] [--http] [--git-version V] "
-              + "[--token T] [--kubeconfig PATH] [--objects FILE]...");
+          System.out.println(
+              "usage: KubernetesApiServerMain [--port N] [--host ADDR] [--http] [--git-version V] "
+                  + "[--token T] [--kubeconfig PATH] [--objects FILE]...");
           return;
         }
         default -> throw new IllegalArgumentException("unknown argument: " + arg);
@@ -63,10 +64,14 @@ public final class KubernetesApiServerMain {
     System.out.println("kubeconfig: " + written.toAbsolutePath());
     System.out.flush();
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.stop();
-      stopped.countDown();
-    }, "kube-api-test-server-shutdown"));
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  server.stop();
+                  stopped.countDown();
+                },
+                "kube-api-test-server-shutdown"));
     stopped.await();
   }
 
@@ -80,7 +85,8 @@ public final class KubernetesApiServerMain {
   /** The documents of a YAML (possibly multi-document) or JSON file, each as JSON. */
   private static List<String> documents(Path file) throws IOException {
     List<String> documents = new ArrayList<>();
-    try (MappingIterator<JsonNode> it = Json.YAML.readerFor(JsonNode.class).readValues(Files.readString(file))) {
+    try (MappingIterator<JsonNode> it =
+        Json.YAML.readerFor(JsonNode.class).readValues(Files.readString(file))) {
       while (it.hasNext()) {
         JsonNode node = it.next();
         if (node != null && node.isObject() && !node.isEmpty()) {

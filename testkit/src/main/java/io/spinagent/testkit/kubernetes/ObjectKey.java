@@ -8,15 +8,18 @@ import java.util.Comparator;
  *
  * @param namespace empty for cluster-scoped objects
  */
-record ObjectKey(String group, String plural, String namespace, String name) implements Comparable<ObjectKey> {
+record ObjectKey(String group, String plural, String namespace, String name)
+    implements Comparable<ObjectKey> {
 
-  private static final Comparator<ObjectKey> ORDER = Comparator.comparing(ObjectKey::group)
-      .thenComparing(ObjectKey::plural)
-      .thenComparing(ObjectKey::namespace)
-      .thenComparing(ObjectKey::name);
+  private static final Comparator<ObjectKey> ORDER =
+      Comparator.comparing(ObjectKey::group)
+          .thenComparing(ObjectKey::plural)
+          .thenComparing(ObjectKey::namespace)
+          .thenComparing(ObjectKey::name);
 
   static ObjectKey of(ResourceType type, String namespace, String name) {
-    return new ObjectKey(type.group(), type.plural(), type.namespaced() && namespace != null ? namespace : "", name);
+    return new ObjectKey(
+        type.group(), type.plural(), type.namespaced() && namespace != null ? namespace : "", name);
   }
 
   /** Smallest key of a type: lists start here. */

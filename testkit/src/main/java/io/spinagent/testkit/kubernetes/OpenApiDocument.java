@@ -11,20 +11,22 @@ import java.util.HexFormat;
  * A minimal OpenAPI v3 description, generated from the registry, with just what kubectl 1.32 reads:
  *
  * <ul>
- *   <li>{@code kubectl apply/create} validate with {@code --validate=strict} by default. They first ask
- *       OpenAPI v3 whether the object's PATCH operation accepts the {@code fieldValidation} query
- *       parameter; if it does, validation is left to the server. Without /openapi/v3 kubectl would fall
- *       back to downloading /openapi/v2 and fail with "failed to download openapi". So every operation
- *       here carries {@code x-kubernetes-group-version-kind} and a {@code fieldValidation} parameter.
- *   <li>Client-side {@code kubectl apply} builds strategic merge patches from OpenAPI v3 only when the
- *       PATCH operation lists {@code application/strategic-merge-patch+json}. It is deliberately not
- *       listed: kubectl then uses the schemas compiled into it for built-in kinds (correct merge keys)
- *       and a JSON merge patch for custom resources, exactly as against a server without schemas.
+ *   <li>{@code kubectl apply/create} validate with {@code --validate=strict} by default. They first
+ *       ask OpenAPI v3 whether the object's PATCH operation accepts the {@code fieldValidation}
+ *       query parameter; if it does, validation is left to the server. Without /openapi/v3 kubectl
+ *       would fall back to downloading /openapi/v2 and fail with "failed to download openapi". So
+ *       every operation here carries {@code x-kubernetes-group-version-kind} and a {@code
+ *       fieldValidation} parameter.
+ *   <li>Client-side {@code kubectl apply} builds strategic merge patches from OpenAPI v3 only when
+ *       the PATCH operation lists {@code application/strategic-merge-patch+json}. It is
+ *       deliberately not listed: kubectl then uses the schemas compiled into it for built-in kinds
+ *       (correct merge keys) and a JSON merge patch for custom resources, exactly as against a
+ *       server without schemas.
  * </ul>
  *
  * /openapi/v2 is not served (404); kubectl treats that as "no schema" in the code paths above.
- * Schemas are open objects ({@code x-kubernetes-preserve-unknown-fields}): the server does not validate
- * fields.
+ * Schemas are open objects ({@code x-kubernetes-preserve-unknown-fields}): the server does not
+ * validate fields.
  */
 final class OpenApiDocument {
 
@@ -53,7 +55,9 @@ final class OpenApiDocument {
 
   private void addIndexEntry(ObjectNode paths, String path) {
     ObjectNode document = groupVersion(path);
-    paths.putObject(path).put("serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash(document));
+    paths
+        .putObject(path)
+        .put("serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash(document));
   }
 
   /** GET /openapi/v3/api/v1 or /openapi/v3/apis/{group}/{version}. */
@@ -78,17 +82,23 @@ final class OpenApiDocument {
     document.putObject("info").put("title", "Kubernetes").put("version", gitVersion);
     ObjectNode paths = document.putObject("paths");
     ObjectNode schemas = document.putObject("components").putObject("schemas");
-    schemas.putObject("io.k8s.apimachinery.pkg.apis.meta.v1.Patch").put("type", "object")
-        .put("description", "Patch is provided to give a concrete name and type to the Kubernetes PATCH request body.");
+    schemas
+        .putObject("io.k8s.apimachinery.pkg.apis.meta.v1.Patch")
+        .put("type", "object")
+        .put(
+            "description",
+            "Patch is provided to give a concrete name and type to the Kubernetes PATCH request"
+                + " body.");
     for (ResourceType type : registry.resources(group, version)) {
       String schemaId = schemaId(type);
       ObjectNode schema = schemas.putObject(schemaId);
       schema.put("type", "object");
       schema.put("x-kubernetes-preserve-unknown-fields", true);
       schema.putArray("x-kubernetes-group-version-kind").add(gvk(type));
-      String collection = type.namespaced()
-          ? type.versionPath() + "/namespaces/{namespace}/" + type.plural()
-          : type.versionPath() + "/" + type.plural();
+      String collection =
+          type.namespaced()
+              ? type.versionPath() + "/namespaces/{namespace}/" + type.plural()
+              : type.versionPath() + "/" + type.plural();
       ObjectNode collectionItem = paths.putObject(collection);
       collectionItem.set("post", operation(type, "post", schemaId, false));
       if (!type.stored()) {
@@ -104,7 +114,8 @@ final class OpenApiDocument {
     return document;
   }
 
-  private static ObjectNode operation(ResourceType type, String action, String schemaId, boolean patch) {
+  private static ObjectNode operation(
+      ResourceType type, String action, String schemaId, boolean patch) {
     ObjectNode operation = Json.object();
     operation.put("operationId", action + type.kind());
     operation.put("x-kubernetes-action", action);
@@ -116,24 +127,50 @@ final class OpenApiDocument {
       queryParameter(parameters, "fieldValidation");
     }
     if (patch) {
-      parameters.addObject().put("name", "force").put("in", "query").putObject("schema").put("type", "boolean");
-      ObjectNode content = operation.putObject("requestBody").put("required", true).putObject("content");
-      for (String mediaType : new String[] {Patches.JSON_PATCH, Patches.MERGE_PATCH, Patches.APPLY_PATCH}) {
-        content.putObject(mediaType).putObject("schema")
+      parameters
+          .addObject()
+          .put("name", "force")
+          .put("in", "query")
+          .putObject("schema")
+          .put("type", "boolean");
+      ObjectNode content =
+          operation.putObject("requestBody").put("required", true).putObject("content");
+      for (String mediaType :
+          new String[] {Patches.JSON_PATCH, Patches.MERGE_PATCH, Patches.APPLY_PATCH}) {
+        content
+            .putObject(mediaType)
+            .putObject("schema")
             .put("$ref", "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch");
       }
     } else if (action.equals("post") || action.equals("put")) {
-      operation.putObject("requestBody").put("required", true).putObject("content")
-          .putObject("application/json").putObject("schema").put("$ref", "#/components/schemas/" + schemaId);
+      operation
+          .putObject("requestBody")
+          .put("required", true)
+          .putObject("content")
+          .putObject("application/json")
+          .putObject("schema")
+          .put("$ref", "#/components/schemas/" + schemaId);
     }
-    operation.putObject("responses").putObject("200").put("description", "OK").putObject("content")
-        .putObject("application/json").putObject("schema").put("$ref", "#/components/schemas/" + schemaId);
+    operation
+        .putObject("responses")
+        .putObject("200")
+        .put("description", "OK")
+        .putObject("content")
+        .putObject("application/json")
+        .putObject("schema")
+        .put("$ref", "#/components/schemas/" + schemaId);
     return operation;
   }
 
   private static void queryParameter(ArrayNode parameters, String name) {
-    parameters.addObject().put("name", name).put("in", "query").put("description", name)
-        .putObject("schema").put("type", "string").put("uniqueItems", true);
+    parameters
+        .addObject()
+        .put("name", name)
+        .put("in", "query")
+        .put("description", name)
+        .putObject("schema")
+        .put("type", "string")
+        .put("uniqueItems", true);
   }
 
   private static ObjectNode gvk(ResourceType type) {
@@ -145,14 +182,19 @@ final class OpenApiDocument {
   }
 
   private static String schemaId(ResourceType type) {
-    return "io.spinagent.testkit." + (type.group().isEmpty() ? "core" : type.group()) + "." + type.version() + "."
+    return "io.spinagent.testkit."
+        + (type.group().isEmpty() ? "core" : type.group())
+        + "."
+        + type.version()
+        + "."
         + type.kind();
   }
 
   private static String hash(ObjectNode document) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256")
-          .digest(Json.write(document).getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256")
+              .digest(Json.write(document).getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().withUpperCase().formatHex(digest, 0, 32);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);

@@ -8,17 +8,19 @@ import java.util.List;
 
 /**
  * {@code limit}/{@code continue} paging. Like a real API server, the continue token carries the
- * resourceVersion of the first page and the key of the last object returned; later pages are read at
- * that resourceVersion (the store rebuilds that state from its event history), so the pages form one
- * consistent snapshot. A token older than the history window is answered with 410 Expired, which is
- * what etcd compaction does to a real server's tokens.
+ * resourceVersion of the first page and the key of the last object returned; later pages are read
+ * at that resourceVersion (the store rebuilds that state from its event history), so the pages form
+ * one consistent snapshot. A token older than the history window is answered with 410 Expired,
+ * which is what etcd compaction does to a real server's tokens.
  */
 final class Pagination {
 
   /** Decoded continue token. */
   record Token(long resourceVersion, String startAfter, String query) {}
 
-  /** One page: the items, the token for the next page (null on the last page) and how many remain. */
+  /**
+   * One page: the items, the token for the next page (null on the last page) and how many remain.
+   */
   record Page(List<StoredObject> items, String continueToken, long remaining) {}
 
   private Pagination() {}
@@ -39,7 +41,8 @@ final class Pagination {
       if (!"spinagent.testkit/v1".equals(node.path("v").asText()) || !node.has("rv")) {
         throw new IllegalArgumentException("unknown token version");
       }
-      return new Token(node.get("rv").asLong(), node.path("start").asText(""), node.path("q").asText(""));
+      return new Token(
+          node.get("rv").asLong(), node.path("start").asText(""), node.path("q").asText(""));
     } catch (RuntimeException e) {
       throw ApiError.badRequest("continue key is not valid: " + e.getMessage());
     }
@@ -51,7 +54,12 @@ final class Pagination {
    * @param startAfter position of the last object of the previous page, empty for the first page
    * @param limit 0 or less for "everything"
    */
-  static Page page(List<StoredObject> ordered, String startAfter, long limit, long resourceVersion, String query) {
+  static Page page(
+      List<StoredObject> ordered,
+      String startAfter,
+      long limit,
+      long resourceVersion,
+      String query) {
     List<StoredObject> rest = new ArrayList<>();
     for (StoredObject object : ordered) {
       if (startAfter.isEmpty() || isAfter(object.key(), startAfter)) {
@@ -67,7 +75,10 @@ final class Pagination {
     return new Page(items, token, rest.size() - limit);
   }
 
-  /** Compares (namespace, name) pairs as the key order does; a plain string compare of "ns/name" would not. */
+  /**
+   * Compares (namespace, name) pairs as the key order does; a plain string compare of "ns/name"
+   * would not.
+   */
   private static boolean isAfter(ObjectKey key, String position) {
     int slash = position.indexOf('/');
     String namespace = slash < 0 ? "" : position.substring(0, slash);

@@ -7,9 +7,10 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Applies a PATCH body to the current object: JSON Patch (RFC 6902, {@link JsonPatchDocument}), merge
- * patch (RFC 7386, here, because fabric8's "merge" is Jackson's readerForUpdating, which appends to
- * arrays and keeps nulls instead of deleting) or strategic merge patch ({@link StrategicMergePatch}).
+ * Applies a PATCH body to the current object: JSON Patch (RFC 6902, {@link JsonPatchDocument}),
+ * merge patch (RFC 7386, here, because fabric8's "merge" is Jackson's readerForUpdating, which
+ * appends to arrays and keeps nulls instead of deleting) or strategic merge patch ({@link
+ * StrategicMergePatch}).
  */
 final class Patches {
 
@@ -18,12 +19,18 @@ final class Patches {
   static final String STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
   static final String APPLY_PATCH = "application/apply-patch+yaml";
 
-  enum Kind { JSON, MERGE, STRATEGIC, APPLY }
+  enum Kind {
+    JSON,
+    MERGE,
+    STRATEGIC,
+    APPLY
+  }
 
   private Patches() {}
 
   static Kind kindOf(String contentType) {
-    String mediaType = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase(Locale.ROOT);
+    String mediaType =
+        contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase(Locale.ROOT);
     return switch (mediaType) {
       case JSON_PATCH -> Kind.JSON;
       case MERGE_PATCH -> Kind.MERGE;
@@ -33,7 +40,10 @@ final class Patches {
     };
   }
 
-  /** Applies a JSON, merge or strategic merge patch and returns the new object (current is not modified). */
+  /**
+   * Applies a JSON, merge or strategic merge patch and returns the new object (current is not
+   * modified).
+   */
   static ObjectNode apply(Kind kind, ObjectNode current, byte[] body) {
     switch (kind) {
       case JSON -> {
@@ -49,11 +59,14 @@ final class Patches {
       case STRATEGIC -> {
         return StrategicMergePatch.apply(current, Json.parseObject(body));
       }
-      default -> throw new IllegalArgumentException("apply patches are handled by the store: " + kind);
+      default ->
+          throw new IllegalArgumentException("apply patches are handled by the store: " + kind);
     }
   }
 
-  /** RFC 7386: objects merge recursively, null deletes, everything else (arrays included) replaces. */
+  /**
+   * RFC 7386: objects merge recursively, null deletes, everything else (arrays included) replaces.
+   */
   static JsonNode mergePatch(JsonNode target, JsonNode patch) {
     if (!patch.isObject()) {
       return patch.deepCopy();

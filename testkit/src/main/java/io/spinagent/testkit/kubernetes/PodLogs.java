@@ -14,8 +14,8 @@ import java.util.function.BooleanSupplier;
 /**
  * The {@code pods/log} subresource: the lines a test gives each container, served as kubectl reads
  * them. {@code GET .../pods/<name>/log} answers the lines so far as text; with {@code follow=true}
- * the answer is chunked and carries each line appended later as it comes, until the pod is
- * deleted, the client goes away or the server stops. {@code tailLines} keeps the last lines only.
+ * the answer is chunked and carries each line appended later as it comes, until the pod is deleted,
+ * the client goes away or the server stops. {@code tailLines} keeps the last lines only.
  */
 public final class PodLogs {
 
@@ -24,8 +24,11 @@ public final class PodLogs {
   private final Map<ContainerKey, List<String>> lines = new HashMap<>();
 
   /** Appends lines to a container's log; followers receive them at once. */
-  public synchronized PodLogs append(String namespace, String pod, String container, String... newLines) {
-    lines.computeIfAbsent(new ContainerKey(namespace, pod, container), k -> new ArrayList<>()).addAll(List.of(newLines));
+  public synchronized PodLogs append(
+      String namespace, String pod, String container, String... newLines) {
+    lines
+        .computeIfAbsent(new ContainerKey(namespace, pod, container), k -> new ArrayList<>())
+        .addAll(List.of(newLines));
     notifyAll();
     return this;
   }
@@ -86,7 +89,9 @@ public final class PodLogs {
     }
   }
 
-  /** The container asked for, or the pod's only one; 400 with the API server's wording otherwise. */
+  /**
+   * The container asked for, or the pod's only one; 400 with the API server's wording otherwise.
+   */
   private static String container(String asked, ObjectNode pod, String name) {
     List<String> names = new ArrayList<>();
     for (JsonNode c : pod.path("spec").path("containers")) {
@@ -96,7 +101,8 @@ public final class PodLogs {
       if (names.size() == 1) {
         return names.get(0);
       }
-      throw ApiError.badRequest("a container name must be specified for pod " + name + ", choose one of: " + names);
+      throw ApiError.badRequest(
+          "a container name must be specified for pod " + name + ", choose one of: " + names);
     }
     if (!names.contains(asked)) {
       throw ApiError.badRequest("container " + asked + " is not valid for pod " + name);

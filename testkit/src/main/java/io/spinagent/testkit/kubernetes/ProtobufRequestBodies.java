@@ -7,11 +7,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads the few protobuf request bodies the test server understands. kubectl's typed clients (used by
- * {@code kubectl auth can-i}, which Clouddriver runs to check permissions) send
- * {@code application/vnd.kubernetes.protobuf}; decoding an arbitrary kind needs its schema, so only
- * SelfSubjectAccessReview is decoded (field numbers from k8s.io/api authorization/v1 generated.proto).
- * Every other protobuf body is refused with 415. Responses are always JSON, which clients accept.
+ * Reads the few protobuf request bodies the test server understands. kubectl's typed clients (used
+ * by {@code kubectl auth can-i}, which Clouddriver runs to check permissions) send {@code
+ * application/vnd.kubernetes.protobuf}; decoding an arbitrary kind needs its schema, so only
+ * SelfSubjectAccessReview is decoded (field numbers from k8s.io/api authorization/v1
+ * generated.proto). Every other protobuf body is refused with 415. Responses are always JSON, which
+ * clients accept.
  */
 final class ProtobufRequestBodies {
 
@@ -35,8 +36,17 @@ final class ProtobufRequestBodies {
       if (field.number == 2) {
         for (Field specField : fields(field.bytes)) {
           if (specField.number == 1) {
-            spec.set("resourceAttributes", strings(specField.bytes,
-                "namespace", "verb", "group", "version", "resource", "subresource", "name"));
+            spec.set(
+                "resourceAttributes",
+                strings(
+                    specField.bytes,
+                    "namespace",
+                    "verb",
+                    "group",
+                    "version",
+                    "resource",
+                    "subresource",
+                    "name"));
           } else if (specField.number == 2) {
             spec.set("nonResourceAttributes", strings(specField.bytes, "path", "verb"));
           }
@@ -82,7 +92,9 @@ final class ProtobufRequestBodies {
 
   private record Field(int number, byte[] bytes) {}
 
-  /** The protobuf wire format: keeps length-delimited fields, skips varints and fixed-width ones. */
+  /**
+   * The protobuf wire format: keeps length-delimited fields, skips varints and fixed-width ones.
+   */
   private static List<Field> fields(byte[] message) {
     List<Field> fields = new ArrayList<>();
     int[] position = {0};

@@ -4,17 +4,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The resource a URL addresses, resolved against the registry:
- * {@code .../[watch/][namespaces/{ns}/]{plural}[/{name}[/{subresource}]]}.
+ * The resource a URL addresses, resolved against the registry: {@code
+ * .../[watch/][namespaces/{ns}/]{plural}[/{name}[/{subresource}]]}.
  *
  * @param namespace null for cluster-wide requests
  * @param name null for collection requests
  * @param subresource null, "status", "scale" or (pods) "log"
  * @param legacyWatch true for the deprecated {@code /watch/} URL form
  */
-record ResourcePath(ResourceType type, String namespace, String name, String subresource, boolean legacyWatch) {
+record ResourcePath(
+    ResourceType type, String namespace, String name, String subresource, boolean legacyWatch) {
 
-  static ResourcePath parse(ResourceTypeRegistry registry, String group, String version, List<String> segments) {
+  static ResourcePath parse(
+      ResourceTypeRegistry registry, String group, String version, List<String> segments) {
     List<String> rest = new ArrayList<>(segments);
     boolean legacyWatch = false;
     if (!rest.isEmpty() && rest.get(0).equals("watch")) {
@@ -22,8 +24,10 @@ record ResourcePath(ResourceType type, String namespace, String name, String sub
       rest.remove(0);
     }
     String namespace = null;
-    boolean namespaceSubresource = rest.size() == 3 && rest.get(0).equals("namespaces")
-        && (rest.get(2).equals("status") || rest.get(2).equals("finalize"));
+    boolean namespaceSubresource =
+        rest.size() == 3
+            && rest.get(0).equals("namespaces")
+            && (rest.get(2).equals("status") || rest.get(2).equals("finalize"));
     if (rest.size() >= 3 && rest.get(0).equals("namespaces") && !namespaceSubresource) {
       namespace = rest.get(1);
       rest = rest.subList(2, rest.size());
@@ -41,7 +45,8 @@ record ResourcePath(ResourceType type, String namespace, String name, String sub
     if (!type.namespaced() && namespace != null) {
       throw ApiError.notFoundPath();
     }
-    if (subresource != null && !(subresource.equals("status") && type.statusSubresource())
+    if (subresource != null
+        && !(subresource.equals("status") && type.statusSubresource())
         && !(subresource.equals("scale") && type.scale() != null)
         && !(subresource.equals("log") && type.group().isEmpty() && type.plural().equals("pods"))) {
       throw ApiError.notFoundPath();

@@ -18,8 +18,12 @@ final class ResourceRequestHandler {
   private final Duration bookmarkInterval;
   private final PodLogs podLogs;
 
-  ResourceRequestHandler(ResourceStore store, AccessControl accessControl, Duration defaultWatchTimeout,
-      Duration bookmarkInterval, PodLogs podLogs) {
+  ResourceRequestHandler(
+      ResourceStore store,
+      AccessControl accessControl,
+      Duration defaultWatchTimeout,
+      Duration bookmarkInterval,
+      PodLogs podLogs) {
     this.store = store;
     this.accessControl = accessControl;
     this.defaultWatchTimeout = defaultWatchTimeout;
@@ -27,7 +31,8 @@ final class ResourceRequestHandler {
     this.podLogs = podLogs;
   }
 
-  void handle(ApiExchange exchange, ResourcePath path, AccessControl.Principal principal) throws IOException {
+  void handle(ApiExchange exchange, ResourcePath path, AccessControl.Principal principal)
+      throws IOException {
     ResourceType type = path.type();
     boolean watch = path.legacyWatch() || exchange.flag("watch");
     String verb = verbOf(exchange.method(), path, watch);
@@ -36,18 +41,33 @@ final class ResourceRequestHandler {
       if (!verb.equals("create")) {
         throw ApiError.methodNotAllowed();
       }
-      ObjectNode review = ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type"))
-          ? ProtobufRequestBodies.selfSubjectAccessReview(exchange.body())
-          : Json.parseObject(exchange.body());
+      ObjectNode review =
+          ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type"))
+              ? ProtobufRequestBodies.selfSubjectAccessReview(exchange.body())
+              : Json.parseObject(exchange.body());
       exchange.sendJson(201, accessControl.review(principal, review));
       return;
     }
-    if (ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type")) && exchange.body().length > 0) {
-      throw new ApiError(415, "UnsupportedMediaType", "the test server reads protobuf bodies only for "
-          + "SelfSubjectAccessReview; send " + type.kind() + " as application/json");
+    if (ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type"))
+        && exchange.body().length > 0) {
+      throw new ApiError(
+          415,
+          "UnsupportedMediaType",
+          "the test server reads protobuf bodies only for "
+              + "SelfSubjectAccessReview; send "
+              + type.kind()
+              + " as application/json");
     }
-    accessControl.authorize(principal, new AccessControl.AccessRequest(principal.user(), verb, type.group(),
-        type.plural(), path.subresource(), path.namespace() == null ? "" : path.namespace(), path.name()));
+    accessControl.authorize(
+        principal,
+        new AccessControl.AccessRequest(
+            principal.user(),
+            verb,
+            type.group(),
+            type.plural(),
+            path.subresource(),
+            path.namespace() == null ? "" : path.namespace(),
+            path.name()));
     if ("log".equals(path.subresource()) && !verb.equals("get")) {
       throw ApiError.methodNotAllowed();
     }
@@ -58,7 +78,8 @@ final class ResourceRequestHandler {
       case "get" -> {
         StoredObject object = store.get(type, path.namespace(), path.name());
         if ("log".equals(path.subresource())) {
-          podLogs.serve(exchange, object.tree(), () -> store.exists(type, path.namespace(), path.name()));
+          podLogs.serve(
+              exchange, object.tree(), () -> store.exists(type, path.namespace(), path.name()));
         } else if ("scale".equals(path.subresource())) {
           exchange.sendJson(200, ScaleSubresource.toScale(type, object.tree()));
         } else {
@@ -66,22 +87,31 @@ final class ResourceRequestHandler {
         }
       }
       case "list" -> {
-        ResourceStore.ListResult result = store.list(type, path.namespace(), selector(exchange), listOptions(exchange));
+        ResourceStore.ListResult result =
+            store.list(type, path.namespace(), selector(exchange), listOptions(exchange));
         exchange.sendJson(200, shape.list(type, result, includeObject));
       }
       case "watch" -> watch(exchange, path, shape, includeObject);
       case "create" -> {
-        StoredObject created = store.create(type, path.namespace(), Json.parseObject(exchange.body()), dryRun);
+        StoredObject created =
+            store.create(type, path.namespace(), Json.parseObject(exchange.body()), dryRun);
         exchange.sendJson(201, ResponseShape.full(created, type));
       }
       case "update" -> {
         ObjectNode body = Json.parseObject(exchange.body());
         if ("scale".equals(path.subresource())) {
-          StoredObject updated = store.modify(type, path.namespace(), path.name(), null,
-              current -> ScaleSubresource.applyScale(type, current, body), dryRun);
+          StoredObject updated =
+              store.modify(
+                  type,
+                  path.namespace(),
+                  path.name(),
+                  null,
+                  current -> ScaleSubresource.applyScale(type, current, body),
+                  dryRun);
           exchange.sendJson(200, ScaleSubresource.toScale(type, updated.tree()));
         } else {
-          StoredObject updated = store.replace(type, path.namespace(), path.name(), path.subresource(), body, dryRun);
+          StoredObject updated =
+              store.replace(type, path.namespace(), path.name(), path.subresource(), body, dryRun);
           exchange.sendJson(200, ResponseShape.full(updated, type));
         }
       }
@@ -93,11 +123,13 @@ final class ResourceRequestHandler {
         exchange.sendJson(200, ResponseShape.full(deleted, type));
       }
       case "deletecollection" -> {
-        List<StoredObject> deleted = store.deleteCollection(type, path.namespace(), selector(exchange), dryRun);
+        List<StoredObject> deleted =
+            store.deleteCollection(type, path.namespace(), selector(exchange), dryRun);
         ObjectNode list = Json.object();
         list.put("apiVersion", type.apiVersion());
         list.put("kind", type.listKind());
-        list.putObject("metadata").put("resourceVersion", String.valueOf(store.currentResourceVersion()));
+        list.putObject("metadata")
+            .put("resourceVersion", String.valueOf(store.currentResourceVersion()));
         ArrayNode items = list.putArray("items");
         deleted.forEach(object -> items.add(ResponseShape.full(object, type)));
         exchange.sendJson(200, list);
@@ -114,10 +146,18 @@ final class ResourceRequestHandler {
       if (kind == Patches.Kind.APPLY) {
         throw ApiError.unsupportedMediaType(exchange.header("Content-Type"));
       }
-      StoredObject updated = store.modify(type, path.namespace(), path.name(), null, current -> {
-        ObjectNode scale = Patches.apply(kind, ScaleSubresource.toScale(type, current), body);
-        return ScaleSubresource.applyScale(type, current, scale);
-      }, dryRun);
+      StoredObject updated =
+          store.modify(
+              type,
+              path.namespace(),
+              path.name(),
+              null,
+              current -> {
+                ObjectNode scale =
+                    Patches.apply(kind, ScaleSubresource.toScale(type, current), body);
+                return ScaleSubresource.applyScale(type, current, scale);
+              },
+              dryRun);
       exchange.sendJson(200, ScaleSubresource.toScale(type, updated.tree()));
       return;
     }
@@ -125,43 +165,78 @@ final class ResourceRequestHandler {
     if (kind == Patches.Kind.APPLY) {
       String fieldManager = exchange.query("fieldManager");
       if (fieldManager == null || fieldManager.isEmpty()) {
-        throw ApiError.badRequest("PATCH, application/apply-patch+yaml requires fieldManager to be set");
+        throw ApiError.badRequest(
+            "PATCH, application/apply-patch+yaml requires fieldManager to be set");
       }
       ObjectNode applied = Json.parseYamlObject(body);
       String appliedName = Json.text(applied, "metadata.name");
       if (appliedName != null && !appliedName.equals(path.name())) {
-        throw ApiError.badRequest("the name of the object (" + appliedName + ") does not match the name on the URL ("
-            + path.name() + ")");
+        throw ApiError.badRequest(
+            "the name of the object ("
+                + appliedName
+                + ") does not match the name on the URL ("
+                + path.name()
+                + ")");
       }
       Json.metadata(applied).put("name", path.name());
       if (path.subresource() != null) {
-        patched = store.modify(type, path.namespace(), path.name(), path.subresource(),
-            current -> StrategicMergePatch.apply(current, applied), dryRun);
+        patched =
+            store.modify(
+                type,
+                path.namespace(),
+                path.name(),
+                path.subresource(),
+                current -> StrategicMergePatch.apply(current, applied),
+                dryRun);
       } else {
-        // Server-side apply approximated as create-or-merge: no managedFields, no conflict detection.
-        patched = store.applyOrCreate(type, path.namespace(), path.name(), applied.deepCopy(),
-            current -> StrategicMergePatch.apply(current, applied), dryRun);
+        // Server-side apply approximated as create-or-merge: no managedFields, no conflict
+        // detection.
+        patched =
+            store.applyOrCreate(
+                type,
+                path.namespace(),
+                path.name(),
+                applied.deepCopy(),
+                current -> StrategicMergePatch.apply(current, applied),
+                dryRun);
       }
     } else {
-      patched = store.modify(type, path.namespace(), path.name(), path.subresource(),
-          current -> Patches.apply(kind, current, body), dryRun);
+      patched =
+          store.modify(
+              type,
+              path.namespace(),
+              path.name(),
+              path.subresource(),
+              current -> Patches.apply(kind, current, body),
+              dryRun);
     }
     exchange.sendJson(200, ResponseShape.full(patched, type));
   }
 
-  private void watch(ApiExchange exchange, ResourcePath path, ResponseShape shape, String includeObject)
+  private void watch(
+      ApiExchange exchange, ResourcePath path, ResponseShape shape, String includeObject)
       throws IOException {
     Selectors.Selector selector = selector(exchange);
     if (path.name() != null) {
       selector = selector.and(Selectors.nameIs(path.name()));
     }
     long timeoutSeconds = exchange.longQuery("timeoutSeconds");
-    long timeoutMillis = timeoutSeconds > 0 ? timeoutSeconds * 1000 : defaultWatchTimeout.toMillis();
+    long timeoutMillis =
+        timeoutSeconds > 0 ? timeoutSeconds * 1000 : defaultWatchTimeout.toMillis();
     boolean sendInitialEvents = exchange.flag("sendInitialEvents");
     WatchFilter filter = new WatchFilter(path.type(), path.namespace(), selector);
-    ResourceStore.WatchStart start = store.watch(filter, exchange.query("resourceVersion"), sendInitialEvents);
-    new WatchStream(exchange, path.type(), shape, includeObject, timeoutMillis, exchange.flag("allowWatchBookmarks"),
-        bookmarkInterval.toMillis(), sendInitialEvents).run(start);
+    ResourceStore.WatchStart start =
+        store.watch(filter, exchange.query("resourceVersion"), sendInitialEvents);
+    new WatchStream(
+            exchange,
+            path.type(),
+            shape,
+            includeObject,
+            timeoutMillis,
+            exchange.flag("allowWatchBookmarks"),
+            bookmarkInterval.toMillis(),
+            sendInitialEvents)
+        .run(start);
   }
 
   private static Selectors.Selector selector(ApiExchange exchange) {
@@ -169,9 +244,16 @@ final class ResourceRequestHandler {
   }
 
   private static ResourceStore.ListOptions listOptions(ApiExchange exchange) {
-    String query = nullToEmpty(exchange.query("labelSelector")) + "|" + nullToEmpty(exchange.query("fieldSelector"));
-    return new ResourceStore.ListOptions(exchange.longQuery("limit"), exchange.query("continue"),
-        exchange.query("resourceVersion"), exchange.query("resourceVersionMatch"), query);
+    String query =
+        nullToEmpty(exchange.query("labelSelector"))
+            + "|"
+            + nullToEmpty(exchange.query("fieldSelector"));
+    return new ResourceStore.ListOptions(
+        exchange.longQuery("limit"),
+        exchange.query("continue"),
+        exchange.query("resourceVersion"),
+        exchange.query("resourceVersionMatch"),
+        query);
   }
 
   private static String verbOf(String method, ResourcePath path, boolean watch) {

@@ -26,15 +26,17 @@ import java.util.regex.Pattern;
 
 /**
  * The object store. fabric8's mock server does the CRUD work: its {@link PostHandler} (create: uid,
- * creationTimestamp, generation, resourceVersion, 409 on duplicates) and {@link PutHandler} (replace:
- * 409 on a stale resourceVersion, metadata preserved, generation bumped on spec changes, status vs main
- * resource) run against this class as their {@link KubernetesCrudPersistence}. What fabric8's own
- * dispatcher lacks for client-java and kubectl is done here: one global resourceVersion counter, a
- * commit of every change into the {@link WatchHub} history (including a fresh resourceVersion for
- * deletions), reads of past states for consistent pagination, namespaces and CRD side effects.
+ * creationTimestamp, generation, resourceVersion, 409 on duplicates) and {@link PutHandler}
+ * (replace: 409 on a stale resourceVersion, metadata preserved, generation bumped on spec changes,
+ * status vs main resource) run against this class as their {@link KubernetesCrudPersistence}. What
+ * fabric8's own dispatcher lacks for client-java and kubectl is done here: one global
+ * resourceVersion counter, a commit of every change into the {@link WatchHub} history (including a
+ * fresh resourceVersion for deletions), reads of past states for consistent pagination, namespaces
+ * and CRD side effects.
  *
- * <p>All writes take the write lock, so changes are totally ordered by resourceVersion; lists and watch
- * registrations take the read lock, so a list's resourceVersion is exactly the state it shows.
+ * <p>All writes take the write lock, so changes are totally ordered by resourceVersion; lists and
+ * watch registrations take the read lock, so a list's resourceVersion is exactly the state it
+ * shows.
  */
 public final class ResourceStore implements KubernetesCrudPersistence {
 
@@ -51,6 +53,7 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   private final NavigableMap<ObjectKey, StoredObject> objects = new TreeMap<>();
   private final SecureRandom random = new SecureRandom();
   private long resourceVersion;
+
   /** The write in progress; only touched while holding the write lock. */
   private WriteContext write;
 
@@ -63,16 +66,27 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /** Options of a list call, straight from the query string. */
-  record ListOptions(long limit, String continueToken, String resourceVersion, String resourceVersionMatch,
+  record ListOptions(
+      long limit,
+      String continueToken,
+      String resourceVersion,
+      String resourceVersionMatch,
       String query) {
     static final ListOptions ALL = new ListOptions(0, null, null, null, "");
   }
 
   /** A list result: the resourceVersion it reflects, the items of this page, and paging data. */
-  record ListResult(long resourceVersion, List<StoredObject> items, String continueToken, Long remainingItemCount) {}
+  record ListResult(
+      long resourceVersion,
+      List<StoredObject> items,
+      String continueToken,
+      Long remainingItemCount) {}
 
   /** A started watch and the version its initial state (if any) corresponds to. */
-  record WatchStart(WatchHub.Subscription subscription, long initialResourceVersion, int initialEvents,
+  record WatchStart(
+      WatchHub.Subscription subscription,
+      long initialResourceVersion,
+      int initialEvents,
       String expiredMessage) {
     boolean expired() {
       return expiredMessage != null;
@@ -127,31 +141,37 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
   }
 
-  ListResult list(ResourceType type, String namespace, Selectors.Selector selector, ListOptions options) {
+  ListResult list(
+      ResourceType type, String namespace, Selectors.Selector selector, ListOptions options) {
     lock.readLock().lock();
     try {
       long current = resourceVersion;
       long at = current;
       String startAfter = "";
-      String query = type.groupResource() + "|" + (namespace == null ? "" : namespace) + "|" + options.query();
+      String query =
+          type.groupResource() + "|" + (namespace == null ? "" : namespace) + "|" + options.query();
       if (options.continueToken() != null && !options.continueToken().isEmpty()) {
         Pagination.Token token = Pagination.decode(options.continueToken());
         if (!token.query().equals(query)) {
           throw ApiError.badRequest("the continue token was issued for a different list request");
         }
         if (token.resourceVersion() < hub.compactedThrough()) {
-          throw ApiError.expired("The provided continue parameter is too old to display a consistent list result. "
-              + "You can start a new list without the continue parameter.");
+          throw ApiError.expired(
+              "The provided continue parameter is too old to display a consistent list result. "
+                  + "You can start a new list without the continue parameter.");
         }
         at = token.resourceVersion();
         startAfter = token.startAfter();
-      } else if (options.resourceVersion() != null && !options.resourceVersion().isEmpty()
+      } else if (options.resourceVersion() != null
+          && !options.resourceVersion().isEmpty()
           && !"0".equals(options.resourceVersion())) {
         long requested = parseResourceVersion(options.resourceVersion());
-        boolean exact = "Exact".equals(options.resourceVersionMatch())
-            || (options.resourceVersionMatch() == null && options.limit() > 0);
+        boolean exact =
+            "Exact".equals(options.resourceVersionMatch())
+                || (options.resourceVersionMatch() == null && options.limit() > 0);
         if (requested > current) {
-          throw new ApiError(504, "Timeout", "Too large resource version: " + requested + ", current: " + current);
+          throw new ApiError(
+              504, "Timeout", "Too large resource version: " + requested + ", current: " + current);
         }
         if (exact) {
           hub.requireInWindow(requested);
@@ -160,7 +180,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
       }
       List<StoredObject> matching = new ArrayList<>();
       for (StoredObject object : stateAt(type, at).values()) {
-        if ((namespace == null || namespace.equals(object.key().namespace())) && selector.matches(object)) {
+        if ((namespace == null || namespace.equals(object.key().namespace()))
+            && selector.matches(object)) {
           matching.add(object);
         }
       }
@@ -173,15 +194,16 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /**
-   * Starts a watch. Without a resourceVersion (or with "0") the watcher first gets synthetic ADDED events
-   * for the current state, as the Kubernetes API concepts describe; with one, it gets exactly the events
-   * after it, or a 410 when they are no longer in history.
+   * Starts a watch. Without a resourceVersion (or with "0") the watcher first gets synthetic ADDED
+   * events for the current state, as the Kubernetes API concepts describe; with one, it gets
+   * exactly the events after it, or a 410 when they are no longer in history.
    */
   WatchStart watch(WatchFilter filter, String requestedVersion, boolean sendInitialEvents) {
     lock.readLock().lock();
     try {
       long current = resourceVersion;
-      boolean fromNow = requestedVersion == null || requestedVersion.isEmpty() || "0".equals(requestedVersion);
+      boolean fromNow =
+          requestedVersion == null || requestedVersion.isEmpty() || "0".equals(requestedVersion);
       long from;
       List<WatchHub.Delivery> initial = new ArrayList<>();
       if (fromNow || sendInitialEvents) {
@@ -194,7 +216,10 @@ public final class ResourceStore implements KubernetesCrudPersistence {
       } else {
         from = parseResourceVersion(requestedVersion);
         if (from < hub.compactedThrough()) {
-          return new WatchStart(null, from, 0,
+          return new WatchStart(
+              null,
+              from,
+              0,
               "too old resource version: " + from + " (" + hub.compactedThrough() + ")");
         }
       }
@@ -245,7 +270,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
       }
       return parsed;
     } catch (NumberFormatException e) {
-      throw ApiError.badRequest("Invalid value: \"" + value + "\": resourceVersion must be a number");
+      throw ApiError.badRequest(
+          "Invalid value: \"" + value + "\": resourceVersion must be a number");
     }
   }
 
@@ -277,7 +303,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     if (name.isEmpty()) {
       String generateName = metadata.path("generateName").asText("");
       if (generateName.isEmpty()) {
-        throw ApiError.invalid(type, "", "metadata.name: Required value: name or generateName is required");
+        throw ApiError.invalid(
+            type, "", "metadata.name: Required value: name or generateName is required");
       }
       name = generateName + randomSuffix();
       metadata.put("name", name);
@@ -294,7 +321,12 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     lock.writeLock().lock();
     try {
       if (type.namespaced() && requireNamespaces && !namespaceExists(namespace)) {
-        throw new ApiError(404, "NotFound", "namespaces \"" + namespace + "\" not found", namespace, "",
+        throw new ApiError(
+            404,
+            "NotFound",
+            "namespaces \"" + namespace + "\" not found",
+            namespace,
+            "",
             "namespaces");
       }
       ObjectKey key = ObjectKey.of(type, namespace, name);
@@ -324,7 +356,12 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /** PUT: replaces the object, or only its status when {@code subresource} is "status". */
-  StoredObject replace(ResourceType type, String namespace, String name, String subresource, ObjectNode body,
+  StoredObject replace(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      ObjectNode body,
       boolean dryRun) {
     requireStored(type);
     fillTypeMeta(type, body);
@@ -337,12 +374,17 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /**
-   * Read-modify-write under the write lock, for PATCH and the scale subresource: {@code change} gets a
-   * copy of the current object and returns the desired one, which is then stored with PUT semantics (a
-   * resourceVersion it carries is a precondition).
+   * Read-modify-write under the write lock, for PATCH and the scale subresource: {@code change}
+   * gets a copy of the current object and returns the desired one, which is then stored with PUT
+   * semantics (a resourceVersion it carries is a precondition).
    */
-  StoredObject modify(ResourceType type, String namespace, String name, String subresource,
-      UnaryOperator<ObjectNode> change, boolean dryRun) {
+  StoredObject modify(
+      ResourceType type,
+      String namespace,
+      String name,
+      String subresource,
+      UnaryOperator<ObjectNode> change,
+      boolean dryRun) {
     requireStored(type);
     lock.writeLock().lock();
     try {
@@ -364,8 +406,13 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /** Server-side apply of an object that may not exist yet: create it, else merge into it. */
-  StoredObject applyOrCreate(ResourceType type, String namespace, String name, ObjectNode applied,
-      UnaryOperator<ObjectNode> merge, boolean dryRun) {
+  StoredObject applyOrCreate(
+      ResourceType type,
+      String namespace,
+      String name,
+      ObjectNode applied,
+      UnaryOperator<ObjectNode> merge,
+      boolean dryRun) {
     lock.writeLock().lock();
     try {
       if (!objects.containsKey(ObjectKey.of(type, namespace, name))) {
@@ -377,8 +424,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
   }
 
-  private StoredObject replaceLocked(ResourceType type, ObjectKey key, String subresource, ObjectNode body,
-      boolean dryRun) {
+  private StoredObject replaceLocked(
+      ResourceType type, ObjectKey key, String subresource, ObjectNode body, boolean dryRun) {
     StoredObject current = objects.get(key);
     if (current == null) {
       throw ApiError.notFound(type, key.name());
@@ -386,15 +433,23 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     ObjectNode metadata = Json.metadata(body);
     String bodyName = metadata.path("name").asText("");
     if (!bodyName.isEmpty() && !bodyName.equals(key.name())) {
-      throw ApiError.badRequest("the name of the object (" + bodyName + ") does not match the name on the URL ("
-          + key.name() + ")");
+      throw ApiError.badRequest(
+          "the name of the object ("
+              + bodyName
+              + ") does not match the name on the URL ("
+              + key.name()
+              + ")");
     }
     metadata.put("name", key.name());
     if (type.namespaced()) {
       String bodyNamespace = metadata.path("namespace").asText("");
       if (!bodyNamespace.isEmpty() && !bodyNamespace.equals(key.namespace())) {
-        throw ApiError.badRequest("the namespace of the object (" + bodyNamespace
-            + ") does not match the namespace on the URL (" + key.namespace() + ")");
+        throw ApiError.badRequest(
+            "the namespace of the object ("
+                + bodyNamespace
+                + ") does not match the namespace on the URL ("
+                + key.namespace()
+                + ")");
       }
       metadata.put("namespace", key.namespace());
     } else {
@@ -413,7 +468,9 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     WriteContext previous = write;
     write = new WriteContext(type, key, dryRun);
     try {
-      String path = type.objectPath(key.namespace(), key.name()) + ("status".equals(subresource) ? "/status" : "");
+      String path =
+          type.objectPath(key.namespace(), key.name())
+              + ("status".equals(subresource) ? "/status" : "");
       try {
         putHandler.handle(path, "application/json", Json.write(body));
       } catch (KubernetesCrudDispatcherException e) {
@@ -426,7 +483,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   /** DELETE: removes the object, or starts its deletion when finalizers are pending. */
-  StoredObject delete(ResourceType type, String namespace, String name, ObjectNode options, boolean dryRun) {
+  StoredObject delete(
+      ResourceType type, String namespace, String name, ObjectNode options, boolean dryRun) {
     requireStored(type);
     lock.writeLock().lock();
     try {
@@ -461,8 +519,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
   }
 
-  List<StoredObject> deleteCollection(ResourceType type, String namespace, Selectors.Selector selector,
-      boolean dryRun) {
+  List<StoredObject> deleteCollection(
+      ResourceType type, String namespace, Selectors.Selector selector, boolean dryRun) {
     lock.writeLock().lock();
     try {
       List<StoredObject> deleted = new ArrayList<>();
@@ -485,7 +543,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
   }
 
-  private void checkPreconditions(ResourceType type, String name, ObjectNode tree, ObjectNode options) {
+  private void checkPreconditions(
+      ResourceType type, String name, ObjectNode tree, ObjectNode options) {
     if (options == null) {
       return;
     }
@@ -495,12 +554,25 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     String actualUid = tree.path("metadata").path("uid").asText();
     String actualRv = tree.path("metadata").path("resourceVersion").asText();
     if (!uid.isEmpty() && !uid.equals(actualUid)) {
-      throw new ApiError(409, "Conflict", "Precondition failed: UID in precondition: " + uid
-          + ", UID in object meta: " + actualUid, name, type.group(), type.plural());
+      throw new ApiError(
+          409,
+          "Conflict",
+          "Precondition failed: UID in precondition: " + uid + ", UID in object meta: " + actualUid,
+          name,
+          type.group(),
+          type.plural());
     }
     if (!rv.isEmpty() && !rv.equals(actualRv)) {
-      throw new ApiError(409, "Conflict", "Precondition failed: ResourceVersion in precondition: " + rv
-          + ", ResourceVersion in object meta: " + actualRv, name, type.group(), type.plural());
+      throw new ApiError(
+          409,
+          "Conflict",
+          "Precondition failed: ResourceVersion in precondition: "
+              + rv
+              + ", ResourceVersion in object meta: "
+              + actualRv,
+          name,
+          type.group(),
+          type.plural());
     }
   }
 
@@ -520,7 +592,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   private void commitWrite(ResourceType type, ObjectKey key, String json) {
     ObjectNode tree = Json.readStored(json);
     ObjectNode metadata = Json.metadata(tree);
-    // fabric8's PUT copies a missing namespace as JSON null; a cluster-scoped object has none at all.
+    // fabric8's PUT copies a missing namespace as JSON null; a cluster-scoped object has none at
+    // all.
     if (!type.namespaced() || metadata.path("namespace").isNull()) {
       metadata.remove("namespace");
     }
@@ -531,7 +604,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
       metadata.put("uid", UUID.randomUUID().toString());
       String created = metadata.path("creationTimestamp").asText("");
       if (!created.isEmpty()) {
-        metadata.put("creationTimestamp", Instant.parse(created).truncatedTo(ChronoUnit.SECONDS).toString());
+        metadata.put(
+            "creationTimestamp", Instant.parse(created).truncatedTo(ChronoUnit.SECONDS).toString());
       }
     }
     if (previous != null && sameApartFromResourceVersion(previous.tree(), tree)) {
@@ -540,16 +614,22 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
     String normalized = Json.write(tree);
     long version = Long.parseLong(metadata.path("resourceVersion").asText("0"));
-    StoredObject stored = new StoredObject(key, normalized, attributesOf(type, normalized), version);
+    StoredObject stored =
+        new StoredObject(key, normalized, attributesOf(type, normalized), version);
     write.result = stored;
     if (write.dryRun) {
       return;
     }
     objects.put(key, stored);
-    hub.publish(new WatchEvent(version, previous == null ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED,
-        stored, previous));
+    hub.publish(
+        new WatchEvent(
+            version,
+            previous == null ? WatchEvent.Type.ADDED : WatchEvent.Type.MODIFIED,
+            stored,
+            previous));
     if (CustomResourceDefinitions.isCrd(type)) {
-      registry.registerCustomResourceDefinition(key.name(), CustomResourceDefinitions.typesOf(tree));
+      registry.registerCustomResourceDefinition(
+          key.name(), CustomResourceDefinitions.typesOf(tree));
     }
   }
 
@@ -569,7 +649,8 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     long version = write.dryRun ? resourceVersion + 1 : ++resourceVersion;
     ObjectNode tree = previous.tree();
     Json.metadata(tree).put("resourceVersion", String.valueOf(version));
-    StoredObject tombstone = new StoredObject(key, Json.write(tree), previous.attributes(), version);
+    StoredObject tombstone =
+        new StoredObject(key, Json.write(tree), previous.attributes(), version);
     write.result = tombstone;
     if (write.dryRun) {
       return;
@@ -591,9 +672,24 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     if (object == null) {
       return;
     }
-    ResourceType type = registry.allTypes().stream().filter(key::sameType).findFirst()
-        .orElse(new ResourceType(key.group(), "v1", "Unknown", key.plural(), null, !key.namespace().isEmpty(),
-            null, null, false, null, true, null));
+    ResourceType type =
+        registry.allTypes().stream()
+            .filter(key::sameType)
+            .findFirst()
+            .orElse(
+                new ResourceType(
+                    key.group(),
+                    "v1",
+                    "Unknown",
+                    key.plural(),
+                    null,
+                    !key.namespace().isEmpty(),
+                    null,
+                    null,
+                    false,
+                    null,
+                    true,
+                    null));
     WriteContext outer = write;
     write = new WriteContext(type, key, false);
     try {
@@ -612,8 +708,11 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   private AttributeSet attributesOf(ResourceType type, String json) {
-    GenericKubernetesResource resource = Serialization.unmarshal(json, GenericKubernetesResource.class);
-    return extractor.extract(resource).add(new Attribute(KubernetesAttributesExtractor.PLURAL, type.plural()));
+    GenericKubernetesResource resource =
+        Serialization.unmarshal(json, GenericKubernetesResource.class);
+    return extractor
+        .extract(resource)
+        .add(new Attribute(KubernetesAttributesExtractor.PLURAL, type.plural()));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -641,11 +740,13 @@ public final class ResourceStore implements KubernetesCrudPersistence {
 
   @Override
   public Map.Entry<AttributeSet, String> findResource(AttributeSet attributes) {
-    StoredObject stored = objects.get(new ObjectKey(
-        value(attributes, KubernetesAttributesExtractor.API, ""),
-        value(attributes, KubernetesAttributesExtractor.PLURAL, write.type.plural()),
-        value(attributes, KubernetesAttributesExtractor.NAMESPACE, ""),
-        value(attributes, KubernetesAttributesExtractor.NAME, "")));
+    StoredObject stored =
+        objects.get(
+            new ObjectKey(
+                value(attributes, KubernetesAttributesExtractor.API, ""),
+                value(attributes, KubernetesAttributesExtractor.PLURAL, write.type.plural()),
+                value(attributes, KubernetesAttributesExtractor.NAMESPACE, ""),
+                value(attributes, KubernetesAttributesExtractor.NAME, "")));
     return stored == null ? null : Map.entry(stored.attributes(), stored.json());
   }
 
@@ -655,8 +756,12 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   @Override
-  public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-      GenericKubernetesResource resource, String newState) {
+  public void processEvent(
+      String path,
+      AttributeSet pathAttributes,
+      AttributeSet oldAttributes,
+      GenericKubernetesResource resource,
+      String newState) {
     if (newState == null) {
       commitDelete(write.type, write.key);
     } else {
@@ -705,14 +810,23 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     String kind = body.path("kind").asText("");
     String apiVersion = body.path("apiVersion").asText("");
     if (!kind.isEmpty() && !kind.equals(type.kind())) {
-      throw ApiError.badRequest("the kind in the data (" + kind + ") does not match the expected kind ("
-          + type.kind() + ")");
+      throw ApiError.badRequest(
+          "the kind in the data ("
+              + kind
+              + ") does not match the expected kind ("
+              + type.kind()
+              + ")");
     }
     if (!apiVersion.isEmpty()) {
-      String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
+      String group =
+          apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
       if (!group.equals(type.group())) {
-        throw ApiError.badRequest("the API version in the data (" + apiVersion
-            + ") does not match the expected API version (" + type.apiVersion() + ")");
+        throw ApiError.badRequest(
+            "the API version in the data ("
+                + apiVersion
+                + ") does not match the expected API version ("
+                + type.apiVersion()
+                + ")");
       }
     } else {
       body.put("apiVersion", type.apiVersion());
@@ -723,9 +837,17 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   private static void validateName(ResourceType type, String name) {
-    if (name.length() > 253 || ".".equals(name) || "..".equals(name) || !PATH_SEGMENT_NAME.matcher(name).matches()) {
-      throw ApiError.invalid(type, name, "metadata.name: Invalid value: \"" + name + "\": may not contain '/' or '%'"
-          + " and must be at most 253 characters");
+    if (name.length() > 253
+        || ".".equals(name)
+        || "..".equals(name)
+        || !PATH_SEGMENT_NAME.matcher(name).matches()) {
+      throw ApiError.invalid(
+          type,
+          name,
+          "metadata.name: Invalid value: \""
+              + name
+              + "\": may not contain '/' or '%'"
+              + " and must be at most 253 characters");
     }
   }
 
@@ -737,10 +859,13 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     return suffix.toString();
   }
 
-  private static ApiError translate(KubernetesCrudDispatcherException e, ResourceType type, String name) {
+  private static ApiError translate(
+      KubernetesCrudDispatcherException e, ResourceType type, String name) {
     return switch (e.getCode()) {
-      case 409 -> e.getMessage().contains("already exists") ? ApiError.alreadyExists(type, name)
-          : ApiError.conflict(type, name);
+      case 409 ->
+          e.getMessage().contains("already exists")
+              ? ApiError.alreadyExists(type, name)
+              : ApiError.conflict(type, name);
       case 400 -> ApiError.badRequest(e.getMessage());
       case 422 -> ApiError.invalid(type, name, e.getMessage());
       default -> new ApiError(e.getCode(), "InternalError", e.getMessage());

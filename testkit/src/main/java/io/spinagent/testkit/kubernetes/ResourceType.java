@@ -4,12 +4,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One resource as discovery describes it: group/version/kind, the plural used in URLs, scope and verbs.
- * Objects are stored per group and plural (not per version), so a CRD served at several versions, or
- * a built-in served at several versions, shares one set of objects, as in a real cluster.
+ * One resource as discovery describes it: group/version/kind, the plural used in URLs, scope and
+ * verbs. Objects are stored per group and plural (not per version), so a CRD served at several
+ * versions, or a built-in served at several versions, shares one set of objects, as in a real
+ * cluster.
  *
  * @param crdName name of the CustomResourceDefinition that declared this type, null for built-ins
- * @param stored false for "virtual" resources such as SelfSubjectAccessReview that are answered, not kept
+ * @param stored false for "virtual" resources such as SelfSubjectAccessReview that are answered,
+ *     not kept
  */
 public record ResourceType(
     String group,
@@ -29,8 +31,10 @@ public record ResourceType(
       List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
 
   /** Where the scale subresource finds replicas and selector; JSON paths relative to the object. */
-  public record Scale(String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
-    static final Scale WORKLOAD = new Scale(".spec.replicas", ".status.replicas", ".status.selector");
+  public record Scale(
+      String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {
+    static final Scale WORKLOAD =
+        new Scale(".spec.replicas", ".status.replicas", ".status.selector");
   }
 
   public ResourceType {
@@ -80,7 +84,18 @@ public record ResourceType(
 
   /** The same resource at another version (CRDs and multi-version built-ins). */
   ResourceType atVersion(String otherVersion) {
-    return new ResourceType(group, otherVersion, kind, plural, singular, namespaced, shortNames, categories,
-        statusSubresource, scale, stored, crdName);
+    return new ResourceType(
+        group,
+        otherVersion,
+        kind,
+        plural,
+        singular,
+        namespaced,
+        shortNames,
+        categories,
+        statusSubresource,
+        scale,
+        stored,
+        crdName);
   }
 }

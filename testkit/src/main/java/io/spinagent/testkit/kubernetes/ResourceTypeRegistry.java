@@ -12,12 +12,14 @@ import java.util.regex.Pattern;
 
 /**
  * Which resources exist right now: the built-ins plus whatever CustomResourceDefinitions have been
- * created. Discovery, OpenAPI, URL resolution and the store all ask this one registry, so a CRD appears
- * (and disappears) everywhere at the same moment.
+ * created. Discovery, OpenAPI, URL resolution and the store all ask this one registry, so a CRD
+ * appears (and disappears) everywhere at the same moment.
  */
 public final class ResourceTypeRegistry {
 
-  /** group -> version -> plural -> type; groups keep registration order, as discovery lists them. */
+  /**
+   * group -> version -> plural -> type; groups keep registration order, as discovery lists them.
+   */
   private final Map<String, Map<String, Map<String, ResourceType>>> groups = new LinkedHashMap<>();
 
   ResourceTypeRegistry() {
@@ -25,13 +27,17 @@ public final class ResourceTypeRegistry {
   }
 
   synchronized void register(ResourceType type) {
-    groups.computeIfAbsent(type.group(), g -> new TreeMap<>(VERSION_PRIORITY))
+    groups
+        .computeIfAbsent(type.group(), g -> new TreeMap<>(VERSION_PRIORITY))
         .computeIfAbsent(type.version(), v -> new TreeMap<>())
         .put(type.plural(), type);
   }
 
-  /** Registers the served versions of a CRD, replacing what an earlier revision of it registered. */
-  synchronized List<ResourceType> registerCustomResourceDefinition(String crdName, List<ResourceType> types) {
+  /**
+   * Registers the served versions of a CRD, replacing what an earlier revision of it registered.
+   */
+  synchronized List<ResourceType> registerCustomResourceDefinition(
+      String crdName, List<ResourceType> types) {
     unregisterCustomResourceDefinition(crdName);
     types.forEach(this::register);
     return types;
@@ -43,13 +49,16 @@ public final class ResourceTypeRegistry {
       var versions = groupIt.next().getValue();
       for (var versionIt = versions.entrySet().iterator(); versionIt.hasNext(); ) {
         var resources = versionIt.next().getValue();
-        resources.values().removeIf(type -> {
-          boolean match = crdName.equals(type.crdName());
-          if (match) {
-            removed.add(type);
-          }
-          return match;
-        });
+        resources
+            .values()
+            .removeIf(
+                type -> {
+                  boolean match = crdName.equals(type.crdName());
+                  if (match) {
+                    removed.add(type);
+                  }
+                  return match;
+                });
         if (resources.isEmpty()) {
           versionIt.remove();
         }
@@ -62,13 +71,17 @@ public final class ResourceTypeRegistry {
   }
 
   public synchronized Optional<ResourceType> find(String group, String version, String plural) {
-    return Optional.ofNullable(groups.getOrDefault(group, Map.of()).getOrDefault(version, Map.of()).get(plural));
+    return Optional.ofNullable(
+        groups.getOrDefault(group, Map.of()).getOrDefault(version, Map.of()).get(plural));
   }
 
-  /** Resolves an object's apiVersion and kind, as needed when a caller hands us a whole manifest. */
+  /**
+   * Resolves an object's apiVersion and kind, as needed when a caller hands us a whole manifest.
+   */
   public synchronized Optional<ResourceType> findByKind(String apiVersion, String kind) {
     String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
-    String version = apiVersion.contains("/") ? apiVersion.substring(apiVersion.indexOf('/') + 1) : apiVersion;
+    String version =
+        apiVersion.contains("/") ? apiVersion.substring(apiVersion.indexOf('/') + 1) : apiVersion;
     return groups.getOrDefault(group, Map.of()).getOrDefault(version, Map.of()).values().stream()
         .filter(type -> type.kind().equals(kind))
         .findFirst();
@@ -88,45 +101,51 @@ public final class ResourceTypeRegistry {
   }
 
   synchronized List<ResourceType> resources(String group, String version) {
-    return List.copyOf(groups.getOrDefault(group, Map.of()).getOrDefault(version, Map.of()).values());
+    return List.copyOf(
+        groups.getOrDefault(group, Map.of()).getOrDefault(version, Map.of()).values());
   }
 
   synchronized List<ResourceType> allTypes() {
     List<ResourceType> all = new ArrayList<>();
-    groups.values().forEach(versions -> versions.values().forEach(resources -> all.addAll(resources.values())));
+    groups
+        .values()
+        .forEach(
+            versions -> versions.values().forEach(resources -> all.addAll(resources.values())));
     return all;
   }
 
   private static final Pattern KUBE_VERSION = Pattern.compile("v(\\d+)(?:(alpha|beta)(\\d+))?");
 
   /**
-   * Kubernetes' version priority: GA before beta before alpha, higher numbers first, anything that does
-   * not look like a Kubernetes version last in alphabetical order. It picks the preferred version.
+   * Kubernetes' version priority: GA before beta before alpha, higher numbers first, anything that
+   * does not look like a Kubernetes version last in alphabetical order. It picks the preferred
+   * version.
    */
-  static final Comparator<String> VERSION_PRIORITY = (a, b) -> {
-    Matcher ma = KUBE_VERSION.matcher(a);
-    Matcher mb = KUBE_VERSION.matcher(b);
-    boolean ka = ma.matches();
-    boolean kb = mb.matches();
-    if (ka != kb) {
-      return ka ? -1 : 1;
-    }
-    if (!ka) {
-      return a.compareTo(b);
-    }
-    int stabilityA = stability(ma.group(2));
-    int stabilityB = stability(mb.group(2));
-    if (stabilityA != stabilityB) {
-      return Integer.compare(stabilityB, stabilityA);
-    }
-    int major = Integer.compare(Integer.parseInt(mb.group(1)), Integer.parseInt(ma.group(1)));
-    if (major != 0) {
-      return major;
-    }
-    int minorA = ma.group(3) == null ? 0 : Integer.parseInt(ma.group(3));
-    int minorB = mb.group(3) == null ? 0 : Integer.parseInt(mb.group(3));
-    return Integer.compare(minorB, minorA);
-  };
+  static final Comparator<String> VERSION_PRIORITY =
+      (a, b) -> {
+        Matcher ma = KUBE_VERSION.matcher(a);
+        Matcher mb = KUBE_VERSION.matcher(b);
+        boolean ka = ma.matches();
+        boolean kb = mb.matches();
+        if (ka != kb) {
+          return ka ? -1 : 1;
+        }
+        if (!ka) {
+          return a.compareTo(b);
+        }
+        int stabilityA = stability(ma.group(2));
+        int stabilityB = stability(mb.group(2));
+        if (stabilityA != stabilityB) {
+          return Integer.compare(stabilityB, stabilityA);
+        }
+        int major = Integer.compare(Integer.parseInt(mb.group(1)), Integer.parseInt(ma.group(1)));
+        if (major != 0) {
+          return major;
+        }
+        int minorA = ma.group(3) == null ? 0 : Integer.parseInt(ma.group(3));
+        int minorB = mb.group(3) == null ? 0 : Integer.parseInt(mb.group(3));
+        return Integer.compare(minorB, minorA);
+      };
 
   private static int stability(String qualifier) {
     if (qualifier == null) {

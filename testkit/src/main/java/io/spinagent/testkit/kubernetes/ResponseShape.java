@@ -10,11 +10,11 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The form a response takes, chosen from the Accept header the way a real API server does it:
- * whole objects; metadata only ({@code as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1}, which is how
- * the agent lists Secrets without ever receiving their data); or server-side tables
- * ({@code as=Table;g=meta.k8s.io;v=v1}, what kubectl's default printer asks for).
- * Protobuf is never produced: clients always offer JSON as an alternative.
+ * The form a response takes, chosen from the Accept header the way a real API server does it: whole
+ * objects; metadata only ({@code as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1}, which is how
+ * the agent lists Secrets without ever receiving their data); or server-side tables ({@code
+ * as=Table;g=meta.k8s.io;v=v1}, what kubectl's default printer asks for). Protobuf is never
+ * produced: clients always offer JSON as an alternative.
  */
 enum ResponseShape {
   FULL,
@@ -28,7 +28,9 @@ enum ResponseShape {
     for (String mediaRange : accept.split(",")) {
       String[] parts = mediaRange.split(";");
       String mediaType = parts[0].trim().toLowerCase(Locale.ROOT);
-      if (!mediaType.equals("application/json") && !mediaType.equals("*/*") && !mediaType.equals("application/*")) {
+      if (!mediaType.equals("application/json")
+          && !mediaType.equals("*/*")
+          && !mediaType.equals("application/*")) {
         continue;
       }
       String as = null;
@@ -44,7 +46,8 @@ enum ResponseShape {
       if (as == null) {
         return FULL;
       }
-      if ("meta.k8s.io".equals(group) && ("PartialObjectMetadata".equals(as) || "PartialObjectMetadataList".equals(as))) {
+      if ("meta.k8s.io".equals(group)
+          && ("PartialObjectMetadata".equals(as) || "PartialObjectMetadataList".equals(as))) {
         return METADATA;
       }
       if ("meta.k8s.io".equals(group) && "Table".equals(as)) {
@@ -112,7 +115,8 @@ enum ResponseShape {
 
   static ObjectNode full(StoredObject object, ResourceType requested) {
     ObjectNode tree = object.tree();
-    // Versions of one resource share storage; the client gets the version it asked for (None conversion).
+    // Versions of one resource share storage; the client gets the version it asked for (None
+    // conversion).
     if (tree.has("apiVersion")) {
       tree.put("apiVersion", requested.apiVersion());
     }
@@ -129,18 +133,33 @@ enum ResponseShape {
     return partial;
   }
 
-  private static ObjectNode table(ResourceType requested, List<StoredObject> objects, ObjectNode listMeta,
+  private static ObjectNode table(
+      ResourceType requested,
+      List<StoredObject> objects,
+      ObjectNode listMeta,
       String includeObject) {
     ObjectNode table = Json.object();
     table.put("apiVersion", "meta.k8s.io/v1");
     table.put("kind", "Table");
     table.set("metadata", listMeta == null ? Json.object() : listMeta);
     ArrayNode columns = table.putArray("columnDefinitions");
-    columns.addObject().put("name", "Name").put("type", "string").put("format", "name")
-        .put("description", "Name must be unique within a namespace.").put("priority", 0);
-    columns.addObject().put("name", "Age").put("type", "string").put("format", "")
-        .put("description", "CreationTimestamp is a timestamp representing the server time when this object was "
-            + "created.").put("priority", 0);
+    columns
+        .addObject()
+        .put("name", "Name")
+        .put("type", "string")
+        .put("format", "name")
+        .put("description", "Name must be unique within a namespace.")
+        .put("priority", 0);
+    columns
+        .addObject()
+        .put("name", "Age")
+        .put("type", "string")
+        .put("format", "")
+        .put(
+            "description",
+            "CreationTimestamp is a timestamp representing the server time when this object was "
+                + "created.")
+        .put("priority", 0);
     ArrayNode rows = table.putArray("rows");
     for (StoredObject object : objects) {
       ObjectNode tree = object.tree();

@@ -6,8 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code /scale} subresource: presents an object as an {@code autoscaling/v1 Scale} and writes a
- * Scale's {@code spec.replicas} back into the object. {@code kubectl scale} patches this subresource.
+ * The {@code /scale} subresource: presents an object as an {@code autoscaling/v1 Scale} and writes
+ * a Scale's {@code spec.replicas} back into the object. {@code kubectl scale} patches this
+ * subresource.
  */
 final class ScaleSubresource {
 
@@ -20,7 +21,8 @@ final class ScaleSubresource {
     scale.put("apiVersion", "autoscaling/v1");
     ObjectNode metadata = scale.putObject("metadata");
     JsonNode source = object.path("metadata");
-    for (String field : new String[] {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+    for (String field :
+        new String[] {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
       if (source.hasNonNull(field)) {
         metadata.set(field, source.get(field));
       }
@@ -30,19 +32,25 @@ final class ScaleSubresource {
     ObjectNode status = scale.putObject("status");
     JsonNode statusReplicas = at(object, paths.statusReplicasPath());
     status.put("replicas", statusReplicas == null ? 0 : statusReplicas.asInt());
-    String selector = type.crdName() == null ? selectorOf(object) : textAt(object, paths.labelSelectorPath());
+    String selector =
+        type.crdName() == null ? selectorOf(object) : textAt(object, paths.labelSelectorPath());
     if (selector != null && !selector.isEmpty()) {
       status.put("selector", selector);
     }
     return scale;
   }
 
-  /** Writes the Scale's replicas into the object; a resourceVersion on the Scale becomes a precondition. */
+  /**
+   * Writes the Scale's replicas into the object; a resourceVersion on the Scale becomes a
+   * precondition.
+   */
   static ObjectNode applyScale(ResourceType type, ObjectNode object, ObjectNode scale) {
     ResourceType.Scale paths = requireScale(type);
     JsonNode replicas = scale.path("spec").get("replicas");
     if (replicas == null || !replicas.canConvertToInt() || replicas.asInt() < 0) {
-      throw ApiError.invalid(type, Json.text(object, "metadata.name"),
+      throw ApiError.invalid(
+          type,
+          Json.text(object, "metadata.name"),
           "spec.replicas: Invalid value: must be a non-negative integer");
     }
     set(object, paths.specReplicasPath(), replicas.asInt());
@@ -60,12 +68,18 @@ final class ScaleSubresource {
     return type.scale();
   }
 
-  /** The label selector string of a built-in workload's spec.selector (matchLabels and matchExpressions). */
+  /**
+   * The label selector string of a built-in workload's spec.selector (matchLabels and
+   * matchExpressions).
+   */
   private static String selectorOf(ObjectNode object) {
     JsonNode selector = object.path("spec").path("selector");
     List<String> parts = new ArrayList<>();
     if (selector.has("matchLabels")) {
-      selector.get("matchLabels").fields().forEachRemaining(e -> parts.add(e.getKey() + "=" + e.getValue().asText()));
+      selector
+          .get("matchLabels")
+          .fields()
+          .forEachRemaining(e -> parts.add(e.getKey() + "=" + e.getValue().asText()));
     } else if (selector.isObject() && !selector.has("matchExpressions")) {
       // ReplicationController: spec.selector is a plain map.
       selector.fields().forEachRemaining(e -> parts.add(e.getKey() + "=" + e.getValue().asText()));
@@ -80,7 +94,7 @@ final class ScaleSubresource {
         case "NotIn" -> parts.add(key + " notin (" + String.join(",", values) + ")");
         case "Exists" -> parts.add(key);
         case "DoesNotExist" -> parts.add("!" + key);
-        default -> { }
+        default -> {}
       }
     }
     return String.join(",", parts);

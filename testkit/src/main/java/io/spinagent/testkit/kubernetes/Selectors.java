@@ -12,10 +12,11 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Parses {@code labelSelector} and {@code fieldSelector} into fabric8 attribute requirements and matches
- * stored objects against them. Parsing is ours because fabric8's own parser knows neither {@code in} nor
- * {@code notin}; matching is fabric8's {@link AttributeSet}, whose EXISTS/NOT_EXISTS/IN/NOT_IN/WITHOUT
- * rules are Kubernetes' (an object without the label satisfies {@code !=} and {@code notin}).
+ * Parses {@code labelSelector} and {@code fieldSelector} into fabric8 attribute requirements and
+ * matches stored objects against them. Parsing is ours because fabric8's own parser knows neither
+ * {@code in} nor {@code notin}; matching is fabric8's {@link AttributeSet}, whose
+ * EXISTS/NOT_EXISTS/IN/NOT_IN/WITHOUT rules are Kubernetes' (an object without the label satisfies
+ * {@code !=} and {@code notin}).
  *
  * <p>Each requirement is kept as its own attribute set because an {@link AttributeSet} holds one
  * attribute per key, while a selector may constrain one key twice ({@code env,env!=prod}).
@@ -24,13 +25,16 @@ final class Selectors {
 
   /** fabric8's prefix for label attributes (see KubernetesAttributesExtractor). */
   static final String LABEL_PREFIX = "labels:";
+
   /** Our prefix for field attributes other than metadata.name/metadata.namespace. */
   static final String FIELD_PREFIX = "field:";
 
   static final Selector EVERYTHING = new Selector(List.of(), List.of());
 
-  private static final Pattern EQUALITY = Pattern.compile("^([^\\s!=<>(),]+)\\s*(==|=|!=)\\s*([^\\s,()]*)$");
-  private static final Pattern SET = Pattern.compile("^([^\\s!=<>(),]+)\\s+(in|notin)\\s*\\((.*)\\)$");
+  private static final Pattern EQUALITY =
+      Pattern.compile("^([^\\s!=<>(),]+)\\s*(==|=|!=)\\s*([^\\s,()]*)$");
+  private static final Pattern SET =
+      Pattern.compile("^([^\\s!=<>(),]+)\\s+(in|notin)\\s*\\((.*)\\)$");
   private static final Pattern EXISTS = Pattern.compile("^(!?)\\s*([^\\s!=<>(),]+)$");
 
   private Selectors() {}
@@ -64,32 +68,42 @@ final class Selectors {
   /** The requirement a single-object watch ({@code .../pods/{name}?watch=true}) implies. */
   static Selector nameIs(String name) {
     return new Selector(
-        List.of(new AttributeSet(new Attribute(KubernetesAttributesExtractor.METADATA_NAME, name))), List.of());
+        List.of(new AttributeSet(new Attribute(KubernetesAttributesExtractor.METADATA_NAME, name))),
+        List.of());
   }
 
   private static Attribute parseLabelRequirement(String requirement) {
     Matcher set = SET.matcher(requirement);
     if (set.matches()) {
-      List<String> values = Arrays.stream(set.group(3).split(",")).map(String::trim).filter(v -> !v.isEmpty())
-          .toList();
+      List<String> values =
+          Arrays.stream(set.group(3).split(","))
+              .map(String::trim)
+              .filter(v -> !v.isEmpty())
+              .toList();
       if (values.isEmpty()) {
-        throw ApiError.badRequest("unable to parse requirement: for 'in', 'notin' operators, values set can't be empty");
+        throw ApiError.badRequest(
+            "unable to parse requirement: for 'in', 'notin' operators, values set can't be empty");
       }
       AttributeType type = "in".equals(set.group(2)) ? AttributeType.IN : AttributeType.NOT_IN;
       return new Attribute(LABEL_PREFIX + set.group(1), values, type);
     }
     Matcher equality = EQUALITY.matcher(requirement);
     if (equality.matches()) {
-      AttributeType type = "!=".equals(equality.group(2)) ? AttributeType.WITHOUT : AttributeType.WITH;
+      AttributeType type =
+          "!=".equals(equality.group(2)) ? AttributeType.WITHOUT : AttributeType.WITH;
       return new Attribute(LABEL_PREFIX + equality.group(1), equality.group(3), type);
     }
     Matcher exists = EXISTS.matcher(requirement);
     if (exists.matches()) {
-      AttributeType type = exists.group(1).isEmpty() ? AttributeType.EXISTS : AttributeType.NOT_EXISTS;
+      AttributeType type =
+          exists.group(1).isEmpty() ? AttributeType.EXISTS : AttributeType.NOT_EXISTS;
       return new Attribute(LABEL_PREFIX + exists.group(2), "", type);
     }
-    throw ApiError.badRequest("unable to parse requirement: '" + requirement + "' (supported: =, ==, !=, in, notin, "
-        + "exists, !exists)");
+    throw ApiError.badRequest(
+        "unable to parse requirement: '"
+            + requirement
+            + "' (supported: =, ==, !=, in, notin, "
+            + "exists, !exists)");
   }
 
   private static String attributeKeyForField(String field) {

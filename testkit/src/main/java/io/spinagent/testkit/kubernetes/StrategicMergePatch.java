@@ -12,34 +12,36 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Strategic merge patch without schemas. A real API server knows, from Go struct tags, which lists merge
- * by which key; we do not have those schemas, so this uses the merge keys of the Kubernetes types that
- * matter in practice (containers by name, ports by containerPort/port, env by name, volumes by name,
- * ...) and treats every other list as "replace", exactly like a list without a patch strategy.
- * The directives kubectl emits are honoured: {@code $patch} (replace/delete/merge),
+ * Strategic merge patch without schemas. A real API server knows, from Go struct tags, which lists
+ * merge by which key; we do not have those schemas, so this uses the merge keys of the Kubernetes
+ * types that matter in practice (containers by name, ports by containerPort/port, env by name,
+ * volumes by name, ...) and treats every other list as "replace", exactly like a list without a
+ * patch strategy. The directives kubectl emits are honoured: {@code $patch} (replace/delete/merge),
  * {@code $setElementOrder/<list>}, {@code $deleteFromPrimitiveList/<list>} and {@code $retainKeys}.
  *
- * <p>Known gap: a custom resource's lists are merged by these names too, where a real server (which has
- * no strategic merge for CRDs at all) answers 415; kubectl never sends strategic patches for CRDs.
+ * <p>Known gap: a custom resource's lists are merged by these names too, where a real server (which
+ * has no strategic merge for CRDs at all) answers 415; kubectl never sends strategic patches for
+ * CRDs.
  */
 final class StrategicMergePatch {
 
   /** Field name of a list -> candidate merge keys, first one present in the elements wins. */
-  private static final Map<String, List<String>> MERGE_KEYS = Map.ofEntries(
-      Map.entry("containers", List.of("name")),
-      Map.entry("initContainers", List.of("name")),
-      Map.entry("ephemeralContainers", List.of("name")),
-      Map.entry("volumes", List.of("name")),
-      Map.entry("env", List.of("name")),
-      Map.entry("volumeMounts", List.of("mountPath")),
-      Map.entry("volumeDevices", List.of("devicePath")),
-      Map.entry("imagePullSecrets", List.of("name")),
-      Map.entry("ports", List.of("containerPort", "port")),
-      Map.entry("hostAliases", List.of("ip")),
-      Map.entry("conditions", List.of("type")),
-      Map.entry("ownerReferences", List.of("uid")),
-      Map.entry("topologySpreadConstraints", List.of("topologyKey")),
-      Map.entry("resourceClaims", List.of("name")));
+  private static final Map<String, List<String>> MERGE_KEYS =
+      Map.ofEntries(
+          Map.entry("containers", List.of("name")),
+          Map.entry("initContainers", List.of("name")),
+          Map.entry("ephemeralContainers", List.of("name")),
+          Map.entry("volumes", List.of("name")),
+          Map.entry("env", List.of("name")),
+          Map.entry("volumeMounts", List.of("mountPath")),
+          Map.entry("volumeDevices", List.of("devicePath")),
+          Map.entry("imagePullSecrets", List.of("name")),
+          Map.entry("ports", List.of("containerPort", "port")),
+          Map.entry("hostAliases", List.of("ip")),
+          Map.entry("conditions", List.of("type")),
+          Map.entry("ownerReferences", List.of("uid")),
+          Map.entry("topologySpreadConstraints", List.of("topologyKey")),
+          Map.entry("resourceClaims", List.of("name")));
 
   /** Lists of scalars whose patch strategy is "merge" (union) rather than replace. */
   private static final Set<String> MERGED_PRIMITIVE_LISTS = Set.of("finalizers");
@@ -87,8 +89,10 @@ final class StrategicMergePatch {
         result.remove(name);
       } else if (value.isObject()) {
         JsonNode existing = result.get(name);
-        JsonNode merged = mergeObject(existing != null && existing.isObject() ? (ObjectNode) existing : null,
-            (ObjectNode) value);
+        JsonNode merged =
+            mergeObject(
+                existing != null && existing.isObject() ? (ObjectNode) existing : null,
+                (ObjectNode) value);
         if (merged == null) {
           result.remove(name);
         } else {
@@ -107,11 +111,12 @@ final class StrategicMergePatch {
         Set<JsonNode> remove = new HashSet<>();
         deletion.getValue().forEach(remove::add);
         ArrayNode kept = JsonNodeFactory.instance.arrayNode();
-        existing.forEach(element -> {
-          if (!remove.contains(element)) {
-            kept.add(element);
-          }
-        });
+        existing.forEach(
+            element -> {
+              if (!remove.contains(element)) {
+                kept.add(element);
+              }
+            });
         result.set(list, kept);
       }
     }
@@ -133,13 +138,16 @@ final class StrategicMergePatch {
 
   private static JsonNode mergeList(String field, JsonNode existing, ArrayNode patch) {
     for (JsonNode element : patch) {
-      if (element.isObject() && "replace".equals(element.path(PATCH).asText()) && element.size() == 1) {
+      if (element.isObject()
+          && "replace".equals(element.path(PATCH).asText())
+          && element.size() == 1) {
         ArrayNode replaced = JsonNodeFactory.instance.arrayNode();
-        patch.forEach(e -> {
-          if (e != element) {
-            replaced.add(stripDirectives(e));
-          }
-        });
+        patch.forEach(
+            e -> {
+              if (e != element) {
+                replaced.add(stripDirectives(e));
+              }
+            });
         return replaced;
       }
     }
@@ -149,17 +157,20 @@ final class StrategicMergePatch {
         ArrayNode union = ((ArrayNode) existing).deepCopy();
         Set<JsonNode> present = new HashSet<>();
         union.forEach(present::add);
-        patch.forEach(element -> {
-          if (present.add(element)) {
-            union.add(element.deepCopy());
-          }
-        });
+        patch.forEach(
+            element -> {
+              if (present.add(element)) {
+                union.add(element.deepCopy());
+              }
+            });
         return union;
       }
       return stripDirectives(patch);
     }
-    ArrayNode result = existing != null && existing.isArray()
-        ? ((ArrayNode) existing).deepCopy() : JsonNodeFactory.instance.arrayNode();
+    ArrayNode result =
+        existing != null && existing.isArray()
+            ? ((ArrayNode) existing).deepCopy()
+            : JsonNodeFactory.instance.arrayNode();
     for (JsonNode element : patch) {
       JsonNode keyValue = element.get(mergeKey);
       int index = indexOf(result, mergeKey, keyValue);
@@ -212,19 +223,25 @@ final class StrategicMergePatch {
     return -1;
   }
 
-  /** Orders a list as {@code $setElementOrder} says; elements it does not mention keep their order after. */
+  /**
+   * Orders a list as {@code $setElementOrder} says; elements it does not mention keep their order
+   * after.
+   */
   private static ArrayNode reorder(String field, ArrayNode list, JsonNode order) {
     List<JsonNode> remaining = new ArrayList<>();
     list.forEach(remaining::add);
     ArrayNode result = JsonNodeFactory.instance.arrayNode();
-    String mergeKey = order.isArray() && order.size() > 0 && order.get(0).isObject()
-        ? mergeKey(field, (ArrayNode) order) : null;
+    String mergeKey =
+        order.isArray() && order.size() > 0 && order.get(0).isObject()
+            ? mergeKey(field, (ArrayNode) order)
+            : null;
     for (JsonNode wanted : order) {
       for (Iterator<JsonNode> it = remaining.iterator(); it.hasNext(); ) {
         JsonNode element = it.next();
-        boolean same = mergeKey != null
-            ? element.isObject() && wanted.get(mergeKey).equals(element.get(mergeKey))
-            : element.equals(wanted);
+        boolean same =
+            mergeKey != null
+                ? element.isObject() && wanted.get(mergeKey).equals(element.get(mergeKey))
+                : element.equals(wanted);
         if (same) {
           result.add(element);
           it.remove();
@@ -239,13 +256,17 @@ final class StrategicMergePatch {
   private static JsonNode stripDirectives(JsonNode node) {
     if (node.isObject()) {
       ObjectNode copy = Json.object();
-      node.fields().forEachRemaining(field -> {
-        String name = field.getKey();
-        if (!name.equals(PATCH) && !name.equals(RETAIN_KEYS) && !name.startsWith(SET_ORDER)
-            && !name.startsWith(DELETE_FROM)) {
-          copy.set(name, stripDirectives(field.getValue()));
-        }
-      });
+      node.fields()
+          .forEachRemaining(
+              field -> {
+                String name = field.getKey();
+                if (!name.equals(PATCH)
+                    && !name.equals(RETAIN_KEYS)
+                    && !name.startsWith(SET_ORDER)
+                    && !name.startsWith(DELETE_FROM)) {
+                  copy.set(name, stripDirectives(field.getValue()));
+                }
+              });
       return copy;
     }
     if (node.isArray()) {

@@ -11,17 +11,21 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The event history and the live watchers. It keeps a bounded window of committed changes; a watch may
- * resume from any resourceVersion inside the window (it gets exactly the events after it), and a watch
- * or continue token from before the window gets 410 Expired, like a real API server whose etcd has
- * compacted. {@link #compact(long)} empties the window on demand so tests can provoke that.
+ * The event history and the live watchers. It keeps a bounded window of committed changes; a watch
+ * may resume from any resourceVersion inside the window (it gets exactly the events after it), and
+ * a watch or continue token from before the window gets 410 Expired, like a real API server whose
+ * etcd has compacted. {@link #compact(long)} empties the window on demand so tests can provoke
+ * that.
  *
- * <p>Publication happens while the store holds its write lock and subscription while it holds its read
- * lock, so no change can slip between a watcher's backlog and its live feed.
+ * <p>Publication happens while the store holds its write lock and subscription while it holds its
+ * read lock, so no change can slip between a watcher's backlog and its live feed.
  */
 final class WatchHub {
 
-  /** Events a watcher could not take because it was too slow: beyond this it is cut off, as kube does. */
+  /**
+   * Events a watcher could not take because it was too slow: beyond this it is cut off, as kube
+   * does.
+   */
   private static final int MAX_QUEUED = 100_000;
 
   private final int historyLimit;
@@ -63,7 +67,8 @@ final class WatchHub {
   /** Throws 410 Expired unless every event after {@code resourceVersion} is still in the window. */
   synchronized void requireInWindow(long resourceVersion) {
     if (resourceVersion < compactedThrough) {
-      throw ApiError.expired("too old resource version: " + resourceVersion + " (" + compactedThrough + ")");
+      throw ApiError.expired(
+          "too old resource version: " + resourceVersion + " (" + compactedThrough + ")");
     }
   }
 
@@ -80,10 +85,11 @@ final class WatchHub {
   }
 
   /**
-   * Registers a watcher that first receives {@code initial} (synthetic ADDED events), then every event
-   * after {@code fromResourceVersion} still in history, then live events.
+   * Registers a watcher that first receives {@code initial} (synthetic ADDED events), then every
+   * event after {@code fromResourceVersion} still in history, then live events.
    */
-  synchronized Subscription subscribe(WatchFilter filter, long fromResourceVersion, List<Delivery> initial) {
+  synchronized Subscription subscribe(
+      WatchFilter filter, long fromResourceVersion, List<Delivery> initial) {
     List<WatchEvent> backlog = eventsAfter(fromResourceVersion);
     Subscription subscription = new Subscription(filter, fromResourceVersion);
     initial.forEach(subscription.queue::add);
@@ -137,7 +143,10 @@ final class WatchHub {
       queue.add(delivery);
     }
 
-    /** Next delivery, null on timeout; {@link #isClosed()} tells a closed subscription from a quiet one. */
+    /**
+     * Next delivery, null on timeout; {@link #isClosed()} tells a closed subscription from a quiet
+     * one.
+     */
     Delivery poll(long timeoutMillis) throws InterruptedException {
       if (closed && queue.isEmpty()) {
         return null;
@@ -159,8 +168,9 @@ final class WatchHub {
     }
 
     /**
-     * The resourceVersion a BOOKMARK may carry now: when nothing is queued for this watcher, it has seen
-     * every event up to the last one published anywhere, so that version is safe to resume from.
+     * The resourceVersion a BOOKMARK may carry now: when nothing is queued for this watcher, it has
+     * seen every event up to the last one published anywhere, so that version is safe to resume
+     * from.
      */
     long bookmarkVersion() {
       synchronized (WatchHub.this) {

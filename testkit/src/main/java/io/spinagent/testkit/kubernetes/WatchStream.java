@@ -7,10 +7,10 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Writes one watch to its HTTP response: a chunked stream of newline-delimited JSON WatchEvents, flushed
- * one by one, until the client's {@code timeoutSeconds} (or the server's default) elapses, the client
- * goes away, or the server stops. Sends BOOKMARK events periodically when the client allowed them, and
- * the "initial-events-end" bookmark of a {@code sendInitialEvents} watch.
+ * Writes one watch to its HTTP response: a chunked stream of newline-delimited JSON WatchEvents,
+ * flushed one by one, until the client's {@code timeoutSeconds} (or the server's default) elapses,
+ * the client goes away, or the server stops. Sends BOOKMARK events periodically when the client
+ * allowed them, and the "initial-events-end" bookmark of a {@code sendInitialEvents} watch.
  */
 final class WatchStream {
 
@@ -23,8 +23,15 @@ final class WatchStream {
   private final long bookmarkIntervalMillis;
   private final boolean sendInitialEventsEnd;
 
-  WatchStream(ApiExchange exchange, ResourceType type, ResponseShape shape, String includeObject,
-      long timeoutMillis, boolean bookmarks, long bookmarkIntervalMillis, boolean sendInitialEventsEnd) {
+  WatchStream(
+      ApiExchange exchange,
+      ResourceType type,
+      ResponseShape shape,
+      String includeObject,
+      long timeoutMillis,
+      boolean bookmarks,
+      long bookmarkIntervalMillis,
+      boolean sendInitialEventsEnd) {
     this.exchange = exchange;
     this.type = type;
     this.shape = shape;

@@ -19,11 +19,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A TCP proxy on a free loopback port, for tests that need a network that fails: every connection
  * to {@link #port()} is forwarded to the target, and the test can {@linkplain #cut() reset} the
  * connections, {@linkplain #stall() stop forwarding} without closing anything (a half-open or
- * black-holed connection, as after a NAT or load balancer drops its state), or
- * {@linkplain #refuse(boolean) refuse} new connections.
+ * black-holed connection, as after a NAT or load balancer drops its state), or {@linkplain
+ * #refuse(boolean) refuse} new connections.
  *
- * <p>Plain blocking sockets, two daemon threads per connection. {@link #close()} closes every socket
- * and waits for the threads.
+ * <p>Plain blocking sockets, two daemon threads per connection. {@link #close()} closes every
+ * socket and waits for the threads.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -70,8 +70,9 @@ public final class TcpProxy implements AutoCloseable {
   }
 
   /**
-   * Sends new connections to {@code targetHost:targetPort} from now on (e.g. another server replica,
-   * as a load balancer would after the first one went away); open connections keep their target.
+   * Sends new connections to {@code targetHost:targetPort} from now on (e.g. another server
+   * replica, as a load balancer would after the first one went away); open connections keep their
+   * target.
    */
   public void retarget(String targetHost, int targetPort) {
     target = new InetSocketAddress(targetHost, targetPort);
@@ -99,7 +100,8 @@ public final class TcpProxy implements AutoCloseable {
 
   /**
    * Stops forwarding bytes in both directions on every connection, open or new, without closing
-   * any: each side sees a connection that accepts writes (until its buffers fill) and never answers.
+   * any: each side sees a connection that accepts writes (until its buffers fill) and never
+   * answers.
    */
   public void stall() {
     stalled = true;
@@ -238,8 +240,10 @@ public final class TcpProxy implements AutoCloseable {
     }
 
     void start() {
-      Thread toTarget = new Thread(() -> pump(this, client, upstream), "tcp-proxy-up-" + client.getPort());
-      Thread toClient = new Thread(() -> pump(this, upstream, client), "tcp-proxy-down-" + client.getPort());
+      Thread toTarget =
+          new Thread(() -> pump(this, client, upstream), "tcp-proxy-up-" + client.getPort());
+      Thread toClient =
+          new Thread(() -> pump(this, upstream, client), "tcp-proxy-down-" + client.getPort());
       toTarget.setDaemon(true);
       toClient.setDaemon(true);
       synchronized (threads) {

@@ -64,7 +64,8 @@ public final class TestPki {
       X500Name subject = new X500Name("CN=" + name);
       X509v3CertificateBuilder builder = builder(subject, subject, keys);
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(true));
-      builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+      builder.addExtension(
+          Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       return new TestPki(name, keys, sign(builder, keys));
     } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("Cannot create test CA " + name, e);
@@ -85,13 +86,15 @@ public final class TestPki {
       KeyStore trustStore = KeyStore.getInstance("PKCS12");
       trustStore.load(null, null);
       trustStore.setCertificateEntry("ca", caCertificate);
-      TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      TrustManagerFactory trust =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
       trust.init(trustStore);
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(null, trust.getTrustManagers(), null);
       return context;
     } catch (GeneralSecurityException | IOException e) {
-      throw new IllegalStateException("Cannot build a client TLS context trusting test CA " + name, e);
+      throw new IllegalStateException(
+          "Cannot build a client TLS context trusting test CA " + name, e);
     }
   }
 
@@ -110,9 +113,13 @@ public final class TestPki {
       if (host.equals("localhost") || host.equals("127.0.0.1") || host.equals("::1")) {
         continue;
       }
-      names.add(new GeneralName(isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host));
+      names.add(
+          new GeneralName(isIpAddress(host) ? GeneralName.iPAddress : GeneralName.dNSName, host));
     }
-    return issue("CN=" + commonName, KeyPurposeId.id_kp_serverAuth, new GeneralNames(names.toArray(GeneralName[]::new)));
+    return issue(
+        "CN=" + commonName,
+        KeyPurposeId.id_kp_serverAuth,
+        new GeneralNames(names.toArray(GeneralName[]::new)));
   }
 
   /**
@@ -128,13 +135,20 @@ public final class TestPki {
       KeyPair keys = newKeyPair();
       // Through X500Principal, so the encoded order is the one that prints back as `subject`.
       X500Name subjectName = X500Name.getInstance(new X500Principal(subject).getEncoded());
-      X500Name issuerName = X500Name.getInstance(caCertificate.getSubjectX500Principal().getEncoded());
+      X500Name issuerName =
+          X500Name.getInstance(caCertificate.getSubjectX500Principal().getEncoded());
       X509v3CertificateBuilder builder = builder(issuerName, subjectName, keys);
       JcaX509ExtensionUtils extensions = new JcaX509ExtensionUtils();
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
-      builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
+      builder.addExtension(
+          Extension.keyUsage,
+          true,
+          new KeyUsage(KeyUsage.digitalSignature | KeyUsage.keyEncipherment));
       builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
-      builder.addExtension(Extension.authorityKeyIdentifier, false, extensions.createAuthorityKeyIdentifier(caCertificate));
+      builder.addExtension(
+          Extension.authorityKeyIdentifier,
+          false,
+          extensions.createAuthorityKeyIdentifier(caCertificate));
       if (altNames != null) {
         builder.addExtension(Extension.subjectAlternativeName, false, altNames);
       }
@@ -147,7 +161,10 @@ public final class TestPki {
   /** An issued certificate with its private key. */
   public record Issued(X509Certificate certificate, KeyPair keys, X509Certificate issuer) {
 
-    /** Writes {@code <prefix>.crt} (leaf then CA) and {@code <prefix>.key} (PKCS#8) into {@code dir}. */
+    /**
+     * Writes {@code <prefix>.crt} (leaf then CA) and {@code <prefix>.key} (PKCS#8) into {@code
+     * dir}.
+     */
     public PemFiles written(Path dir, String prefix) {
       Path chain = write(dir.resolve(prefix + ".crt"), pem(certificate) + pem(issuer));
       Path key = write(dir.resolve(prefix + ".key"), pemPrivateKey(keys));
@@ -162,14 +179,17 @@ public final class TestPki {
       try {
         KeyStore keyStore = KeyStore.getInstance("PKCS12");
         keyStore.load(null, null);
-        keyStore.setKeyEntry("server", keys.getPrivate(), password, new Certificate[] {certificate, issuer});
-        KeyManagerFactory keyManagers = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
+        keyStore.setKeyEntry(
+            "server", keys.getPrivate(), password, new Certificate[] {certificate, issuer});
+        KeyManagerFactory keyManagers =
+            KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keyManagers.init(keyStore, password);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(keyManagers.getKeyManagers(), null, null);
         return context;
       } catch (GeneralSecurityException | IOException e) {
-        throw new IllegalStateException("Cannot build a server TLS context for " + certificate.getSubjectX500Principal(), e);
+        throw new IllegalStateException(
+            "Cannot build a server TLS context for " + certificate.getSubjectX500Principal(), e);
       }
     }
   }
@@ -185,10 +205,13 @@ public final class TestPki {
         keys.getPublic());
   }
 
-  private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer) throws GeneralSecurityException {
+  private static X509Certificate sign(X509v3CertificateBuilder builder, KeyPair signer)
+      throws GeneralSecurityException {
     try {
       return new JcaX509CertificateConverter()
-          .getCertificate(builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
+          .getCertificate(
+              builder.build(
+                  new JcaContentSignerBuilder("SHA256withECDSA").build(signer.getPrivate())));
     } catch (org.bouncycastle.operator.OperatorCreationException e) {
       throw new GeneralSecurityException(e);
     }

@@ -13,9 +13,9 @@ import java.util.TreeMap;
 
 /**
  * Everything Clouddriver's caching agent would write for one complete listing of an account: the
- * infrastructure records of the cached objects and the merged application and cluster records —
- * the content of a full resync. (Clouddriver writes these authoritatively: relationships only in
- * the bodies, no {@code _rel} rows.)
+ * infrastructure records of the cached objects and the merged application and cluster records — the
+ * content of a full resync. (Clouddriver writes these authoritatively: relationships only in the
+ * bodies, no {@code _rel} rows.)
  */
 public final class AccountSnapshot {
 

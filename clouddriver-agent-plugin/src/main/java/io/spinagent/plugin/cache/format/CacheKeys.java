@@ -72,10 +72,12 @@ public final class CacheKeys {
     }
     if (LOGICAL.equals(parts[1])) {
       if (CacheTypes.APPLICATIONS.equals(parts[2]) && parts.length == 4) {
-        return Optional.of(new ParsedKey(key, CacheTypes.APPLICATIONS, null, null, parts[3], parts[3]));
+        return Optional.of(
+            new ParsedKey(key, CacheTypes.APPLICATIONS, null, null, parts[3], parts[3]));
       }
       if (CacheTypes.CLUSTERS.equals(parts[2]) && parts.length == 6) {
-        return Optional.of(new ParsedKey(key, CacheTypes.CLUSTERS, parts[3], null, parts[5], parts[4]));
+        return Optional.of(
+            new ParsedKey(key, CacheTypes.CLUSTERS, parts[3], null, parts[5], parts[4]));
       }
     }
     return Optional.empty();

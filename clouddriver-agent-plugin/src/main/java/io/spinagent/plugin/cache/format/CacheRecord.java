@@ -21,8 +21,8 @@ import java.util.TreeSet;
 
 /**
  * One cache entry as Clouddriver's {@code DefaultCacheData} holds it: id (the key), type (the
- * table), attributes, relationships (group → keys) and ttlSeconds. Relationship groups and keys
- * are kept sorted so that equal records serialize to equal bodies.
+ * table), attributes, relationships (group → keys) and ttlSeconds. Relationship groups and keys are
+ * kept sorted so that equal records serialize to equal bodies.
  *
  * <p>Body: {@code {"id":…,"ttlSeconds":…,"attributes":{…},"relationships":{…}}} — the field order
  * of {@code DefaultCacheData}; for a positive ttl {@code attributes.cacheExpiry} (epoch ms, now +

@@ -149,7 +149,8 @@ public final class CacheTypes {
     SPINNAKER_KINDS.put(SERVICE, SpinnakerKind.LOAD_BALANCERS);
     SPINNAKER_KINDS.put(INGRESS, SpinnakerKind.LOAD_BALANCERS);
     SPINNAKER_KINDS.put(NETWORK_POLICY, SpinnakerKind.SECURITY_GROUPS);
-    for (String t : new String[] {CONFIG_MAP, SECRET, "persistentVolume", "persistentVolumeClaim"}) {
+    for (String t :
+        new String[] {CONFIG_MAP, SECRET, "persistentVolume", "persistentVolumeClaim"}) {
       SPINNAKER_KINDS.put(t, SpinnakerKind.CONFIGS);
     }
   }
@@ -224,7 +225,10 @@ public final class CacheTypes {
   private static final Pattern SANITIZE = Pattern.compile("[^A-Za-z0-9_]");
   private static final String TABLE_PREFIX = "cats_v1_";
 
-  /** Resource table of a type, e.g. {@code cats_v1_replicaSet} ({@code sql.table-namespace} optional). */
+  /**
+   * Resource table of a type, e.g. {@code cats_v1_replicaSet} ({@code sql.table-namespace}
+   * optional).
+   */
   public static String resourceTable(String type, String tableNamespace, int maxTableNameLength) {
     return tableName(sanitize(type), "", tableNamespace, maxTableNameLength);
   }
@@ -270,7 +274,8 @@ public final class CacheTypes {
 
   /**
    * The value cats-sql stores in the {@code agent} column (and in {@code rel_agent}): unchanged if
-   * it fits, otherwise cut and completed with murmur3_128 hex digits ({@code SqlNames.checkAgentName}).
+   * it fits, otherwise cut and completed with murmur3_128 hex digits ({@code
+   * SqlNames.checkAgentName}).
    */
   public static String agentColumn(String agent, int maxAgentLength) {
     if (agent == null || agent.length() <= maxAgentLength) {

@@ -13,7 +13,9 @@ import java.util.Set;
  * @param cachedTypes the cache types cached for the account; null means every kind
  */
 public record FormatOptions(
-    boolean onlySpinnakerManaged, boolean cacheAllApplicationRelationships, Set<String> cachedTypes) {
+    boolean onlySpinnakerManaged,
+    boolean cacheAllApplicationRelationships,
+    Set<String> cachedTypes) {
 
   /** Clouddriver's defaults: the classic infrastructure kinds, no further filtering. */
   public static final FormatOptions DEFAULTS =

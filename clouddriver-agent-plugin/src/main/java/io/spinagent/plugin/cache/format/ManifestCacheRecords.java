@@ -106,10 +106,10 @@ public final class ManifestCacheRecords {
   /**
    * As {@link #of(String, JsonNode, FormatOptions)}, for an object the caller parsed from {@code
    * json} for this alone and hands over. When that text already is the cached manifest ({@link
-   * ManifestText}), the manifest attribute is the text, as a {@link RawValue} that a body writes
-   * as is (serialising the tree again was a third of the derivation's time). Otherwise the manifest
-   * is made from the object itself rather than from a copy (copying was a tenth of a writer's
-   * time), so the object afterwards is that manifest (null members dropped, annotations present, a
+   * ManifestText}), the manifest attribute is the text, as a {@link RawValue} that a body writes as
+   * is (serialising the tree again was a third of the derivation's time). Otherwise the manifest is
+   * made from the object itself rather than from a copy (copying was a tenth of a writer's time),
+   * so the object afterwards is that manifest (null members dropped, annotations present, a
    * Secret's data gone).
    */
   public static Optional<ManifestCacheRecords> ofSent(
@@ -117,9 +117,15 @@ public final class ManifestCacheRecords {
     return of(account, object, options, null, json);
   }
 
-  /** @param sent the text {@code object} was parsed from and handed over with, or null to copy it */
+  /**
+   * @param sent the text {@code object} was parsed from and handed over with, or null to copy it
+   */
   private static Optional<ManifestCacheRecords> of(
-      String account, JsonNode object, FormatOptions options, RelationshipIndex index, byte[] sent) {
+      String account,
+      JsonNode object,
+      FormatOptions options,
+      RelationshipIndex index,
+      byte[] sent) {
     if (skipReason(object, options).isPresent()) {
       return Optional.empty();
     }
@@ -182,7 +188,8 @@ public final class ManifestCacheRecords {
     CacheRecord infrastructure =
         new CacheRecord(key, type, attributes, rels, CacheRecord.INFRASTRUCTURE_TTL_SECONDS);
     return Optional.of(
-        new ManifestCacheRecords(account, type, key, moniker, infrastructure, application, cluster));
+        new ManifestCacheRecords(
+            account, type, key, moniker, infrastructure, application, cluster));
   }
 
   public String account() {
@@ -297,8 +304,8 @@ public final class ManifestCacheRecords {
   /**
    * The manifest as it appears in the body: the object with {@code null} members dropped
    * (Clouddriver's mapper writes with NON_NULL, which also applies to map values), {@code
-   * metadata.annotations} present (reading annotations inserts an empty map), and a Secret's
-   * {@code data} removed (its handler's sensitive key).
+   * metadata.annotations} present (reading annotations inserts an empty map), and a Secret's {@code
+   * data} removed (its handler's sensitive key).
    */
   public static ObjectNode cachedManifest(JsonNode object, String type) {
     return asCachedManifest((ObjectNode) object.deepCopy(), type);

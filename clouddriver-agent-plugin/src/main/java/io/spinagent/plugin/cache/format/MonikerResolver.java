@@ -6,11 +6,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Derives the moniker Clouddriver's default namer ({@code KubernetesManifestNamer} →
- * {@code KubernetesManifestAnnotater.getMoniker}) gives an object:
+ * Derives the moniker Clouddriver's default namer ({@code KubernetesManifestNamer} → {@code
+ * KubernetesManifestAnnotater.getMoniker}) gives an object:
  *
  * <ul>
- *   <li>app: annotation {@code moniker.spinnaker.io/application}, else the app parsed from the name;
+ *   <li>app: annotation {@code moniker.spinnaker.io/application}, else the app parsed from the
+ *       name;
  *   <li>cluster: annotation {@code moniker.spinnaker.io/cluster}, else the cluster parsed from the
  *       name (the name without a trailing {@code -vNNN});
  *   <li>stack, detail: only from {@code moniker.spinnaker.io/stack|detail} (never from the name);
@@ -78,15 +79,14 @@ public final class MonikerResolver {
    * if absent), used by {@code onlySpinnakerManaged}.
    */
   public static String applicationAnnotation(JsonNode manifest) {
-    String app =
-        stringAnnotation(manifest.path("metadata").path("annotations"), APPLICATION, "");
+    String app = stringAnnotation(manifest.path("metadata").path("annotations"), APPLICATION, "");
     return app == null ? "" : app;
   }
 
   /**
-   * Whether {@code caching.spinnaker.io/ignore} says "do not cache". The value is read as JSON
-   * (so {@code true} and {@code "true"} both count). Upstream, a value that is not a JSON boolean
-   * makes the whole caching cycle of the account fail; here it simply does not ignore.
+   * Whether {@code caching.spinnaker.io/ignore} says "do not cache". The value is read as JSON (so
+   * {@code true} and {@code "true"} both count). Upstream, a value that is not a JSON boolean makes
+   * the whole caching cycle of the account fail; here it simply does not ignore.
    */
   public static boolean isIgnored(JsonNode manifest) {
     JsonNode value = manifest.path("metadata").path("annotations").get(IGNORE_CACHING);
@@ -138,15 +138,18 @@ public final class MonikerResolver {
     return node == null || node.isNull() || node.isMissingNode() ? null : node.asText();
   }
 
-  /** What name parsing yields for the Kubernetes namer: app, cluster, sequence (any may be null). */
-  public record ParsedName(String app, String cluster, String stack, String detail, Integer sequence) {}
+  /**
+   * What name parsing yields for the Kubernetes namer: app, cluster, sequence (any may be null).
+   */
+  public record ParsedName(
+      String app, String cluster, String stack, String detail, Integer sequence) {}
 
   /**
    * Parses a resource name. Names starting with {@code system:} give app {@code system}, cluster =
    * the name without a trailing {@code -vNNN}. Other names follow frigga: an optional trailing
-   * {@code -vNNN} (3 to 6 digits) is the push (sequence); the rest must match
-   * {@code app[-stack[-detail]]} (app and stack from {@code [a-zA-Z0-9._]}, detail may contain
-   * hyphens), otherwise nothing at all is derived.
+   * {@code -vNNN} (3 to 6 digits) is the push (sequence); the rest must match {@code
+   * app[-stack[-detail]]} (app and stack from {@code [a-zA-Z0-9._]}, detail may contain hyphens),
+   * otherwise nothing at all is derived.
    */
   public static ParsedName parseName(String name) {
     if (name != null && !name.trim().isEmpty() && name.startsWith(SYSTEM_PREFIX)) {
@@ -168,7 +171,11 @@ public final class MonikerResolver {
     }
     Integer sequence = hasPush ? Integer.valueOf(push.group(3)) : null;
     return new ParsedName(
-        parts.group(1), cluster, emptyToNull(parts.group(2)), emptyToNull(parts.group(3)), sequence);
+        parts.group(1),
+        cluster,
+        emptyToNull(parts.group(2)),
+        emptyToNull(parts.group(3)),
+        sequence);
   }
 
   private static String emptyToNull(String s) {

@@ -27,8 +27,8 @@ import java.util.TreeSet;
  *   <li>service (apiVersion v1, non-empty spec.selector) ↔ every replicaSet (apps/v1) of the same
  *       namespace whose spec.template.metadata.labels contain all selector pairs — only
  *       replicaSets, never pods, statefulSets or daemonSets;
- *   <li>ingress → the services of its namespace named by its default backend and its rule paths,
- *       if they are indexed;
+ *   <li>ingress → the services of its namespace named by its default backend and its rule paths, if
+ *       they are indexed;
  *   <li>statefulSet → the service of its namespace named by spec.serviceName, if indexed.
  * </ul>
  *
@@ -38,8 +38,10 @@ public final class RelationshipIndex {
 
   private final String account;
   private final Map<String, Entry> entries = new HashMap<>();
+
   /** target key → keys of indexed objects whose owner references / involvedObject name it */
   private final Map<String, Set<String>> reverseDirect = new HashMap<>();
+
   /** namespace → type → name → key, for the kinds matched by name or selector */
   private final Map<String, Map<String, Map<String, String>>> byNamespace = new HashMap<>();
 
@@ -265,7 +267,9 @@ public final class RelationshipIndex {
           || CacheTypes.STATEFUL_SET.equals(type);
     }
 
-    /** @throws IllegalArgumentException when the object has no {@code metadata.name} */
+    /**
+     * @throws IllegalArgumentException when the object has no {@code metadata.name}
+     */
     public static Entry of(String account, JsonNode object) {
       String type = ManifestCacheRecords.typeOf(object);
       String namespace = ManifestCacheRecords.namespaceOf(object);
@@ -286,7 +290,8 @@ public final class RelationshipIndex {
         case CacheTypes.REPLICA_SET:
           // KubernetesReplicaSetHandler.getPodTemplateLabels: apps/v1 only
           if ("apps/v1".equalsIgnoreCase(apiVersion)) {
-            labels = stringMap(object.path("spec").path("template").path("metadata").path("labels"));
+            labels =
+                stringMap(object.path("spec").path("template").path("metadata").path("labels"));
           }
           break;
         case CacheTypes.SERVICE:

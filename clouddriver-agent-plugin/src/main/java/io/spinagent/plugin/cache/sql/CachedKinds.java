@@ -7,8 +7,8 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * Which cache types are written: {@code spinagent.cache.kinds} (default: Clouddriver's default
- * set, {@link CacheTypes#DEFAULT_CACHED_TYPES}), or every kind with {@code cacheAll}, minus {@code
+ * Which cache types are written: {@code spinagent.cache.kinds} (default: Clouddriver's default set,
+ * {@link CacheTypes#DEFAULT_CACHED_TYPES}), or every kind with {@code cacheAll}, minus {@code
  * omitKinds}. Entries are cache types or kind names/aliases, normalised as Clouddriver does.
  */
 public final class CachedKinds {
@@ -18,7 +18,9 @@ public final class CachedKinds {
 
   public CachedKinds(Collection<String> kinds, Collection<String> omitKinds, boolean cacheAll) {
     this.included =
-        cacheAll ? null : kinds == null || kinds.isEmpty() ? CacheTypes.DEFAULT_CACHED_TYPES : normalise(kinds);
+        cacheAll
+            ? null
+            : kinds == null || kinds.isEmpty() ? CacheTypes.DEFAULT_CACHED_TYPES : normalise(kinds);
     this.omitted = omitKinds == null ? Set.of() : normalise(omitKinds);
   }
 
@@ -34,7 +36,10 @@ public final class CachedKinds {
     return (included == null || included.contains(type)) && !omitted.contains(type);
   }
 
-  /** {@code Deployment}, {@code deploy}, {@code deployment} → {@code deployment}; {@code X.group} kept. */
+  /**
+   * {@code Deployment}, {@code deploy}, {@code deployment} → {@code deployment}; {@code X.group}
+   * kept.
+   */
   static String normalise(String kind) {
     String k = kind.trim();
     int dot = k.indexOf('.');

@@ -5,10 +5,10 @@ import com.google.common.cache.CacheBuilder;
 import java.util.Map;
 
 /**
- * What the database holds for the keys a batch committed, remembered so that the next batch of
- * the same account need not read it back: each object's {@code spinagent_objects} row (or that it
- * has none), and each key's relationship rows. Both are bounded, least recently used first out; a
- * key not remembered is simply read from the database again.
+ * What the database holds for the keys a batch committed, remembered so that the next batch of the
+ * same account need not read it back: each object's {@code spinagent_objects} row (or that it has
+ * none), and each key's relationship rows. Both are bounded, least recently used first out; a key
+ * not remembered is simply read from the database again.
  *
  * <p>Remembered rows are only as good as the assumption that nothing else wrote them, so they
  * belong to a {@link Scope}: one account, for as long as this replica's writer is the only one
@@ -40,13 +40,16 @@ final class CommittedRows {
   private final Cache<Key, ObjectRow> objects;
   private final Cache<Key, Map<String, String>> relationships;
 
-  /** @param capacity most objects and most keys' relationship rows remembered; 0 remembers nothing */
+  /**
+   * @param capacity most objects and most keys' relationship rows remembered; 0 remembers nothing
+   */
   CommittedRows(long capacity) {
     if (capacity < 0) {
       throw new IllegalArgumentException("remembered rows must be 0 or more, not " + capacity);
     }
     this.objects = capacity == 0 ? null : CacheBuilder.newBuilder().maximumSize(capacity).build();
-    this.relationships = capacity == 0 ? null : CacheBuilder.newBuilder().maximumSize(capacity).build();
+    this.relationships =
+        capacity == 0 ? null : CacheBuilder.newBuilder().maximumSize(capacity).build();
   }
 
   /**

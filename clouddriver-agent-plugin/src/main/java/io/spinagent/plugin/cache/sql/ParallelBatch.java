@@ -8,10 +8,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 /**
- * A function applied to every item of a list, in order, by helper threads that start at once and
- * by the thread that consumes the results, each taking the next item nobody has taken. The
- * consumer's own waits (database round trips) overlap the helpers' work, and it never waits for a
- * helper that was not scheduled: it then does the work itself.
+ * A function applied to every item of a list, in order, by helper threads that start at once and by
+ * the thread that consumes the results, each taking the next item nobody has taken. The consumer's
+ * own waits (database round trips) overlap the helpers' work, and it never waits for a helper that
+ * was not scheduled: it then does the work itself.
  */
 final class ParallelBatch<T, R> {
 
@@ -30,7 +30,8 @@ final class ParallelBatch<T, R> {
   }
 
   /** Starts {@code helpers} tasks on {@code executor} (fewer if the executor refuses some). */
-  static <T, R> ParallelBatch<T, R> start(List<T> items, Function<T, R> function, Executor executor, int helpers) {
+  static <T, R> ParallelBatch<T, R> start(
+      List<T> items, Function<T, R> function, Executor executor, int helpers) {
     ParallelBatch<T, R> batch = new ParallelBatch<>(items, function);
     for (int i = 0; i < helpers; i++) {
       try {

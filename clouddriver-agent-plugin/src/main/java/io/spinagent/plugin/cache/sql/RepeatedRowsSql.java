@@ -5,8 +5,8 @@ import java.util.function.IntFunction;
 /**
  * The SQL of a multi-row statement for any number of rows, made from jOOQ's rendering of it with
  * one row and with two: the text the second row adds, repeated. Batches bring a different number of
- * rows nearly every time, and rendering the statement anew costs about as much as jOOQ's binding
- * of its values; this costs a string copy.
+ * rows nearly every time, and rendering the statement anew costs about as much as jOOQ's binding of
+ * its values; this costs a string copy.
  */
 final class RepeatedRowsSql {
 
@@ -31,12 +31,15 @@ final class RepeatedRowsSql {
     int added = two.length() - one.length();
     int at = added <= 0 ? -1 : insertionPoint(one, two, added);
     if (at >= 0) {
-      RepeatedRowsSql sql = new RepeatedRowsSql(one.substring(0, at), two.substring(at, at + added), one.substring(at));
+      RepeatedRowsSql sql =
+          new RepeatedRowsSql(
+              one.substring(0, at), two.substring(at, at + added), one.substring(at));
       if (sql.sql(3).equals(render.apply(3))) {
         return sql;
       }
     }
-    throw new IllegalStateException("each row of this statement is not rendered as the same text: " + two);
+    throw new IllegalStateException(
+        "each row of this statement is not rendered as the same text: " + two);
   }
 
   /** Where {@code two} is {@code one} with {@code added} characters inserted, or -1. */
@@ -45,7 +48,8 @@ final class RepeatedRowsSql {
     while (common < one.length() && one.charAt(common) == two.charAt(common)) {
       common++;
     }
-    // the inserted text may begin like what follows it, so the insertion may lie before the common prefix's end
+    // the inserted text may begin like what follows it, so the insertion may lie before the common
+    // prefix's end
     for (int at = common; at >= 0; at--) {
       if (one.regionMatches(at, two, at + added, one.length() - at)) {
         return at;
@@ -58,7 +62,8 @@ final class RepeatedRowsSql {
     if (rows < 1) {
       throw new IllegalArgumentException("a statement of " + rows + " rows");
     }
-    StringBuilder sql = new StringBuilder(head.length() + row.length() * (rows - 1) + tail.length());
+    StringBuilder sql =
+        new StringBuilder(head.length() + row.length() * (rows - 1) + tail.length());
     sql.append(head);
     for (int i = 1; i < rows; i++) {
       sql.append(row);

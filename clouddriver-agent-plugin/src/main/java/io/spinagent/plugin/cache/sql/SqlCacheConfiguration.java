@@ -31,7 +31,8 @@ public final class SqlCacheConfiguration {
     if (!"true".equalsIgnoreCase(environment.getProperty("sql.cache.enabled"))) {
       log.warn(
           "sql.enabled without sql.cache.enabled: SpinAgent writes the cats_v1_* tables, but this"
-              + " Clouddriver reads its cache from elsewhere, so Deck will not show agent accounts");
+              + " Clouddriver reads its cache from elsewhere, so Deck will not show agent"
+              + " accounts");
     }
     SpinAgentSchema.migrate(jooq);
     return new SqlCacheWriter(

@@ -71,14 +71,14 @@ import org.slf4j.LoggerFactory;
  * ReplicaSet. Relationship rows are diffed against what the database holds, so a replay or a
  * restart (empty memory) never duplicates them.
  *
- * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what
- * the batch's objects have in spinagent_objects and in the relationship tables is read up front,
- * one query each per 500 objects, unless an earlier batch committed it ({@link CommittedRows});
- * bodies, spinagent_objects rows and relationship rows, deletes included, are queued and written
- * as multi-row statements; logical rows are linked and settled once at the end of the batch. The
- * work on each object alone (parse, derive, serialise, hash) runs on helper threads from the
- * moment a batch is handed over ({@link ParallelBatch}), and the batch's thread writes queued rows
- * whenever it would otherwise wait for that work.
+ * <p>Statements are few per batch, not per change (round trips, not rows, bound the rate): what the
+ * batch's objects have in spinagent_objects and in the relationship tables is read up front, one
+ * query each per 500 objects, unless an earlier batch committed it ({@link CommittedRows}); bodies,
+ * spinagent_objects rows and relationship rows, deletes included, are queued and written as
+ * multi-row statements; logical rows are linked and settled once at the end of the batch. The work
+ * on each object alone (parse, derive, serialise, hash) runs on helper threads from the moment a
+ * batch is handed over ({@link ParallelBatch}), and the batch's thread writes queued rows whenever
+ * it would otherwise wait for that work.
  */
 public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListener {
 
@@ -103,16 +103,17 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
    * Helper tasks that parse, derive and serialise a batch's objects alongside the batch's own
    * thread, which joins in after its up-front queries: all cores but one, one per 16 changes.
    */
-  public static final int DERIVATION_HELPERS = Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
+  public static final int DERIVATION_HELPERS =
+      Math.max(1, Runtime.getRuntime().availableProcessors() - 1);
 
   private static final int CHANGES_PER_HELPER = 16;
 
   /**
-   * Queued body rows worth a round trip while derivation is behind: large enough to keep
-   * statements few per batch, small enough that a batch's writing starts well before its
-   * derivation ends. Only bodies are written early: they are most of a batch's database time,
-   * while relationship and spinagent_objects rows are small and, written early, cost one more
-   * statement per table for little overlap.
+   * Queued body rows worth a round trip while derivation is behind: large enough to keep statements
+   * few per batch, small enough that a batch's writing starts well before its derivation ends. Only
+   * bodies are written early: they are most of a batch's database time, while relationship and
+   * spinagent_objects rows are small and, written early, cost one more statement per table for
+   * little overlap.
    */
   private static final int ROWS_TO_FLUSH_WHILE_DERIVING = 100;
 
@@ -120,21 +121,30 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final Field<String> AGENT = field(unquotedName("agent"), SQLDataType.VARCHAR);
   private static final Field<String> APPLICATION =
       field(unquotedName("application"), SQLDataType.VARCHAR);
-  private static final Field<String> BODY_HASH = field(unquotedName("body_hash"), SQLDataType.VARCHAR);
+  private static final Field<String> BODY_HASH =
+      field(unquotedName("body_hash"), SQLDataType.VARCHAR);
   private static final Field<String> BODY = field(unquotedName("body"), SQLDataType.CLOB);
-  private static final Field<Long> LAST_UPDATED = field(unquotedName("last_updated"), SQLDataType.BIGINT);
+  private static final Field<Long> LAST_UPDATED =
+      field(unquotedName("last_updated"), SQLDataType.BIGINT);
   private static final Field<String> UUID = field(unquotedName("uuid"), SQLDataType.VARCHAR);
   private static final Field<String> REL_ID = field(unquotedName("rel_id"), SQLDataType.VARCHAR);
-  private static final Field<String> REL_AGENT = field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
-  private static final Field<String> REL_TYPE = field(unquotedName("rel_type"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_AGENT =
+      field(unquotedName("rel_agent"), SQLDataType.VARCHAR);
+  private static final Field<String> REL_TYPE =
+      field(unquotedName("rel_type"), SQLDataType.VARCHAR);
 
-  private static final Field<String> O_ACCOUNT = field(unquotedName("account"), SQLDataType.VARCHAR);
-  private static final Field<String> O_GROUP = field(unquotedName("api_group"), SQLDataType.VARCHAR);
+  private static final Field<String> O_ACCOUNT =
+      field(unquotedName("account"), SQLDataType.VARCHAR);
+  private static final Field<String> O_GROUP =
+      field(unquotedName("api_group"), SQLDataType.VARCHAR);
   private static final Field<String> O_KIND = field(unquotedName("kind"), SQLDataType.VARCHAR);
-  private static final Field<String> O_NAMESPACE = field(unquotedName("namespace"), SQLDataType.VARCHAR);
+  private static final Field<String> O_NAMESPACE =
+      field(unquotedName("namespace"), SQLDataType.VARCHAR);
   private static final Field<String> O_NAME = field(unquotedName("name"), SQLDataType.VARCHAR);
-  private static final Field<String> O_RV = field(unquotedName("resource_version"), SQLDataType.VARCHAR);
-  private static final Field<Boolean> O_DELETED = field(unquotedName("deleted"), SQLDataType.BOOLEAN);
+  private static final Field<String> O_RV =
+      field(unquotedName("resource_version"), SQLDataType.VARCHAR);
+  private static final Field<Boolean> O_DELETED =
+      field(unquotedName("deleted"), SQLDataType.BOOLEAN);
   private static final Field<Long> O_GENERATION =
       field(unquotedName("listing_generation"), SQLDataType.BIGINT);
 
@@ -154,10 +164,11 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private final Map<String, AccountState> latestStates = new ConcurrentHashMap<>();
 
   /**
-   * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is
-   *     {@code kinds}, so its cachedTypes are ignored
+   * @param accountOptions per-account settings (onlySpinnakerManaged, …); the kind filter is {@code
+   *     kinds}, so its cachedTypes are ignored
    * @param executor runs each batch (one at a time per account)
-   * @param derivation helps a batch parse and serialise its objects (see {@link #DERIVATION_HELPERS})
+   * @param derivation helps a batch parse and serialise its objects (see {@link
+   *     #DERIVATION_HELPERS})
    * @param rememberedObjects most objects whose committed rows are kept in memory instead of read
    *     back by the next batch (and as many keys' relationship rows); 0 reads every batch's rows
    */
@@ -172,7 +183,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       int rememberedObjects) {
     this.jooq = jooq;
     this.dialect = dialectOf(jooq.dialect());
-    this.tableNamespace = tableNamespace == null || tableNamespace.isBlank() ? null : tableNamespace;
+    this.tableNamespace =
+        tableNamespace == null || tableNamespace.isBlank() ? null : tableNamespace;
     this.kinds = kinds;
     this.accountOptions = accountOptions;
     this.executor = executor;
@@ -183,10 +195,14 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   }
 
   static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
-    return dialect.family() == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
+    return dialect.family() == SQLDialect.POSTGRES
+        ? CacheTypes.Dialect.POSTGRES
+        : CacheTypes.Dialect.MYSQL;
   }
 
-  /** {@link #renderObjectsUpsert}'s SQL, without rendering it again (see {@link RepeatedRowsSql}). */
+  /**
+   * {@link #renderObjectsUpsert}'s SQL, without rendering it again (see {@link RepeatedRowsSql}).
+   */
   String objectsUpsertSql(int rows) {
     return objectsUpsert.sql(rows);
   }
@@ -265,11 +281,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     if (account.state() == AccountState.REMOVED || account.state() == AccountState.INACTIVE) {
       AccountState purgedFor = account.state();
       CompletableFuture.runAsync(() -> purgeIfStill(account.name(), purgedFor), executor)
-          .exceptionally(e -> {
-            log.error("Account '{}' ({}): removing its cache rows failed; they stay until it is served and listed"
-                + " again, or removed again", account.name(), purgedFor, e);
-            return null;
-          });
+          .exceptionally(
+              e -> {
+                log.error(
+                    "Account '{}' ({}): removing its cache rows failed; they stay until it is"
+                        + " served and listed again, or removed again",
+                    account.name(),
+                    purgedFor,
+                    e);
+                return null;
+              });
     }
   }
 
@@ -297,13 +318,24 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       List<SinkEntry> entries = new ArrayList<>();
       long sequence = 0;
       for (Kind kind : held) {
-        for (ResyncPhase phase : List.of(ResyncPhase.RESYNC_PHASE_BEGIN, ResyncPhase.RESYNC_PHASE_END)) {
-          entries.add(new SinkEntry.Resync(ResyncMarker.newBuilder()
-              .setAccount(account).setKind(kind).setPhase(phase).setResyncId("purge").setSequence(++sequence).build()));
+        for (ResyncPhase phase :
+            List.of(ResyncPhase.RESYNC_PHASE_BEGIN, ResyncPhase.RESYNC_PHASE_END)) {
+          entries.add(
+              new SinkEntry.Resync(
+                  ResyncMarker.newBuilder()
+                      .setAccount(account)
+                      .setKind(kind)
+                      .setPhase(phase)
+                      .setResyncId("purge")
+                      .setSequence(++sequence)
+                      .build()));
         }
       }
       write(new SinkBatch(account, entries));
-      log.info("Account '{}': removed its rows from Clouddriver's cache ({} kinds)", account, held.size());
+      log.info(
+          "Account '{}': removed its rows from Clouddriver's cache ({} kinds)",
+          account,
+          held.size());
     }
     accounts.remove(account);
   }
@@ -312,10 +344,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   public void write(SinkBatch batch) {
     AccountCache state = accounts.computeIfAbsent(batch.account(), AccountCache::new);
     synchronized (state) {
-      Set<String> types = new LinkedHashSet<>(List.of(CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS));
+      Set<String> types =
+          new LinkedHashSet<>(List.of(CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS));
       for (SinkEntry entry : batch.entries()) {
         Kind kind =
-            entry instanceof SinkEntry.Change c ? c.change().getKind() : ((SinkEntry.Resync) entry).marker().getKind();
+            entry instanceof SinkEntry.Change c
+                ? c.change().getKind()
+                : ((SinkEntry.Resync) entry).marker().getKind();
         String type = typeOf(kind);
         if (kinds.caches(type)) {
           types.add(type);
@@ -370,7 +405,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     try {
       object = mapper.readTree(json);
     } catch (IOException e) {
-      return new Derived(null, false, null, null, null, "unreadable object JSON (" + e.getMessage() + ")");
+      return new Derived(
+          null, false, null, null, null, "unreadable object JSON (" + e.getMessage() + ")");
     }
     if (ManifestCacheRecords.skipReason(object, options).isPresent()) {
       return new Derived(null, true, null, null, null, null);
@@ -383,7 +419,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       CacheRecord infra = records.infrastructure();
       // bodies carry the empty groups Clouddriver always writes; relationships live in _rel rows
       String body =
-          new CacheRecord(records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
+          new CacheRecord(
+                  records.key(), records.type(), infra.attributes(), sticky(), infra.ttlSeconds())
               .toBodyJson(mapper, now);
       RelationshipIndex.Entry indexEntry = RelationshipIndex.Entry.of(account, object);
       return new Derived(indexEntry, false, records, body, CacheRecord.bodyHash(body), null);
@@ -426,8 +463,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       String resource = resourceTable(type);
       String rel = relTable(type);
       if (dialect == CacheTypes.Dialect.POSTGRES) {
-        jooq.execute("CREATE TABLE IF NOT EXISTS " + resource + " (LIKE cats_v1_resource_template INCLUDING ALL)");
-        jooq.execute("CREATE TABLE IF NOT EXISTS " + rel + " (LIKE cats_v1_rel_template INCLUDING ALL)");
+        jooq.execute(
+            "CREATE TABLE IF NOT EXISTS "
+                + resource
+                + " (LIKE cats_v1_resource_template INCLUDING ALL)");
+        jooq.execute(
+            "CREATE TABLE IF NOT EXISTS " + rel + " (LIKE cats_v1_rel_template INCLUDING ALL)");
       } else {
         jooq.execute("CREATE TABLE IF NOT EXISTS " + resource + " LIKE cats_v1_resource_template");
         jooq.execute("CREATE TABLE IF NOT EXISTS " + rel + " LIKE cats_v1_rel_template");
@@ -463,12 +504,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final class AccountCache {
     final String account;
     final RelationshipIndex index;
+
     /** "group/kind" → keys in the index (to sweep index entries a listing did not confirm) */
     final Map<String, Set<String>> indexed = new HashMap<>();
+
     /** listings in progress by "group/kind"; replaced on commit */
     Map<String, Listing> listings = new HashMap<>();
+
     /** logical key → when this process last wrote its row; replaced on commit */
     Map<String, Long> logical = new HashMap<>();
+
     /** the rows {@link #committed} remembers of this account; replaced when they may be wrong */
     volatile CommittedRows.Scope scope;
 
@@ -478,7 +523,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       this.scope = new CommittedRows.Scope(account);
     }
 
-    /** Leaves every row remembered of the account behind (never to be found again, evicted in time). */
+    /**
+     * Leaves every row remembered of the account behind (never to be found again, evicted in time).
+     */
     void forgetCommittedRows() {
       scope = new CommittedRows.Scope(account);
     }
@@ -494,8 +541,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   private static final class RelationshipChanges {
     /** ids all of whose rows go */
     final Set<String> cleared = new LinkedHashSet<>();
+
     /** id → rel_ids of rows that go */
     final Map<String, Set<String>> deleted = new LinkedHashMap<>();
+
     /** id → rel_id → row (uuid, id, rel_id, rel_agent, rel_type, last_updated) to insert */
     final Map<String, Map<String, Object[]>> inserted = new LinkedHashMap<>();
   }
@@ -506,15 +555,21 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     final String account;
     final String agent;
     final Map<String, Listing> listings;
+
     /** the account's map until this batch changes it, then a copy (most batches change none) */
     Map<String, Long> logical;
+
     final long now;
     final FormatOptions options;
     final ParallelBatch<SinkEntry, Derived> derivation;
     final CommittedRows.Scope scope;
     DSLContext ctx;
 
-    Tx(AccountCache state, long now, FormatOptions options, ParallelBatch<SinkEntry, Derived> derivation) {
+    Tx(
+        AccountCache state,
+        long now,
+        FormatOptions options,
+        ParallelBatch<SinkEntry, Derived> derivation) {
       this.state = state;
       this.account = state.account;
       this.agent = agentColumn(account);
@@ -558,10 +613,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         return;
       }
       if (account.length() > MAX_ACCOUNT
-          || kind.getGroup().length() > MAX_GROUP || kind.getKind().length() > MAX_KIND
-          || c.getNamespace().length() > MAX_NAMESPACE || c.getName().length() > MAX_NAME
+          || kind.getGroup().length() > MAX_GROUP
+          || kind.getKind().length() > MAX_KIND
+          || c.getNamespace().length() > MAX_NAMESPACE
+          || c.getName().length() > MAX_NAME
           || c.getResourceVersion().length() > MAX_RV) {
-        log.warn("Not caching {} {}/{} of account {}: too long for {}", kindKey(kind), c.getNamespace(), c.getName(), account, OBJECTS);
+        log.warn(
+            "Not caching {} {}/{} of account {}: too long for {}",
+            kindKey(kind),
+            c.getNamespace(),
+            c.getName(),
+            account,
+            OBJECTS);
         return;
       }
       String key = CacheKeys.infrastructure(type, account, c.getNamespace(), c.getName());
@@ -570,10 +633,18 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         listing.keys().add(key);
       }
       ObjectRow stored = load(kind, c.getNamespace(), c.getName());
-      long generation = listing != null ? listing.generation() : stored != null ? stored.generation() : 0;
-      if (stored != null && ResourceVersions.isOlder(c.getResourceVersion(), stored.resourceVersion())) {
+      long generation =
+          listing != null ? listing.generation() : stored != null ? stored.generation() : 0;
+      if (stored != null
+          && ResourceVersions.isOlder(c.getResourceVersion(), stored.resourceVersion())) {
         if (listing != null && stored.generation() < generation) {
-          save(kind, c.getNamespace(), c.getName(), stored.resourceVersion(), stored.deleted(), generation);
+          save(
+              kind,
+              c.getNamespace(),
+              c.getName(),
+              stored.resourceVersion(),
+              stored.deleted(),
+              generation);
         }
         return;
       }
@@ -679,7 +750,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     /** Queues both rows of the edge src → dst (forward in src's table, reverse in dst's). */
     void addEdge(String src, String srcType, String dst, String dstType) {
-      String relAgent = CacheTypes.agentColumn(dstType + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      String relAgent =
+          CacheTypes.agentColumn(dstType + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
       insertRelationshipRow(srcType, src, dst, dstType, relAgent);
       insertRelationshipRow(dstType, dst, src, srcType, relAgent);
     }
@@ -688,8 +760,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     /**
      * Relationship rows to delete and insert, by table, applied in that order by {@link
-     * #flushRelationships}: so a row deleted and then inserted again in one batch ends up once,
-     * and a row inserted and then deleted never reaches the database.
+     * #flushRelationships}: so a row deleted and then inserted again in one batch ends up once, and
+     * a row inserted and then deleted never reaches the database.
      */
     final Map<String, RelationshipChanges> pendingRelationships = new TreeMap<>();
 
@@ -701,14 +773,19 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      */
     final Map<String, Map<String, String>> relationships = new HashMap<>();
 
-    /** Ids of {@link #relationships} taken from {@link CommittedRows} and not changed since: remembered as they are. */
+    /**
+     * Ids of {@link #relationships} taken from {@link CommittedRows} and not changed since:
+     * remembered as they are.
+     */
     final Set<String> recalledUnchanged = new HashSet<>();
 
     RelationshipChanges relationshipChanges(String ownerType) {
-      return pendingRelationships.computeIfAbsent(relTable(ownerType), t -> new RelationshipChanges());
+      return pendingRelationships.computeIfAbsent(
+          relTable(ownerType), t -> new RelationshipChanges());
     }
 
-    void insertRelationshipRow(String ownerType, String id, String relId, String relType, String relAgent) {
+    void insertRelationshipRow(
+        String ownerType, String id, String relId, String relType, String relAgent) {
       relationshipChanges(ownerType)
           .inserted
           .computeIfAbsent(id, k -> new LinkedHashMap<>())
@@ -771,7 +848,12 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
               for (Object[] row : chunk) {
                 insert =
                     insert.values(
-                        (String) row[0], (String) row[1], (String) row[2], (String) row[3], (String) row[4], (Long) row[5]);
+                        (String) row[0],
+                        (String) row[1],
+                        (String) row[2],
+                        (String) row[3],
+                        (String) row[4],
+                        (Long) row[5]);
               }
               insert.execute();
             }
@@ -779,7 +861,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       pendingRelationships.clear();
     }
 
-    /** Body rows queued since the last {@link #flushBodies} (an estimate: a key may be queued twice). */
+    /**
+     * Body rows queued since the last {@link #flushBodies} (an estimate: a key may be queued
+     * twice).
+     */
     int queuedRows;
 
     /** Queues the row for {@link #flushBodies}; a later write or delete of the key replaces it. */
@@ -847,7 +932,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         if (entry instanceof SinkEntry.Change c) {
           String type = typeOf(c.change().getKind());
           if (kinds.caches(type) && knownTypes.contains(type)) {
-            String key = CacheKeys.infrastructure(type, account, c.change().getNamespace(), c.change().getName());
+            String key =
+                CacheKeys.infrastructure(
+                    type, account, c.change().getNamespace(), c.change().getName());
             if (tracked(key) == null) {
               wanted.put(key, type);
             }
@@ -871,7 +958,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         org.jooq.Select<org.jooq.Record3<String, String, String>> query = null;
         for (Map.Entry<String, List<String>> e : byType.entrySet()) {
           var select =
-              ctx.select(ID, REL_ID, REL_TYPE).from(table(unquotedName(relTable(e.getKey())))).where(ID.in(e.getValue()));
+              ctx.select(ID, REL_ID, REL_TYPE)
+                  .from(table(unquotedName(relTable(e.getKey()))))
+                  .where(ID.in(e.getValue()));
           query = query == null ? select : query.unionAll(select);
         }
         for (Record r : query.fetch()) {
@@ -915,13 +1004,19 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         RelationshipChanges changes = pendingRelationships.get(relTable(type));
         if (changes == null || !changes.cleared.contains(key)) {
           for (Record r :
-              ctx.select(REL_ID, REL_TYPE).from(table(unquotedName(relTable(type)))).where(ID.eq(key)).fetch()) {
+              ctx.select(REL_ID, REL_TYPE)
+                  .from(table(unquotedName(relTable(type))))
+                  .where(ID.eq(key))
+                  .fetch()) {
             known.put(r.get(REL_ID), r.get(REL_TYPE));
           }
         }
         if (changes != null) {
           changes.deleted.getOrDefault(key, Set.of()).forEach(known::remove);
-          changes.inserted.getOrDefault(key, Map.of()).forEach((relId, row) -> known.put(relId, (String) row[4]));
+          changes
+              .inserted
+              .getOrDefault(key, Map.of())
+              .forEach((relId, row) -> known.put(relId, (String) row[4]));
         }
         relationships.put(key, known);
         cached = known;
@@ -931,13 +1026,16 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     // ------------------------------------------------------------------ logical rows
 
-    /** Logical keys some row stopped linking in this batch: deleted at its end if nothing links them. */
+    /**
+     * Logical keys some row stopped linking in this batch: deleted at its end if nothing links
+     * them.
+     */
     final Set<String> logicalToSettle = new LinkedHashSet<>();
 
     /**
-     * Writes an application or cluster row if this process has not written it in the last half
-     * ttl (its cacheExpiry is informative only: cats-sql never expires rows), with, for a cluster,
-     * its link to the application.
+     * Writes an application or cluster row if this process has not written it in the last half ttl
+     * (its cacheExpiry is informative only: cats-sql never expires rows), with, for a cluster, its
+     * link to the application.
      */
     void ensureLogical(String key, String type, String applicationKey) {
       if (key.length() > dialect.maxIdLength) {
@@ -948,7 +1046,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         return;
       }
       String name = CacheKeys.parse(key).map(CacheKeys.ParsedKey::name).orElse(key);
-      upsertBody(type, new CacheRecord(key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
+      upsertBody(
+          type,
+          new CacheRecord(
+              key, type, Map.of("name", name), sticky(), CacheRecord.LOGICAL_TTL_SECONDS));
       logicalForUpdate().put(key, now);
       if (applicationKey != null) {
         clusterLinks.put(key, applicationKey);
@@ -1026,7 +1127,9 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             }
           });
       flushRelationships();
-      String relAgent = CacheTypes.agentColumn(CacheTypes.APPLICATIONS + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
+      String relAgent =
+          CacheTypes.agentColumn(
+              CacheTypes.APPLICATIONS + ":" + account + AGENT_SUFFIX, dialect.maxAgentLength);
       linked.clear();
       for (List<String> chunk : chunks(applications, k -> 0)) {
         linked.addAll(
@@ -1070,7 +1173,11 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         Long max =
             ctx.select(DSL.max(O_GENERATION))
                 .from(table(unquotedName(OBJECTS)))
-                .where(O_ACCOUNT.eq(account).and(O_GROUP.eq(kind.getGroup())).and(O_KIND.eq(kind.getKind())))
+                .where(
+                    O_ACCOUNT
+                        .eq(account)
+                        .and(O_GROUP.eq(kind.getGroup()))
+                        .and(O_KIND.eq(kind.getKind())))
                 .fetchOne(0, Long.class);
         long generation = max == null ? 1 : max + 1;
         Listing previous = listings.get(kindKey);
@@ -1092,7 +1199,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
               .fetch();
       for (var row : rows) {
         if (!Boolean.TRUE.equals(row.value3())) {
-          uncache(CacheKeys.infrastructure(type, account, row.value1(), row.value2()), type, kindKey);
+          uncache(
+              CacheKeys.infrastructure(type, account, row.value1(), row.value2()), type, kindKey);
         }
         held.put(heldKey(kind, row.value1(), row.value2()), null); // its row goes below
       }
@@ -1115,15 +1223,20 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      */
     final Map<List<String>, ObjectRow> held = new HashMap<>();
 
-    /** spinagent_objects rows to write, and body rows by table then id (null: delete): written in bulk. */
+    /**
+     * spinagent_objects rows to write, and body rows by table then id (null: delete): written in
+     * bulk.
+     */
     final Map<List<String>, ObjectRow> pendingObjects = new LinkedHashMap<>();
+
     final Map<String, Map<String, String[]>> pendingBodies = new TreeMap<>();
 
     void prefetch(SinkBatch batch) {
       Set<List<String>> wanted = new LinkedHashSet<>();
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
-          List<String> k = heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName());
+          List<String> k =
+              heldKey(c.change().getKind(), c.change().getNamespace(), c.change().getName());
           if (!held.containsKey(k) && !recall(k)) {
             wanted.add(k);
           }
@@ -1140,15 +1253,20 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
         List<org.jooq.Condition> byNamespace = new ArrayList<>();
         namesByNamespace.forEach(
             (prefix, names) ->
-                byNamespace.add(O_GROUP.eq(prefix.get(0)).and(O_KIND.eq(prefix.get(1))).and(O_NAMESPACE.eq(prefix.get(2)))
-                    .and(O_NAME.in(names))));
+                byNamespace.add(
+                    O_GROUP
+                        .eq(prefix.get(0))
+                        .and(O_KIND.eq(prefix.get(1)))
+                        .and(O_NAMESPACE.eq(prefix.get(2)))
+                        .and(O_NAME.in(names))));
         for (Record r :
             ctx.select(O_GROUP, O_KIND, O_NAMESPACE, O_NAME, O_RV, O_DELETED, O_GENERATION)
                 .from(table(unquotedName(OBJECTS)))
                 .where(O_ACCOUNT.eq(account))
                 .and(DSL.or(byNamespace))
                 .fetch()) {
-          List<String> k = List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
+          List<String> k =
+              List.of(r.get(O_GROUP), r.get(O_KIND), r.get(O_NAMESPACE), r.get(O_NAME));
           if (held.containsKey(k)) {
             held.put(k, objectRow(r));
           }
@@ -1160,7 +1278,10 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       return List.of(kind.getGroup(), kind.getKind(), namespace, name);
     }
 
-    /** Puts the object's row in {@link #held} if an earlier batch's commit is remembered; whether it was. */
+    /**
+     * Puts the object's row in {@link #held} if an earlier batch's commit is remembered; whether it
+     * was.
+     */
     boolean recall(List<String> heldKey) {
       ObjectRow row = committed.object(scope, objectId(heldKey));
       if (row == null) {
@@ -1210,11 +1331,15 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
 
     ObjectRow objectRow(Record r) {
       Long generation = r.get(O_GENERATION);
-      return new ObjectRow(r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
+      return new ObjectRow(
+          r.get(O_RV), Boolean.TRUE.equals(r.get(O_DELETED)), generation == null ? 0 : generation);
     }
 
-    /** Records the object's state in {@link #held}, and queues its row for {@link #flushObjects}. */
-    void save(Kind kind, String namespace, String name, String rv, boolean deleted, long generation) {
+    /**
+     * Records the object's state in {@link #held}, and queues its row for {@link #flushObjects}.
+     */
+    void save(
+        Kind kind, String namespace, String name, String rv, boolean deleted, long generation) {
       List<String> k = heldKey(kind, namespace, name);
       ObjectRow state = new ObjectRow(rv, deleted, generation);
       held.put(k, state);
@@ -1228,7 +1353,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
      * of a 500-row statement's 18 (a probe on both databases, 2026-11-22).
      */
     void flushObjects() {
-      for (List<Map.Entry<List<String>, ObjectRow>> chunk : chunks(pendingObjects.entrySet(), e -> 0)) {
+      for (List<Map.Entry<List<String>, ObjectRow>> chunk :
+          chunks(pendingObjects.entrySet(), e -> 0)) {
         String sql = objectsUpsertSql(chunk.size());
         ctx.connection(
             connection -> {
@@ -1288,7 +1414,8 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
     long size = 0;
     for (T row : rows) {
       int length = chars.applyAsInt(row);
-      if (!chunk.isEmpty() && (chunk.size() >= MAX_ROWS_PER_STATEMENT || size + length > MAX_CHARS_PER_STATEMENT)) {
+      if (!chunk.isEmpty()
+          && (chunk.size() >= MAX_ROWS_PER_STATEMENT || size + length > MAX_CHARS_PER_STATEMENT)) {
         chunks.add(chunk);
         chunk = new ArrayList<>();
         size = 0;

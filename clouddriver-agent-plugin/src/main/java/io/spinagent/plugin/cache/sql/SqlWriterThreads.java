@@ -10,10 +10,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The SQL cache writer's threads: {@code spinagent-sql-writer} runs batches (one account at a time
- * per thread, accounts in parallel), {@code spinagent-sql-derive} helps a batch parse and derive its
- * objects ({@link SqlCacheWriter#DERIVATION_HELPERS} of them, shared by all accounts). Threads start
- * on first use. Closed with the plugin's context, so that none outlives the plugin: batches in
- * flight may finish for a while; one that does not is interrupted, and as it was never
+ * per thread, accounts in parallel), {@code spinagent-sql-derive} helps a batch parse and derive
+ * its objects ({@link SqlCacheWriter#DERIVATION_HELPERS} of them, shared by all accounts). Threads
+ * start on first use. Closed with the plugin's context, so that none outlives the plugin: batches
+ * in flight may finish for a while; one that does not is interrupted, and as it was never
  * acknowledged its agent sends it again.
  */
 public final class SqlWriterThreads implements AutoCloseable {
@@ -24,10 +24,15 @@ public final class SqlWriterThreads implements AutoCloseable {
   private final ExecutorService batches;
   private final ExecutorService derivation;
 
-  /** @param writerThreads {@code spinagent.cache.writer-threads} (at least 1 is used) */
+  /**
+   * @param writerThreads {@code spinagent.cache.writer-threads} (at least 1 is used)
+   */
   public SqlWriterThreads(int writerThreads) {
-    this.batches = Executors.newFixedThreadPool(Math.max(1, writerThreads), daemon("spinagent-sql-writer"));
-    this.derivation = Executors.newFixedThreadPool(SqlCacheWriter.DERIVATION_HELPERS, daemon("spinagent-sql-derive"));
+    this.batches =
+        Executors.newFixedThreadPool(Math.max(1, writerThreads), daemon("spinagent-sql-writer"));
+    this.derivation =
+        Executors.newFixedThreadPool(
+            SqlCacheWriter.DERIVATION_HELPERS, daemon("spinagent-sql-derive"));
   }
 
   public Executor batches() {
@@ -48,7 +53,9 @@ public final class SqlWriterThreads implements AutoCloseable {
     batches.shutdown();
     try {
       if (!batches.awaitTermination(FINISH_SECONDS, TimeUnit.SECONDS)) {
-        log.warn("SQL cache batches still running after {} s at shutdown: interrupted; their agents send them again",
+        log.warn(
+            "SQL cache batches still running after {} s at shutdown: interrupted; their agents send"
+                + " them again",
             FINISH_SECONDS);
         batches.shutdownNow();
       }

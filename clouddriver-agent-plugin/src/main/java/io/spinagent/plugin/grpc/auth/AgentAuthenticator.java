@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Admits an agent call only with an allowed client certificate subject and/or a valid bearer token,
- * as configured; otherwise ends it with UNAUTHENTICATED and logs why. The health service is
- * exempt, so probes need no credentials.
+ * as configured; otherwise ends it with UNAUTHENTICATED and logs why. The health service is exempt,
+ * so probes need no credentials.
  */
 public final class AgentAuthenticator implements ServerInterceptor {
 
@@ -34,7 +34,8 @@ public final class AgentAuthenticator implements ServerInterceptor {
   private final List<Pattern> subjectFilters;
   private final BearerTokens tokens;
 
-  public AgentAuthenticator(boolean subjectsChecked, List<String> subjectFilters, BearerTokens tokens) {
+  public AgentAuthenticator(
+      boolean subjectsChecked, List<String> subjectFilters, BearerTokens tokens) {
     this.subjectsChecked = subjectsChecked;
     this.subjectFilters = subjectFilters.stream().map(Pattern::compile).toList();
     this.tokens = tokens;
@@ -50,8 +51,11 @@ public final class AgentAuthenticator implements ServerInterceptor {
     String subject = certificateSubject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
     String refusal = refusal(subject, headers.get(AUTHORIZATION));
     if (refusal != null) {
-      log.warn("Refused agent connection from {}{}: {}",
-          remote, subject == null ? "" : " [" + subject + "]", refusal);
+      log.warn(
+          "Refused agent connection from {}{}: {}",
+          remote,
+          subject == null ? "" : " [" + subject + "]",
+          refusal);
       call.close(Status.UNAUTHENTICATED.withDescription(refusal), new Metadata());
       return new ServerCall.Listener<>() {};
     }
@@ -65,7 +69,9 @@ public final class AgentAuthenticator implements ServerInterceptor {
         return "no client certificate (spinagent.grpc.auth.x509 is enabled)";
       }
       if (subjectFilters.stream().noneMatch(filter -> filter.matcher(subject).matches())) {
-        return "client certificate subject '" + subject + "' matches none of spinagent.grpc.auth.x509.filters";
+        return "client certificate subject '"
+            + subject
+            + "' matches none of spinagent.grpc.auth.x509.filters";
       }
     }
     if (tokens.required()) {

@@ -81,8 +81,11 @@ public final class BearerTokens {
         throw new UncheckedIOException(
             "spinagent.grpc.auth.tokens.file: cannot read agent tokens from " + file, e);
       }
-      log.warn("Cannot re-read agent tokens from {}; keeping the {} token(s) read before: {}",
-          file, fromFile.size(), e.toString());
+      log.warn(
+          "Cannot re-read agent tokens from {}; keeping the {} token(s) read before: {}",
+          file,
+          fromFile.size(),
+          e.toString());
     }
   }
 }

@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Commits one account's batches in order, one at a time, and reports each commit. A failed commit
- * (say, the database is down) is retried with backoff and never reported: the agent keeps the
- * batch until it is acknowledged, and the session stops reading new frames while batches pile up.
+ * (say, the database is down) is retried with backoff and never reported: the agent keeps the batch
+ * until it is acknowledged, and the session stops reading new frames while batches pile up.
  */
 final class AccountPipeline {
 
@@ -99,9 +99,16 @@ final class AccountPipeline {
         delay = backoff(failures);
       }
       log.warn(
-          "Account '{}' (agent '{}'): committing up to sequence {} failed (attempt {}), retrying in {} ms: {}",
-          account, agentId, batch.lastSequence(), failures, delay.toMillis(), error.toString());
-      scheduler.schedule(() -> executor.execute(this::commitHead), delay.toMillis(), TimeUnit.MILLISECONDS);
+          "Account '{}' (agent '{}'): committing up to sequence {} failed (attempt {}), retrying in"
+              + " {} ms: {}",
+          account,
+          agentId,
+          batch.lastSequence(),
+          failures,
+          delay.toMillis(),
+          error.toString());
+      scheduler.schedule(
+          () -> executor.execute(this::commitHead), delay.toMillis(), TimeUnit.MILLISECONDS);
       return;
     }
     synchronized (this) {

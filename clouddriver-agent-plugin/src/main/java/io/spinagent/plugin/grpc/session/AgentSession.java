@@ -4,10 +4,8 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
-import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
-import io.spinagent.plugin.grpc.ChannelMetrics;
 import io.spinagent.plugin.tunnel.AgentTunnels;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountDecisions;
@@ -83,14 +81,22 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     this.peer = peer;
     this.call = call;
     this.context = context;
-    this.outbound = new OutboundFrames(call, context.settings().getMaxOutboundFrames(), context.metrics()::sent);
+    this.outbound =
+        new OutboundFrames(
+            call, context.settings().getMaxOutboundFrames(), context.metrics()::sent);
     Clock clock = context.clock();
     this.lastFrameAt = clock.instant();
     Duration interval = context.settings().getHeartbeatInterval();
     this.heartbeatCheck =
-        context.scheduler()
-            .scheduleAtFixedRate(this::checkHeartbeat, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
-    call.setOnCancelHandler(() -> close(Status.CANCELLED.withDescription("the agent's connection ended")));
+        context
+            .scheduler()
+            .scheduleAtFixedRate(
+                this::checkHeartbeat,
+                interval.toMillis(),
+                interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    call.setOnCancelHandler(
+        () -> close(Status.CANCELLED.withDescription("the agent's connection ended")));
     context.metrics().sessionOpened();
     call.request(1);
   }
@@ -120,7 +126,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   /** What the agent said of itself in its hello; empty strings before it. */
   public ConnectedAgent connectedAgent() {
-    return new ConnectedAgent(agentId(), agentVersion, zoneId, peer, sessionId, context.replicaId(), connectedAt,
+    return new ConnectedAgent(
+        agentId(),
+        agentVersion,
+        zoneId,
+        peer,
+        sessionId,
+        context.replicaId(),
+        connectedAt,
         accounts());
   }
 
@@ -139,7 +152,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     result.whenComplete((r, e) -> commands.remove(id));
     synchronized (this) {
       if (closed) {
-        result.completeExceptionally(new IllegalStateException("agent '" + agentId() + "' disconnected"));
+        result.completeExceptionally(
+            new IllegalStateException("agent '" + agentId() + "' disconnected"));
         return result;
       }
     }
@@ -149,7 +163,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   @Override
   public void decisionChanged(AccountDecision decision) {
-    send(PluginMessage.newBuilder().setDecisions(AccountDecisions.newBuilder().addAccounts(decision)).build());
+    send(
+        PluginMessage.newBuilder()
+            .setDecisions(AccountDecisions.newBuilder().addAccounts(decision))
+            .build());
   }
 
   @Override
@@ -190,8 +207,12 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       stopped = List.copyOf(pipelines.values());
     }
     heartbeatCheck.cancel(false);
-    List.copyOf(commands.values()).forEach(pending -> pending.completeExceptionally(
-        new IllegalStateException("agent '" + agentId() + "' disconnected (" + describe(status) + ")")));
+    List.copyOf(commands.values())
+        .forEach(
+            pending ->
+                pending.completeExceptionally(
+                    new IllegalStateException(
+                        "agent '" + agentId() + "' disconnected (" + describe(status) + ")")));
     tunnels.closeAll("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     stopped.forEach(AccountPipeline::close);
     outbound.close(status);
@@ -219,20 +240,25 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       case ACCOUNTS_CHANGED -> accountsChanged(message.getAccountsChanged());
       case ACCOUNT_STATUS -> {
         var status = message.getAccountStatus();
-        if (status.getHealth() == AccountHealth.ACCOUNT_HEALTH_FAILED && owns(status.getAccount())) {
+        if (status.getHealth() == AccountHealth.ACCOUNT_HEALTH_FAILED
+            && owns(status.getAccount())) {
           context.accounts().recordError(status.getAccount(), status.getError());
         }
       }
       case HEARTBEAT ->
-          send(PluginMessage.newBuilder()
-              .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
-              .build());
+          send(
+              PluginMessage.newBuilder()
+                  .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
+                  .build());
       case TUNNEL -> tunnels.receive(message.getTunnel());
       case COMMAND_RESULT -> {
         CommandResult result = message.getCommandResult();
         CompletableFuture<CommandResult> pending = commands.get(result.getCommandId());
         if (pending == null) {
-          log.debug("Agent '{}' answered command {}, which is no longer awaited", agentId, result.getCommandId());
+          log.debug(
+              "Agent '{}' answered command {}, which is no longer awaited",
+              agentId,
+              result.getCommandId());
         } else {
           pending.complete(result);
         }
@@ -251,8 +277,13 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     int version = ProtocolVersions.negotiate(hello.getProtocolVersionsList());
     if (version == 0) {
       throw ProtocolViolation.precondition(
-          "agent '" + hello.getAgentId() + "' speaks protocol versions " + hello.getProtocolVersionsList()
-              + ", this plugin supports " + ProtocolVersions.SUPPORTED + ": upgrade the agent or the plugin");
+          "agent '"
+              + hello.getAgentId()
+              + "' speaks protocol versions "
+              + hello.getProtocolVersionsList()
+              + ", this plugin supports "
+              + ProtocolVersions.SUPPORTED
+              + ": upgrade the agent or the plugin");
     }
     Set<String> names = new LinkedHashSet<>();
     for (AccountInfo account : hello.getAccountsList()) {
@@ -271,7 +302,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       agentId = null; // never registered: close() must not release the other session's claims
       throw new ProtocolViolation(
           Status.ALREADY_EXISTS.withDescription(
-              "agent id '" + hello.getAgentId() + "' is already connected from " + other
+              "agent id '"
+                  + hello.getAgentId()
+                  + "' is already connected from "
+                  + other
                   + "; give each agent its own agent.id"));
     }
     Welcome.Builder welcome =
@@ -285,7 +319,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     log.info(
         "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
-        agentId, hello.getAgentVersion(), peer, version, names);
+        agentId,
+        hello.getAgentVersion(),
+        peer,
+        version,
+        names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
     context.sessions().welcomed(this);
   }
@@ -301,7 +339,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   }
 
   private void accountsChanged(AccountsChanged changed) {
-    // Removals first, so a name both removed and added in one frame (a changed account) ends up served.
+    // Removals first, so a name both removed and added in one frame (a changed account) ends up
+    // served.
     for (String name : changed.getRemovedList()) {
       AccountPipeline pipeline;
       synchronized (this) {
@@ -346,7 +385,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     validate(marker.getKind(), "resync for account '" + account + "'");
     if (marker.getSequence() <= 0) {
-      throw ProtocolViolation.invalid("resync for account '" + account + "': sequence must be positive");
+      throw ProtocolViolation.invalid(
+          "resync for account '" + account + "': sequence must be positive");
     }
     if (isNew(account, marker.getSequence())) {
       submit(account, List.of(new SinkEntry.Resync(marker)));
@@ -366,9 +406,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       pipeline =
           pipelines.computeIfAbsent(
               account,
-              a -> new AccountPipeline(
-                  a, agentId, context.sink(), context.sinkExecutor(), context.scheduler(),
-                  committed -> committed(a, committed)));
+              a ->
+                  new AccountPipeline(
+                      a,
+                      agentId,
+                      context.sink(),
+                      context.sinkExecutor(),
+                      context.scheduler(),
+                      committed -> committed(a, committed)));
     }
     pipeline.submit(new SinkBatch(account, entries));
   }
@@ -377,7 +422,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     context.accounts().recordCommitted(this, account, batch.lastSequence());
     int changes = 0;
     for (SinkEntry entry : batch.entries()) {
-      if (entry instanceof SinkEntry.Resync resync && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END) {
+      if (entry instanceof SinkEntry.Resync resync
+          && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END) {
         context.accounts().resyncCompleted(this, account, resync.marker().getKind());
       } else if (entry instanceof SinkEntry.Change) {
         changes++;
@@ -388,7 +434,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     boolean resume;
     synchronized (this) {
       pendingBatches--;
-      resume = requestDeferred && !closed && pendingBatches < context.settings().getMaxPendingBatches();
+      resume =
+          requestDeferred && !closed && pendingBatches < context.settings().getMaxPendingBatches();
       if (resume) {
         requestDeferred = false;
       }
@@ -427,12 +474,21 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     if (!owns(account)) {
       throw ProtocolViolation.precondition(
-          frame + " for account '" + account + "', which this agent did not register or was refused"
-              + " (registered: " + accounts() + ")");
+          frame
+              + " for account '"
+              + account
+              + "', which this agent did not register or was refused"
+              + " (registered: "
+              + accounts()
+              + ")");
     }
     if (!context.accounts().isCaching(this, account)) {
       throw ProtocolViolation.precondition(
-          frame + " for account '" + account + "', which this agent serves as " + Role.ROLE_STANDBY
+          frame
+              + " for account '"
+              + account
+              + "', which this agent serves as "
+              + Role.ROLE_STANDBY
               + ": only the caching agent streams objects");
     }
   }
@@ -467,21 +523,25 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       throw ProtocolViolation.invalid(where + " (" + change.getName() + "): type is required");
     }
     if (change.getType() == ChangeType.CHANGE_TYPE_UPSERT && change.getObjectJson().isEmpty()) {
-      throw ProtocolViolation.invalid(where + " (" + change.getName() + "): an upsert needs object_json");
+      throw ProtocolViolation.invalid(
+          where + " (" + change.getName() + "): an upsert needs object_json");
     }
   }
 
   private static void validate(Kind kind, String where) {
     if (kind.getKind().isEmpty() || kind.getVersion().isEmpty() || kind.getPlural().isEmpty()) {
-      throw ProtocolViolation.invalid(where + ": kind needs kind, version and plural, got " + kind.toString().trim());
+      throw ProtocolViolation.invalid(
+          where + ": kind needs kind, version and plural, got " + kind.toString().trim());
     }
   }
 
   private void send(PluginMessage message) {
     if (!outbound.send(message)) {
-      close(Status.RESOURCE_EXHAUSTED.withDescription(
-          "agent is not reading its stream: more than " + context.settings().getMaxOutboundFrames()
-              + " frames waiting"));
+      close(
+          Status.RESOURCE_EXHAUSTED.withDescription(
+              "agent is not reading its stream: more than "
+                  + context.settings().getMaxOutboundFrames()
+                  + " frames waiting"));
     }
   }
 
@@ -503,12 +563,18 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     Duration silence = Duration.between(lastFrameAt, context.clock().instant());
     Duration limit = context.settings().getHeartbeatInterval().multipliedBy(3);
     if (silence.compareTo(limit) > 0) {
-      close(Status.UNAVAILABLE.withDescription(
-          "no frame from the agent for " + silence.toSeconds() + "s (heartbeat limit " + limit.toSeconds() + "s)"));
+      close(
+          Status.UNAVAILABLE.withDescription(
+              "no frame from the agent for "
+                  + silence.toSeconds()
+                  + "s (heartbeat limit "
+                  + limit.toSeconds()
+                  + "s)"));
     }
   }
 
   private static String describe(Status status) {
-    return status.getCode() + (status.getDescription() == null ? "" : ": " + status.getDescription());
+    return status.getCode()
+        + (status.getDescription() == null ? "" : ": " + status.getDescription());
   }
 }

@@ -29,15 +29,19 @@ final class FrameMarshaller implements MethodDescriptor.Marshaller<InboundFrame>
       return InboundFrame.refused(
           bytes.length,
           Status.RESOURCE_EXHAUSTED.withDescription(
-              "frame of " + bytes.length + " bytes exceeds spinagent.grpc.max-inbound-message-size ("
-                  + maxFrameBytes + " bytes)"));
+              "frame of "
+                  + bytes.length
+                  + " bytes exceeds spinagent.grpc.max-inbound-message-size ("
+                  + maxFrameBytes
+                  + " bytes)"));
     }
     try {
       return InboundFrame.parsed(AgentMessage.parseFrom(bytes), bytes.length);
     } catch (InvalidProtocolBufferException e) {
       return InboundFrame.refused(
           bytes.length,
-          Status.INVALID_ARGUMENT.withDescription("frame is not a valid spinagent.v1.AgentMessage: " + e.getMessage()));
+          Status.INVALID_ARGUMENT.withDescription(
+              "frame is not a valid spinagent.v1.AgentMessage: " + e.getMessage()));
     }
   }
 

@@ -25,7 +25,9 @@ final class OutboundFrames {
   private boolean closed;
 
   OutboundFrames(
-      ServerCallStreamObserver<PluginMessage> call, int maxQueuedFrames, Consumer<PluginMessage> sentListener) {
+      ServerCallStreamObserver<PluginMessage> call,
+      int maxQueuedFrames,
+      Consumer<PluginMessage> sentListener) {
     this.call = call;
     this.maxQueuedFrames = maxQueuedFrames;
     this.sentListener = sentListener;

@@ -2,7 +2,9 @@ package io.spinagent.plugin.grpc.session;
 
 import io.grpc.Status;
 
-/** An agent broke the protocol; its session ends with {@link #status()}, other sessions carry on. */
+/**
+ * An agent broke the protocol; its session ends with {@link #status()}, other sessions carry on.
+ */
 final class ProtocolViolation extends RuntimeException {
 
   private final Status status;

@@ -25,7 +25,11 @@ public final class SessionRegistry {
       try {
         listener.welcomed(session);
       } catch (RuntimeException e) {
-        log.error("Session listener {} failed for agent '{}'", listener.getClass().getSimpleName(), session.agentId(), e);
+        log.error(
+            "Session listener {} failed for agent '{}'",
+            listener.getClass().getSimpleName(),
+            session.agentId(),
+            e);
       }
     }
   }

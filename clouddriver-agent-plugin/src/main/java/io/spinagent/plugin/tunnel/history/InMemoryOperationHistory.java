@@ -36,7 +36,8 @@ public final class InMemoryOperationHistory implements OperationHistory {
     List<OperationRecord> page = new ArrayList<>();
     int skipped = 0;
     boolean more = false;
-    for (Iterator<OperationRecord> newestFirst = records.descendingIterator(); newestFirst.hasNext(); ) {
+    for (Iterator<OperationRecord> newestFirst = records.descendingIterator();
+        newestFirst.hasNext(); ) {
       OperationRecord record = newestFirst.next();
       if (!query.matches(record)) {
         continue;
@@ -50,8 +51,8 @@ public final class InMemoryOperationHistory implements OperationHistory {
         break;
       }
     }
-    return new OperationPage(page, query.offset(), query.limit(), more ? query.offset() + page.size() : null,
-        "memory");
+    return new OperationPage(
+        page, query.offset(), query.limit(), more ? query.offset() + page.size() : null, "memory");
   }
 
   @Override

@@ -21,14 +21,16 @@ public class OperationHistoryConfiguration {
 
   @Bean(destroyMethod = "close")
   OperationHistory operationHistory(
-      ObjectProvider<DSLContext> jooq, OperationHistoryProperties properties, ObjectProvider<MeterRegistry> meters) {
+      ObjectProvider<DSLContext> jooq,
+      OperationHistoryProperties properties,
+      ObjectProvider<MeterRegistry> meters) {
     DSLContext context = jooq.getIfAvailable();
     if (context == null) {
       return new InMemoryOperationHistory(properties.getMemoryEntries());
     }
     SpinAgentSchema.migrate(context);
-    return new SqlOperationHistory(context, properties, meters.getIfAvailable(SimpleMeterRegistry::new),
-        Clock.systemUTC());
+    return new SqlOperationHistory(
+        context, properties, meters.getIfAvailable(SimpleMeterRegistry::new), Clock.systemUTC());
   }
 
   @Bean

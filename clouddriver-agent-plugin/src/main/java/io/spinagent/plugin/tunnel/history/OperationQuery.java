@@ -6,12 +6,13 @@ import java.time.Instant;
  * A page of the history, newest first.
  *
  * @param account only this account; null for all
- * @param status  only this status (e.g. 403), or class (4 for 4xx); null for all
- * @param since   only operations started at or after this; null for all
- * @param offset  operations skipped (newest first)
- * @param limit   at most this many returned
+ * @param status only this status (e.g. 403), or class (4 for 4xx); null for all
+ * @param since only operations started at or after this; null for all
+ * @param offset operations skipped (newest first)
+ * @param limit at most this many returned
  */
-public record OperationQuery(String account, StatusFilter status, Instant since, int offset, int limit) {
+public record OperationQuery(
+    String account, StatusFilter status, Instant since, int offset, int limit) {
 
   /** An exact status, or a class of statuses. */
   public record StatusFilter(int low, int high) {

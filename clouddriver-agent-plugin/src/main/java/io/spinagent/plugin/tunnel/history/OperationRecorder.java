@@ -18,16 +18,17 @@ public final class OperationRecorder implements TunnelOperationListener {
   @Override
   public void completed(TunnelOperation operation) {
     String query = operation.query();
-    history.record(new OperationRecord(
-        operation.account(),
-        operation.method(),
-        KubectlVerbs.of(operation.method(), operation.path(), query),
-        query.isEmpty() ? operation.path() : operation.path() + "?" + query,
-        operation.status(),
-        operation.timeToFirstByte().toMillis(),
-        operation.duration().toMillis(),
-        replica,
-        Objects.requireNonNullElse(operation.agentId(), ""),
-        operation.startedAt()));
+    history.record(
+        new OperationRecord(
+            operation.account(),
+            operation.method(),
+            KubectlVerbs.of(operation.method(), operation.path(), query),
+            query.isEmpty() ? operation.path() : operation.path() + "?" + query,
+            operation.status(),
+            operation.timeToFirstByte().toMillis(),
+            operation.duration().toMillis(),
+            replica,
+            Objects.requireNonNullElse(operation.agentId(), ""),
+            operation.startedAt()));
   }
 }

@@ -29,10 +29,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The history in {@code spinagent_operations}, shared by all replicas. Requests never wait for the
- * database: {@link #record} only queues, one thread writes the queue in batches, and when the
- * queue is full (the database is slow or down) operations are dropped and counted in {@code
- * spinagent.operations.history.dropped}. Rows older than the maximum age are deleted
- * periodically.
+ * database: {@link #record} only queues, one thread writes the queue in batches, and when the queue
+ * is full (the database is slow or down) operations are dropped and counted in {@code
+ * spinagent.operations.history.dropped}. Rows older than the maximum age are deleted periodically.
  */
 public final class SqlOperationHistory implements OperationHistory {
 
@@ -48,13 +47,16 @@ public final class SqlOperationHistory implements OperationHistory {
   private static final Field<String> VERB = field(unquotedName("verb"), String.class);
   private static final Field<String> PATH = field(unquotedName("path"), String.class);
   private static final Field<Integer> STATUS = field(unquotedName("status"), Integer.class);
-  private static final Field<Long> FIRST_BYTE = field(unquotedName("time_to_first_byte_ms"), Long.class);
+  private static final Field<Long> FIRST_BYTE =
+      field(unquotedName("time_to_first_byte_ms"), Long.class);
   private static final Field<Long> DURATION = field(unquotedName("duration_ms"), Long.class);
   private static final Field<String> REPLICA = field(unquotedName("replica"), String.class);
   private static final Field<String> AGENT = field(unquotedName("agent_id"), String.class);
   private static final Field<Long> STARTED_AT = field(unquotedName("started_at"), Long.class);
+
   /** The column sizes of the changelog: longer values are cut rather than failing the batch. */
   private static final int PATH_LENGTH = 1000;
+
   private static final int NAME_LENGTH = 255;
 
   private final DSLContext jooq;
@@ -72,7 +74,8 @@ public final class SqlOperationHistory implements OperationHistory {
       DSLContext jooq, OperationHistoryProperties properties, MeterRegistry meters, Clock clock) {
     if (properties.getQueueSize() < 1) {
       throw new IllegalArgumentException(
-          "spinagent.operations.history.queue-size must be at least 1, not " + properties.getQueueSize());
+          "spinagent.operations.history.queue-size must be at least 1, not "
+              + properties.getQueueSize());
     }
     if (properties.getMaxAge().isNegative() || properties.getMaxAge().isZero()) {
       throw new IllegalArgumentException(
@@ -87,11 +90,13 @@ public final class SqlOperationHistory implements OperationHistory {
     this.writer = new Thread(this::writeLoop, "spinagent-operations-writer");
     writer.setDaemon(true);
     writer.start();
-    this.purger = Executors.newSingleThreadScheduledExecutor(runnable -> {
-      Thread thread = new Thread(runnable, "spinagent-operations-purge");
-      thread.setDaemon(true);
-      return thread;
-    });
+    this.purger =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-operations-purge");
+              thread.setDaemon(true);
+              return thread;
+            });
     long every = Math.max(1, properties.getPurgeInterval().toMillis());
     // Soon after start too, so that replicas restarted more often than the interval still purge.
     long first = Math.min(every, TimeUnit.MINUTES.toMillis(1));
@@ -109,8 +114,11 @@ public final class SqlOperationHistory implements OperationHistory {
   public void record(OperationRecord record) {
     if (closed || !queue.offer(record)) {
       droppedQueueFull.increment();
-      warn("the database is not keeping up: operations are dropped from the history"
-          + " (spinagent.operations.history.queue-size " + (queue.size() + queue.remainingCapacity()) + ")");
+      warn(
+          "the database is not keeping up: operations are dropped from the history"
+              + " (spinagent.operations.history.queue-size "
+              + (queue.size() + queue.remainingCapacity())
+              + ")");
     }
   }
 
@@ -133,20 +141,44 @@ public final class SqlOperationHistory implements OperationHistory {
       conditions.add(STARTED_AT.ge(query.since().toEpochMilli()));
     }
     // One row more than asked tells whether another page follows.
-    List<OperationRecord> rows = jooq
-        .select(ACCOUNT, METHOD, VERB, PATH, STATUS, FIRST_BYTE, DURATION, REPLICA, AGENT, STARTED_AT)
-        .from(OPERATIONS)
-        .where(DSL.and(conditions))
-        .orderBy(STARTED_AT.desc(), ID.desc())
-        .limit(query.limit() + 1)
-        .offset(query.offset())
-        .fetch(row -> new OperationRecord(row.get(ACCOUNT), row.get(METHOD), row.get(VERB), row.get(PATH),
-            row.get(STATUS), row.get(FIRST_BYTE), row.get(DURATION), row.get(REPLICA), row.get(AGENT),
-            Instant.ofEpochMilli(row.get(STARTED_AT))));
+    List<OperationRecord> rows =
+        jooq.select(
+                ACCOUNT,
+                METHOD,
+                VERB,
+                PATH,
+                STATUS,
+                FIRST_BYTE,
+                DURATION,
+                REPLICA,
+                AGENT,
+                STARTED_AT)
+            .from(OPERATIONS)
+            .where(DSL.and(conditions))
+            .orderBy(STARTED_AT.desc(), ID.desc())
+            .limit(query.limit() + 1)
+            .offset(query.offset())
+            .fetch(
+                row ->
+                    new OperationRecord(
+                        row.get(ACCOUNT),
+                        row.get(METHOD),
+                        row.get(VERB),
+                        row.get(PATH),
+                        row.get(STATUS),
+                        row.get(FIRST_BYTE),
+                        row.get(DURATION),
+                        row.get(REPLICA),
+                        row.get(AGENT),
+                        Instant.ofEpochMilli(row.get(STARTED_AT))));
     boolean more = rows.size() > query.limit();
     List<OperationRecord> page = more ? rows.subList(0, query.limit()) : rows;
-    return new OperationPage(List.copyOf(page), query.offset(), query.limit(),
-        more ? query.offset() + query.limit() : null, "sql");
+    return new OperationPage(
+        List.copyOf(page),
+        query.offset(),
+        query.limit(),
+        more ? query.offset() + query.limit() : null,
+        "sql");
   }
 
   @Override
@@ -188,13 +220,34 @@ public final class SqlOperationHistory implements OperationHistory {
       return;
     }
     try {
-      InsertValuesStep10<Record, String, String, String, String, Integer, Long, Long, String, String, Long> insert =
-          jooq.insertInto(OPERATIONS, ACCOUNT, METHOD, VERB, PATH, STATUS, FIRST_BYTE, DURATION, REPLICA, AGENT,
-              STARTED_AT);
+      InsertValuesStep10<
+              Record, String, String, String, String, Integer, Long, Long, String, String, Long>
+          insert =
+              jooq.insertInto(
+                  OPERATIONS,
+                  ACCOUNT,
+                  METHOD,
+                  VERB,
+                  PATH,
+                  STATUS,
+                  FIRST_BYTE,
+                  DURATION,
+                  REPLICA,
+                  AGENT,
+                  STARTED_AT);
       for (OperationRecord r : batch) {
-        insert = insert.values(cut(r.account(), NAME_LENGTH), cut(r.method(), 16), cut(r.verb(), 32),
-            cut(r.path(), PATH_LENGTH), r.status(), r.timeToFirstByteMs(), r.durationMs(),
-            cut(r.replica(), NAME_LENGTH), cut(r.agentId(), NAME_LENGTH), r.startedAt().toEpochMilli());
+        insert =
+            insert.values(
+                cut(r.account(), NAME_LENGTH),
+                cut(r.method(), 16),
+                cut(r.verb(), 32),
+                cut(r.path(), PATH_LENGTH),
+                r.status(),
+                r.timeToFirstByteMs(),
+                r.durationMs(),
+                cut(r.replica(), NAME_LENGTH),
+                cut(r.agentId(), NAME_LENGTH),
+                r.startedAt().toEpochMilli());
       }
       insert.execute();
     } catch (RuntimeException e) {
@@ -210,12 +263,17 @@ public final class SqlOperationHistory implements OperationHistory {
         log.debug("Deleted {} operations older than {} from {}", deleted, maxAge, TABLE);
       }
     } catch (RuntimeException e) {
-      log.warn("Could not delete old operations from {} (spinagent.operations.history.max-age {}): {}", TABLE, maxAge,
+      log.warn(
+          "Could not delete old operations from {} (spinagent.operations.history.max-age {}): {}",
+          TABLE,
+          maxAge,
           e.getMessage());
     }
   }
 
-  /** At most once a minute: a slow database would otherwise flood the log it is slow to report in. */
+  /**
+   * At most once a minute: a slow database would otherwise flood the log it is slow to report in.
+   */
   private void warn(String message) {
     long now = System.currentTimeMillis();
     long last = lastWarning.get();
