@@ -10,5 +10,9 @@ import java.util.concurrent.CompletionStage;
  */
 public interface ChangeSink {
 
-  CompletionStage<Void> commit(SinkBatch batch);
+  /**
+   * Commits the batch; the stage completes once it is durable, with what the agent should hear
+   * besides the acknowledgement, or exceptionally when nothing of it was committed.
+   */
+  CompletionStage<CommitOutcome> commit(SinkBatch batch);
 }

@@ -28,7 +28,7 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
   private final Map<String, AccountObjects> accounts = new ConcurrentHashMap<>();
 
   @Override
-  public CompletionStage<Void> commit(SinkBatch batch) {
+  public CompletionStage<CommitOutcome> commit(SinkBatch batch) {
     AccountObjects objects = accounts.computeIfAbsent(batch.account(), a -> new AccountObjects());
     synchronized (objects) {
       for (SinkEntry entry : batch.entries()) {
@@ -39,7 +39,7 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
         }
       }
     }
-    return CompletableFuture.completedFuture(null);
+    return CompletableFuture.completedFuture(CommitOutcome.STORED);
   }
 
   @Override

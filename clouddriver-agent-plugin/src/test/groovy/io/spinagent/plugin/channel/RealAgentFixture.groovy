@@ -14,6 +14,7 @@ import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.StreamListener
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.cache.ChangeSink
+import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.SpinAgentProperties
@@ -68,7 +69,7 @@ class RealAgentFixture implements Closeable {
   ChangeSink sink() {
     return new ChangeSink() {
       @Override
-      CompletionStage<Void> commit(SinkBatch batch) {
+      CompletionStage<CommitOutcome> commit(SinkBatch batch) {
         if (commitDelayMillis <= 0) {
           return store.commit(batch)
         }

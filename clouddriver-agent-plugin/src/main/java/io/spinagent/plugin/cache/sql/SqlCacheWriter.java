@@ -11,6 +11,7 @@ import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.ResourceVersions;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
@@ -260,8 +261,13 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
   }
 
   @Override
-  public CompletionStage<Void> commit(SinkBatch batch) {
-    return CompletableFuture.runAsync(() -> write(batch), executor);
+  public CompletionStage<CommitOutcome> commit(SinkBatch batch) {
+    return CompletableFuture.supplyAsync(
+        () -> {
+          write(batch);
+          return CommitOutcome.STORED;
+        },
+        executor);
   }
 
   /**
@@ -347,10 +353,14 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Set<String> types =
           new LinkedHashSet<>(List.of(CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS));
       for (SinkEntry entry : batch.entries()) {
-        Kind kind =
-            entry instanceof SinkEntry.Change c
-                ? c.change().getKind()
-                : ((SinkEntry.Resync) entry).marker().getKind();
+        Kind kind;
+        if (entry instanceof SinkEntry.Change c) {
+          kind = c.change().getKind();
+        } else if (entry instanceof SinkEntry.Resync r) {
+          kind = r.marker().getKind();
+        } else {
+          continue; // progress names no table
+        }
         String type = typeOf(kind);
         if (kinds.caches(type)) {
           types.add(type);

@@ -1,6 +1,7 @@
 package io.spinagent.plugin.grpc.session;
 
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -78,7 +79,7 @@ final class AccountPipeline {
         return;
       }
     }
-    CompletableFuture<Void> commit;
+    CompletableFuture<CommitOutcome> commit;
     try {
       commit = sink.commit(batch).toCompletableFuture();
     } catch (RuntimeException e) {
