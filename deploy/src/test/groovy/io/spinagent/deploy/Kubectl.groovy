@@ -6,7 +6,8 @@ import java.util.concurrent.TimeUnit
 
 /**
  * The real kubectl, as an operator runs it. Never skipped: without kubectl on PATH the specs fail
- * and say how to install it (.ci/run installs it in CI).
+ * and say how to install it (the build puts kubectl 1.32 first on the tests' PATH when it can: see
+ * .mvn/scripts/ProvisionKubectl.groovy).
  */
 final class Kubectl {
 
@@ -22,8 +23,8 @@ final class Kubectl {
   static String binary() {
     def found = System.getenv('PATH').split(File.pathSeparator).collect { new File(it, 'kubectl') }
         .find { it.isFile() && it.canExecute() }
-    assert found != null: 'kubectl is not on PATH. Install it (Debian: apt-get install -y kubernetes-client, ' +
-        'or the kubectl binary of a Kubernetes release); the deploy specs never skip.'
+    assert found != null: 'kubectl is not on PATH and the build could not fetch it (see its log). Install ' +
+        'kubectl 1.32 (the binary of a Kubernetes release); the deploy specs never skip.'
     found.path
   }
 
