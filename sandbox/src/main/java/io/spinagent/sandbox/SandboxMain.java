@@ -3,7 +3,8 @@ package io.spinagent.sandbox;
 import io.spinagent.sandbox.host.PluginsRoot;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.LoggerFactory;
 import sun.misc.Signal;
 
@@ -48,31 +49,22 @@ public final class SandboxMain {
       return;
     }
 
-    AtomicReference<Sandbox> running = new AtomicReference<>();
+    SingleStop stop = new SingleStop();
     // SIGINT/SIGTERM stop the sandbox and exit 0; the hook covers every other way the JVM ends.
-    Runnable stop =
-        () -> {
-          Sandbox sandbox = running.getAndSet(null);
-          if (sandbox != null) {
-            System.out.println("\nStopping the sandbox...");
-            sandbox.close();
-            System.out.println("Sandbox stopped; nothing left behind.");
-            System.out.flush();
-          }
-        };
-    Runtime.getRuntime().addShutdownHook(new Thread(stop, "sandbox-shutdown"));
+    Runtime.getRuntime().addShutdownHook(new Thread(stop::run, "sandbox-shutdown"));
     Signal.handle(new Signal("INT"), signal -> exitAfter(stop));
     Signal.handle(new Signal("TERM"), signal -> exitAfter(stop));
 
     try {
-      running.set(Sandbox.start(options, PluginsRoot.builtBundle(), System.out));
+      stop.started(Sandbox.start(options, PluginsRoot.builtBundle(), System.out));
     } catch (RuntimeException | Error e) {
+      stop.started(null);
       System.err.println("\nsandbox: cannot start: " + describe(e));
       System.exit(1);
     }
   }
 
-  private static void exitAfter(Runnable stop) {
+  private static void exitAfter(SingleStop stop) {
     // Off the signal thread, so a second Ctrl-C is not queued behind a slow stop.
     Thread stopper =
         new Thread(
@@ -91,6 +83,53 @@ public final class SandboxMain {
     // threads are gone, in the middle of stopping the rest.
     stopper.setDaemon(false);
     stopper.start();
+  }
+
+  /**
+   * Stops the sandbox once. Whoever asks while that stop runs (a second signal: Ctrl-C reaches both
+   * Maven and the sandbox, and Maven then sends SIGTERM; or the shutdown hook) waits until it has
+   * finished, so the JVM never exits half-way through it: the temporary directory, which holds the
+   * generated CA key and the tunnel tokens, is deleted last. A stop asked for while the sandbox
+   * starts waits for the start to end, then stops what started.
+   */
+  private static final class SingleStop implements Runnable {
+    /**
+     * The sandbox once started; null when its start failed (it then stopped what it had started).
+     */
+    private final CompletableFuture<Sandbox> started = new CompletableFuture<>();
+
+    private final CompletableFuture<Void> stopped = new CompletableFuture<>();
+    private final AtomicBoolean stopping = new AtomicBoolean();
+
+    void started(Sandbox sandbox) {
+      started.complete(sandbox);
+    }
+
+    @Override
+    public void run() {
+      if (!stopping.compareAndSet(false, true)) {
+        stopped.join();
+        return;
+      }
+      try {
+        // What is printed may go nowhere (tee may have ended with the Ctrl-C): PrintStream drops
+        // it.
+        System.out.println(
+            started.isDone()
+                ? "\nStopping the sandbox..."
+                : "\nStopping the sandbox once it has finished starting...");
+        Sandbox sandbox = started.join();
+        if (sandbox != null) {
+          sandbox.close();
+          System.out.println("Sandbox stopped; nothing left behind.");
+          System.out.flush();
+        }
+        stopped.complete(null);
+      } catch (RuntimeException | Error e) {
+        stopped.completeExceptionally(e);
+        throw e;
+      }
+    }
   }
 
   private static String describe(Throwable e) {

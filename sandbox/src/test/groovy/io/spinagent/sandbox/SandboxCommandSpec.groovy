@@ -1,6 +1,7 @@
 package io.spinagent.sandbox
 
 import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.testkit.files.TemporaryDirectory
 import spock.lang.Specification
 
 import java.nio.file.Files
@@ -15,9 +16,15 @@ import java.util.concurrent.TimeUnit
 class SandboxCommandSpec extends Specification {
 
   Process process
+  /** A directory the sandbox should have deleted: removed here if a failing feature left it. */
+  Path workDir
 
   def cleanup() {
     process?.destroyForcibly()
+    process?.waitFor(30, TimeUnit.SECONDS)
+    if (workDir != null) {
+      TemporaryDirectory.delete(workDir, "the sandbox's directory")
+    }
   }
 
   def "start, see the demo application in the cache view, scale it with kubectl, see the change, stop cleanly"() {
@@ -70,6 +77,43 @@ class SandboxCommandSpec extends Specification {
     ports.every { name, port -> port != null }
     ports.findAll { name, port -> !portIsFree(port) } == [:]
     !Files.exists(workDir)
+  }
+
+  def "Ctrl-C under '| tee': the output pipe is gone and Maven's SIGTERM follows the SIGINT, yet no secret is left on disk"() {
+    given: 'the sandbox running, its output read through a pipe as tee would'
+    def text = new StringBuffer()
+    def output = new SandboxOutput(text)
+    process = new ProcessBuilder(
+        Path.of(System.getProperty('java.home'), 'bin', 'java').toString(),
+        "-D${PluginsRoot.BUNDLE_PROPERTY}=${PluginsRoot.builtBundle()}".toString(),
+        '-cp', sandboxClasspath(),
+        SandboxMain.name, '--random-ports', '--no-color')
+        .redirectErrorStream(true)
+        .start()
+    process.outputStream.close()
+    def reader = process.consumeProcessOutputStream(text)
+    awaitWhileRunning(output, 600) { output.printed('Tunnel kubeconfig') != null }
+    workDir = Path.of(output.printed('Cluster kubeconfig')).parent
+    def secrets = Files.walk(workDir).withCloseable { it.filter { Files.isRegularFile(it) }.count() }
+
+    when: 'Ctrl-C: tee dies (nobody reads the output any more), the sandbox gets SIGINT, then SIGTERM'
+    process.inputStream.close()
+    reader.interrupt()
+    signal('INT')
+    Thread.sleep(200)
+    signal('TERM')
+    def exited = process.waitFor(120, TimeUnit.SECONDS)
+
+    then: 'it finishes stopping before it exits, and its directory with the CA key and tokens is gone'
+    secrets > 0
+    exited
+    process.exitValue() == 0
+    !Files.exists(workDir)
+  }
+
+  private void signal(String name) {
+    def kill = new ProcessBuilder('kill', "-${name}".toString(), process.pid().toString()).start()
+    assert kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0
   }
 
   /**
