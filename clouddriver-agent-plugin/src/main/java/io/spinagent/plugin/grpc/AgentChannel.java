@@ -13,6 +13,7 @@ import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
 import io.spinagent.plugin.grpc.auth.BearerTokens;
 import io.spinagent.plugin.grpc.session.AgentChannelService;
+import io.spinagent.plugin.grpc.session.ChannelMetrics;
 import io.spinagent.plugin.grpc.session.SessionContext;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import java.io.IOException;

@@ -6,6 +6,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.identity.ReplicaIdentity;
 import java.time.Clock;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;

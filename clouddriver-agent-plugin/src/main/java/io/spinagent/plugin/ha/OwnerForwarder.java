@@ -2,7 +2,7 @@ package io.spinagent.plugin.ha;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spinagent.plugin.tunnel.StatusResponse;
+import io.spinagent.plugin.http.StatusResponse;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

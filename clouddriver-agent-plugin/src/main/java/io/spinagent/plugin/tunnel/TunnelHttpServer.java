@@ -9,6 +9,8 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.ForwardingEndpoint;
+import io.spinagent.plugin.http.StatusResponse;
+import io.spinagent.plugin.http.TcpNoDelay;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import io.spinagent.protocol.v1.TunnelResponseHead;

@@ -12,7 +12,7 @@ import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
 import io.spinagent.plugin.config.AccountsConfiguration.AccountStorage;
-import io.spinagent.plugin.grpc.ReplicaIdentity;
+import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.store.StoredAccount;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

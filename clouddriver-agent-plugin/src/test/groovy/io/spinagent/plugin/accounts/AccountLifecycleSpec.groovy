@@ -22,7 +22,7 @@ import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.config.AccountsConfiguration
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.grpc.AgentChannel
-import io.spinagent.plugin.grpc.ReplicaIdentity
+import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.grpc.session.SessionRegistry
 import io.spinagent.plugin.tunnel.OperationsProperties
 import io.spinagent.plugin.tunnel.TunnelProperties

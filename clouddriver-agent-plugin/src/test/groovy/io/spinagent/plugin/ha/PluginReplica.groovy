@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.SpinAgentPlugin
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.grpc.AgentGrpcServer
-import io.spinagent.plugin.grpc.ReplicaIdentity
+import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.tunnel.TunnelAuthority
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle
 import io.spinagent.plugin.tunnel.TunnelTokens

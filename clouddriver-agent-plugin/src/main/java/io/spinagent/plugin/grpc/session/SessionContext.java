@@ -3,7 +3,6 @@ package io.spinagent.plugin.grpc.session;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
-import io.spinagent.plugin.grpc.ChannelMetrics;
 import java.time.Clock;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;

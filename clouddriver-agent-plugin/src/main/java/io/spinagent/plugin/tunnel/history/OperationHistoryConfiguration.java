@@ -2,7 +2,7 @@ package io.spinagent.plugin.tunnel.history;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.spinagent.plugin.grpc.ReplicaIdentity;
+import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
 import org.jooq.DSLContext;

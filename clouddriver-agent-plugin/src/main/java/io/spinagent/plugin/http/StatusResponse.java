@@ -1,4 +1,4 @@
-package io.spinagent.plugin.tunnel;
+package io.spinagent.plugin.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;

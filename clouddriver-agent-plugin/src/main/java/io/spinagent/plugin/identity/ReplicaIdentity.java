@@ -1,4 +1,4 @@
-package io.spinagent.plugin.grpc;
+package io.spinagent.plugin.identity;
 
 import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;

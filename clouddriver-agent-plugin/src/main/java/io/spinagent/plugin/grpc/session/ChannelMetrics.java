@@ -1,11 +1,10 @@
-package io.spinagent.plugin.grpc;
+package io.spinagent.plugin.grpc.session;
 
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.PluginMessage;
 import java.util.Locale;

@@ -1,4 +1,4 @@
-package io.spinagent.plugin.tunnel;
+package io.spinagent.plugin.http;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
