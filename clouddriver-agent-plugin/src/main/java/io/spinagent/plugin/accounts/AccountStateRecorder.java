@@ -1,6 +1,5 @@
 package io.spinagent.plugin.accounts;
 
-import io.spinagent.plugin.store.AccountTable;
 import java.util.concurrent.Executor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

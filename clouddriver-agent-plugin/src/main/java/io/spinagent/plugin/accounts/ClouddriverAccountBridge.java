@@ -1,7 +1,5 @@
 package io.spinagent.plugin.accounts;
 
-import io.spinagent.plugin.store.AccountTable;
-import io.spinagent.plugin.store.StoredAccount;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

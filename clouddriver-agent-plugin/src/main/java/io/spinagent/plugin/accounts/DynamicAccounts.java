@@ -8,8 +8,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionListener;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
-import io.spinagent.plugin.store.AccountTable;
-import io.spinagent.plugin.store.StoredAccount;
 import io.spinagent.protocol.v1.AddAccount;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;

@@ -3,7 +3,6 @@ package io.spinagent.plugin.ha;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.identity.ReplicaIdentity;
-import io.spinagent.plugin.store.AccountOwnerTable;
 import io.spinagent.plugin.store.SpinAgentTables;
 import io.spinagent.plugin.tunnel.OperationsProperties;
 import java.time.Clock;

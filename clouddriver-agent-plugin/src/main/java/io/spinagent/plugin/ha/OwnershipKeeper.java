@@ -4,7 +4,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
-import io.spinagent.plugin.store.AccountOwnerTable;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

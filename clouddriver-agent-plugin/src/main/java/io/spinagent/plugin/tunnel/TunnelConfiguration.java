@@ -1,8 +1,6 @@
 package io.spinagent.plugin.tunnel;
 
 import io.spinagent.plugin.store.SpinAgentTables;
-import io.spinagent.plugin.store.SqlTunnelAuthority;
-import io.spinagent.plugin.store.SqlTunnelTokens;
 import java.time.Clock;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;

@@ -5,7 +5,7 @@ import io.spinagent.plugin.accounts.AccountPermissions;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.ClusterIdentity;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
-import io.spinagent.plugin.store.StoredAccount;
+import io.spinagent.plugin.accounts.StoredAccount;
 import java.time.Instant;
 import java.util.List;
 

@@ -38,7 +38,7 @@ import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import io.spinagent.plugin.store.AccountTable
+import io.spinagent.plugin.accounts.AccountTable
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import org.springframework.beans.factory.support.StaticListableBeanFactory

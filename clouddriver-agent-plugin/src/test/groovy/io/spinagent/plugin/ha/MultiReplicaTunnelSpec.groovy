@@ -20,7 +20,7 @@ import io.spinagent.plugin.accounts.AccountRequestException
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.DynamicAccounts
 import io.spinagent.plugin.channel.RealAgentFixture
-import io.spinagent.plugin.store.AccountOwnerTable
+import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.tunnel.TrustingHttpClient
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedMariaDb

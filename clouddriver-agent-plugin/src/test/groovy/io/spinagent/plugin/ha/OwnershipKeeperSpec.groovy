@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.AgentAccount
 import io.spinagent.plugin.accounts.ClusterIdentity
-import io.spinagent.plugin.store.AccountOwnerTable
+import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import org.jooq.DSLContext

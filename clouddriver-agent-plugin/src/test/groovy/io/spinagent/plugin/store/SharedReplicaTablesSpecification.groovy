@@ -1,6 +1,9 @@
 package io.spinagent.plugin.store
 
 import io.spinagent.plugin.ha.AccountOwner
+import io.spinagent.plugin.ha.AccountOwnerTable
+import io.spinagent.plugin.tunnel.SqlTunnelAuthority
+import io.spinagent.plugin.tunnel.SqlTunnelTokens
 import io.spinagent.plugin.tunnel.TunnelAuthority
 import io.spinagent.plugin.tunnel.TunnelTokens
 import io.spinagent.testkit.db.EmbeddedDatabase

@@ -1,10 +1,9 @@
-package io.spinagent.plugin.store;
+package io.spinagent.plugin.tunnel;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
-import io.spinagent.plugin.tunnel.TunnelTokens;
 import java.time.Clock;
 import java.util.Optional;
 import org.jooq.DSLContext;

@@ -1,10 +1,9 @@
-package io.spinagent.plugin.store;
+package io.spinagent.plugin.tunnel;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
-import io.spinagent.plugin.tunnel.TunnelAuthority;
 import java.time.Clock;
 import org.jooq.DSLContext;
 import org.jooq.Field;

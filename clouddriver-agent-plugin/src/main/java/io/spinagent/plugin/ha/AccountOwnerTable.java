@@ -1,10 +1,9 @@
-package io.spinagent.plugin.store;
+package io.spinagent.plugin.ha;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
-import io.spinagent.plugin.ha.AccountOwner;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;

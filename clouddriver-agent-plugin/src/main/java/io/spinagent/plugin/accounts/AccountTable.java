@@ -1,4 +1,4 @@
-package io.spinagent.plugin.store;
+package io.spinagent.plugin.accounts;
 
 import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
@@ -6,12 +6,7 @@ import static org.jooq.impl.DSL.table;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.spinagent.plugin.accounts.AccountPermissions;
-import io.spinagent.plugin.accounts.AccountSource;
-import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AgentAccount;
-import io.spinagent.plugin.accounts.ClusterIdentity;
-import io.spinagent.plugin.accounts.DynamicAccountSpec;
+import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;

@@ -1,10 +1,5 @@
-package io.spinagent.plugin.store;
+package io.spinagent.plugin.accounts;
 
-import io.spinagent.plugin.accounts.AccountPermissions;
-import io.spinagent.plugin.accounts.AccountSource;
-import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.ClusterIdentity;
-import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import java.time.Instant;
 import java.util.List;
 
