@@ -1,7 +1,8 @@
 package io.spinagent.plugin.tunnel;
 
-import io.spinagent.protocol.v1.PluginMessage;
+import io.spinagent.plugin.grpc.session.TunnelFrameSubscriber;
 import io.spinagent.protocol.v1.TunnelCancel;
+import io.spinagent.protocol.v1.TunnelEnd;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import java.util.List;
@@ -10,15 +11,24 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
-/** The tunnel streams open on one agent session: ids, routing of the agent's frames, cleanup. */
-public final class AgentTunnels {
+/**
+ * The tunnel streams open on one agent session: ids, routing of the agent's frames, cleanup. It
+ * subscribes to the session's tunnel frames (see {@link SessionTunnels}).
+ */
+final class AgentTunnels implements TunnelFrameSubscriber {
 
   private final AtomicLong lastId = new AtomicLong();
   private final Map<Long, TunnelStream> open = new ConcurrentHashMap<>();
-  private final Consumer<PluginMessage> toAgent;
+  private final Consumer<TunnelFrame> toAgent;
+  private final Runnable onSessionClosed;
 
-  public AgentTunnels(Consumer<PluginMessage> toAgent) {
+  /**
+   * @param toAgent sends a frame over the session
+   * @param onSessionClosed runs once the session has ended and every open stream has failed
+   */
+  AgentTunnels(Consumer<TunnelFrame> toAgent, Runnable onSessionClosed) {
     this.toAgent = toAgent;
+    this.onSessionClosed = onSessionClosed;
   }
 
   TunnelStream open(TunnelRequestHead head, int window) {
@@ -33,7 +43,8 @@ public final class AgentTunnels {
   }
 
   /** A frame from the agent; frames of streams already finished (e.g. cancelled) are dropped. */
-  public void receive(TunnelFrame frame) {
+  @Override
+  public void received(TunnelFrame frame) {
     TunnelStream stream = open.get(frame.getStreamId());
     if (stream == null) {
       return;
@@ -46,10 +57,7 @@ public final class AgentTunnels {
 
   /** Ends our side of the request body. */
   void endRequest(TunnelStream stream) {
-    send(
-        TunnelFrame.newBuilder()
-            .setStreamId(stream.id())
-            .setEnd(io.spinagent.protocol.v1.TunnelEnd.getDefaultInstance()));
+    send(TunnelFrame.newBuilder().setStreamId(stream.id()).setEnd(TunnelEnd.getDefaultInstance()));
   }
 
   /** The client went away or gave up: the agent stops the request. */
@@ -67,13 +75,15 @@ public final class AgentTunnels {
   }
 
   /** The session ended: every open request fails with {@code reason}. */
-  public void closeAll(String reason) {
+  @Override
+  public void sessionClosed(String reason) {
     List<TunnelStream> streams = List.copyOf(open.values());
     open.clear();
     streams.forEach(stream -> stream.fail(reason));
+    onSessionClosed.run();
   }
 
   private void send(TunnelFrame.Builder frame) {
-    toAgent.accept(PluginMessage.newBuilder().setTunnel(frame).build());
+    toAgent.accept(frame.build());
   }
 }

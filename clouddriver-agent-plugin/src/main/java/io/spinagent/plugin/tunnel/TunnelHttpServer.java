@@ -67,6 +67,7 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final int window;
   private final Duration timeout;
   private final TunnelOperationListener listener;
+  private final SessionTunnels sessionTunnels = new SessionTunnels();
 
   private TunnelHttpServer(
       HttpsServer server,
@@ -258,7 +259,17 @@ public final class TunnelHttpServer implements AutoCloseable {
   private void relay(
       HttpExchange exchange, String account, String path, AgentSession session, TunnelTrace trace)
       throws IOException, InterruptedException {
-    AgentTunnels tunnels = session.tunnels();
+    String agent = session.agentId();
+    Optional<AgentTunnels> subscribed = sessionTunnels.of(session);
+    if (subscribed.isEmpty()) {
+      status(
+          exchange,
+          503,
+          "ServiceUnavailable",
+          "account '" + account + "' has no connected agent: agent '" + agent + "' disconnected");
+      return;
+    }
+    AgentTunnels tunnels = subscribed.get();
     TunnelRequestHead.Builder head =
         TunnelRequestHead.newBuilder()
             .setAccount(account)
@@ -268,7 +279,6 @@ public final class TunnelHttpServer implements AutoCloseable {
             .setWithoutBody(withoutBody(exchange.getRequestHeaders()));
     relayed(exchange.getRequestHeaders()).forEach(head::addHeaders);
     TunnelStream stream = tunnels.open(head.build(), window);
-    String agent = session.agentId();
     trace.agent(agent);
     try {
       if (!sendRequestBody(exchange.getRequestBody(), stream)) {

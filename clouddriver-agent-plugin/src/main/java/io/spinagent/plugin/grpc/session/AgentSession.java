@@ -6,7 +6,6 @@ import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
-import io.spinagent.plugin.tunnel.AgentTunnels;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountDecisions;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -25,6 +24,7 @@ import io.spinagent.protocol.v1.PluginMessage;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
 import io.spinagent.protocol.v1.Role;
+import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.Welcome;
 import java.time.Clock;
 import java.time.Duration;
@@ -60,7 +60,6 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private final SessionContext context;
   private final OutboundFrames outbound;
   private final ScheduledFuture<?> heartbeatCheck;
-  private final AgentTunnels tunnels = new AgentTunnels(this::send);
 
   private volatile Instant lastFrameAt;
   private volatile String agentId;
@@ -76,6 +75,9 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private int pendingBatches;
   private boolean requestDeferred;
   private boolean closed;
+
+  // Set under this; read without it on every tunnel frame.
+  private volatile TunnelFrameSubscriber tunnelSubscriber;
 
   AgentSession(String peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
     this.peer = peer;
@@ -115,9 +117,25 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     return peer;
   }
 
-  /** The Kubernetes API requests relayed over this session. */
-  public AgentTunnels tunnels() {
-    return tunnels;
+  /**
+   * Hands this session's tunnel frames to {@code subscriber} from now on, until the session ends;
+   * false when it has ended already. A session has at most one subscriber: the tunnel.
+   */
+  public synchronized boolean subscribeTunnel(TunnelFrameSubscriber subscriber) {
+    if (closed) {
+      return false;
+    }
+    if (tunnelSubscriber != null) {
+      throw new IllegalStateException(
+          "agent '" + agentId() + "': this session's tunnel frames already have a subscriber");
+    }
+    tunnelSubscriber = subscriber;
+    return true;
+  }
+
+  /** Sends a tunnel frame (of a Kubernetes API request relayed over this session) to the agent. */
+  public void sendTunnel(TunnelFrame frame) {
+    send(PluginMessage.newBuilder().setTunnel(frame).build());
   }
 
   public synchronized List<String> accounts() {
@@ -199,12 +217,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   /** Ends the session: the agent's accounts lose it, and its stream ends with {@code status}. */
   public void close(Status status) {
     List<AccountPipeline> stopped;
+    TunnelFrameSubscriber tunnel;
     synchronized (this) {
       if (closed) {
         return;
       }
       closed = true;
       stopped = List.copyOf(pipelines.values());
+      tunnel = tunnelSubscriber;
     }
     heartbeatCheck.cancel(false);
     List.copyOf(commands.values())
@@ -213,7 +233,9 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
                 pending.completeExceptionally(
                     new IllegalStateException(
                         "agent '" + agentId() + "' disconnected (" + describe(status) + ")")));
-    tunnels.closeAll("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
+    if (tunnel != null) {
+      tunnel.sessionClosed("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
+    }
     stopped.forEach(AccountPipeline::close);
     outbound.close(status);
     if (agentId != null) {
@@ -250,7 +272,12 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
               PluginMessage.newBuilder()
                   .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
                   .build());
-      case TUNNEL -> tunnels.receive(message.getTunnel());
+      case TUNNEL -> {
+        TunnelFrameSubscriber tunnel = tunnelSubscriber;
+        if (tunnel != null) {
+          tunnel.received(message.getTunnel());
+        }
+      }
       case COMMAND_RESULT -> {
         CommandResult result = message.getCommandResult();
         CompletableFuture<CommandResult> pending = commands.get(result.getCommandId());
