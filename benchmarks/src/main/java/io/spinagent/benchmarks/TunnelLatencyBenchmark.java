@@ -21,6 +21,7 @@ import io.spinagent.agent.config.TlsConfig;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.InMemoryObjectStore;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentChannel;
@@ -99,6 +100,7 @@ public final class TunnelLatencyBenchmark {
                 properties,
                 "benchmark-replica",
                 accounts,
+                AgentWelcomeListener.NONE,
                 sessions,
                 store,
                 new SimpleMeterRegistry(),

@@ -5,9 +5,6 @@ import static io.spinagent.plugin.accounts.AccountRequestException.invalid;
 import static io.spinagent.plugin.accounts.AccountRequestException.notFound;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.spinagent.plugin.grpc.session.AgentSession;
-import io.spinagent.plugin.grpc.session.SessionListener;
-import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.protocol.v1.AddAccount;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
@@ -33,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * of them accepted it, so a refused request leaves nothing behind. Agents keep dynamic accounts in
  * memory: each time one connects, it is sent the accounts meant for it again.
  */
-public final class DynamicAccounts implements SessionListener {
+public final class DynamicAccounts implements AgentWelcomeListener {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
@@ -41,7 +38,7 @@ public final class DynamicAccounts implements SessionListener {
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9_.]{0,98}[a-z0-9])?");
 
   private final AccountRegistry registry;
-  private final SessionRegistry sessions;
+  private final ConnectedAgents connected;
   private final Optional<AccountTable> table;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final Duration commandTimeout;
@@ -49,13 +46,13 @@ public final class DynamicAccounts implements SessionListener {
 
   public DynamicAccounts(
       AccountRegistry registry,
-      SessionRegistry sessions,
+      ConnectedAgents connected,
       Optional<AccountTable> table,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       Duration commandTimeout,
       StreamsElsewhere streamsElsewhere) {
     this.registry = registry;
-    this.sessions = sessions;
+    this.connected = connected;
     this.table = table;
     this.clouddriver = clouddriver;
     this.commandTimeout = commandTimeout;
@@ -74,7 +71,7 @@ public final class DynamicAccounts implements SessionListener {
               + "': put it under SpinAgent with"
               + " POST /spinagent/accounts/migrate, or choose another name");
     }
-    List<AgentSession> agents = servingAgents(spec);
+    List<AgentLink> agents = servingAgents(spec);
     if (!accounts.insertDynamic(spec, AccountSource.API)) {
       throw conflict("account '" + spec.name() + "' already exists");
     }
@@ -98,7 +95,7 @@ public final class DynamicAccounts implements SessionListener {
     validate(spec);
     StoredAccount existing = dynamicAccount(spec.name(), accounts);
     refuseWhenServedElsewhere(spec.name(), "change");
-    List<AgentSession> agents = servingAgents(spec);
+    List<AgentLink> agents = servingAgents(spec);
     push(
         agents,
         spec.name(),
@@ -190,7 +187,7 @@ public final class DynamicAccounts implements SessionListener {
         DynamicAccountSpec spec = fromClouddriver(name, definitions.find(name), agentId, zoneId);
         validate(spec);
         requireFreeName(name, accounts);
-        List<AgentSession> agents = servingAgents(spec);
+        List<AgentLink> agents = servingAgents(spec);
         if (!accounts.insertDynamic(spec, AccountSource.MIGRATED)) {
           throw conflict("account '" + name + "' already exists");
         }
@@ -220,7 +217,7 @@ public final class DynamicAccounts implements SessionListener {
 
   /** An agent connected: send it the dynamic accounts meant for it (it forgets them on restart). */
   @Override
-  public void welcomed(AgentSession session) {
+  public void welcomed(AgentLink agent) {
     if (table.isEmpty()) {
       return;
     }
@@ -229,18 +226,18 @@ public final class DynamicAccounts implements SessionListener {
       mine =
           table.get().dynamicAccounts().stream()
               .filter(a -> a.state() != AccountState.REMOVED)
-              .filter(a -> a.definition().servedBy(session.agentId(), session.zoneId()))
+              .filter(a -> a.definition().servedBy(agent.agentId(), agent.zoneId()))
               .toList();
     } catch (RuntimeException e) {
       log.error(
           "Agent '{}': cannot read its dynamic accounts from spinagent_accounts; they are sent when"
               + " it reconnects",
-          session.agentId(),
+          agent.agentId(),
           e);
       return;
     }
     for (StoredAccount account : mine) {
-      session
+      agent
           .command(
               Command.newBuilder()
                   .setAddAccount(
@@ -253,19 +250,18 @@ public final class DynamicAccounts implements SessionListener {
                 if (problem != null) {
                   log.warn(
                       "Agent '{}' did not take dynamic account '{}': {}",
-                      session.agentId(),
+                      agent.agentId(),
                       account.name(),
                       problem);
                   table
                       .get()
-                      .recordFailure(
-                          account.name(), "agent '" + session.agentId() + "': " + problem);
+                      .recordFailure(account.name(), "agent '" + agent.agentId() + "': " + problem);
                 }
               });
     }
   }
 
-  private void push(List<AgentSession> agents, String name, Command.Builder command) {
+  private void push(List<AgentLink> agents, String name, Command.Builder command) {
     List<CompletableFuture<CommandResult>> results =
         agents.stream().map(agent -> agent.command(command.clone(), commandTimeout)).toList();
     List<String> refusals = new ArrayList<>();
@@ -301,7 +297,7 @@ public final class DynamicAccounts implements SessionListener {
     }
   }
 
-  private void removeFrom(AgentSession agent, String name) {
+  private void removeFrom(AgentLink agent, String name) {
     agent
         .command(
             Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)),
@@ -349,8 +345,8 @@ public final class DynamicAccounts implements SessionListener {
     }
   }
 
-  private List<AgentSession> servingAgents(DynamicAccountSpec spec) {
-    List<AgentSession> agents = agentsOf(spec);
+  private List<AgentLink> servingAgents(DynamicAccountSpec spec) {
+    List<AgentLink> agents = agentsOf(spec);
     if (agents.isEmpty()) {
       String elsewhere =
           "; with several Clouddriver replicas, send the request to the one it is connected to"
@@ -369,8 +365,11 @@ public final class DynamicAccounts implements SessionListener {
     return agents;
   }
 
-  private List<AgentSession> agentsOf(DynamicAccountSpec spec) {
-    return sessions.all().stream().filter(s -> spec.servedBy(s.agentId(), s.zoneId())).toList();
+  private List<AgentLink> agentsOf(DynamicAccountSpec spec) {
+    return connected.all().stream()
+        .filter(agent -> spec.servedBy(agent.agentId(), agent.zoneId()))
+        .map(AgentLink.class::cast)
+        .toList();
   }
 
   private void requireFreeName(String name, AccountTable accounts) {

@@ -147,16 +147,13 @@ public class AccountsConfiguration {
                 keeper ->
                     account -> keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId))
             .orElse(StreamsElsewhere.NONE);
-    DynamicAccounts accounts =
-        new DynamicAccounts(
-            registry,
-            sessions,
-            storage.table(),
-            definitions,
-            properties.getAccounts().getCommandTimeout(),
-            streamsElsewhere);
-    sessions.addListener(accounts);
-    return accounts;
+    return new DynamicAccounts(
+        registry,
+        sessions,
+        storage.table(),
+        definitions,
+        properties.getAccounts().getCommandTimeout(),
+        streamsElsewhere);
   }
 
   private static ClouddriverAccountBridge bridge(

@@ -8,6 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
@@ -65,6 +66,7 @@ public final class AgentChannel implements AutoCloseable {
       SpinAgentProperties properties,
       String replicaId,
       AccountRegistry accounts,
+      AgentWelcomeListener welcomeListener,
       SessionRegistry sessions,
       ChangeSink sink,
       MeterRegistry meters,
@@ -89,6 +91,7 @@ public final class AgentChannel implements AutoCloseable {
               properties.getSessions(),
               sessions,
               accounts,
+              welcomeListener,
               sink,
               sinkExecutor,
               scheduler,

@@ -3,6 +3,7 @@ package io.spinagent.plugin.grpc;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -22,6 +23,7 @@ public class AgentGrpcServer implements SmartLifecycle {
   private final SpinAgentProperties properties;
   private final ReplicaIdentity replica;
   private final AccountRegistry accounts;
+  private final AgentWelcomeListener welcomeListener;
   private final SessionRegistry sessions;
   private final ChangeSink sink;
   private final MeterRegistry meters;
@@ -31,12 +33,14 @@ public class AgentGrpcServer implements SmartLifecycle {
       SpinAgentProperties properties,
       ReplicaIdentity replica,
       AccountRegistry accounts,
+      AgentWelcomeListener welcomeListener,
       SessionRegistry sessions,
       ChangeSink sink,
       ObjectProvider<MeterRegistry> meters) {
     this.properties = properties;
     this.replica = replica;
     this.accounts = accounts;
+    this.welcomeListener = welcomeListener;
     this.sessions = sessions;
     this.sink = sink;
     this.meters = meters.getIfAvailable(SimpleMeterRegistry::new);
@@ -46,7 +50,14 @@ public class AgentGrpcServer implements SmartLifecycle {
   public synchronized void start() {
     channel =
         AgentChannel.start(
-            properties, replica.id(), accounts, sessions, sink, meters, Clock.systemUTC());
+            properties,
+            replica.id(),
+            accounts,
+            welcomeListener,
+            sessions,
+            sink,
+            meters,
+            Clock.systemUTC());
   }
 
   @Override

@@ -287,7 +287,7 @@ class AccountLifecycleSpec extends Specification {
     dynamic = config.dynamicAccounts(registry, sessions, storage, properties,
       provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
       HighAvailability.off())
-    channels << AgentChannel.start(properties, replica.id(), registry, sessions, store, new SimpleMeterRegistry(),
+    channels << AgentChannel.start(properties, replica.id(), registry, dynamic, sessions, store, new SimpleMeterRegistry(),
       java.time.Clock.systemUTC())
   }
 

@@ -13,6 +13,7 @@ import io.spinagent.agent.stream.AgentStreamClient
 import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.StreamListener
 import io.spinagent.plugin.accounts.AccountRegistry
+import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.InMemoryObjectStore
@@ -85,7 +86,7 @@ class RealAgentFixture implements Closeable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
       try {
-        channel = AgentChannel.start(properties, 'replica-1', accounts, new SessionRegistry(), sink(), pluginMeters,
+        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, new SessionRegistry(), sink(), pluginMeters,
             Clock.systemUTC())
         return this
       } catch (UncheckedIOException e) {

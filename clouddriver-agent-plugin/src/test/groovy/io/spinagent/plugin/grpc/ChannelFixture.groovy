@@ -4,6 +4,7 @@ import io.grpc.ChannelCredentials
 import io.grpc.InsecureChannelCredentials
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountRegistry
+import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.config.SpinAgentProperties
@@ -30,7 +31,7 @@ class ChannelFixture implements Closeable {
 
   ChannelFixture start() {
     accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, [store])
-    channel = AgentChannel.start(properties, 'replica-under-test', accounts, sessions, sink, meters, Clock.systemUTC())
+    channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, meters, Clock.systemUTC())
     this
   }
 

@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
+import io.spinagent.plugin.accounts.AgentLink;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
 import io.spinagent.protocol.v1.AccountDecision;
@@ -50,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * for the sink, so a slow database slows this agent (through HTTP/2 flow control, all the way back
  * to its outbox) and nobody else.
  */
-public final class AgentSession implements StreamObserver<InboundFrame>, AccountMember {
+public final class AgentSession implements StreamObserver<InboundFrame>, AccountMember, AgentLink {
 
   private static final Logger log = LoggerFactory.getLogger(AgentSession.class);
 
@@ -155,6 +156,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         accounts());
   }
 
+  @Override
   public String zoneId() {
     return zoneId;
   }
@@ -163,6 +165,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
    * Sends a command; the future completes with the agent's result, or fails when the session ends
    * first or {@code timeout} passes.
    */
+  @Override
   public CompletableFuture<CommandResult> command(Command.Builder command, Duration timeout) {
     String id = UUID.randomUUID().toString();
     CompletableFuture<CommandResult> result = new CompletableFuture<>();
@@ -352,7 +355,15 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         version,
         names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
-    context.sessions().welcomed(this);
+    try {
+      context.welcomeListener().welcomed(this);
+    } catch (RuntimeException e) {
+      log.error(
+          "Telling {} that agent '{}' connected failed",
+          context.welcomeListener().getClass().getSimpleName(),
+          agentId,
+          e);
+    }
   }
 
   private AccountDecision claim(AccountInfo account) {

@@ -1,6 +1,7 @@
 package io.spinagent.plugin.grpc.session;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.time.Clock;
@@ -13,6 +14,7 @@ public record SessionContext(
     SpinAgentProperties.Sessions settings,
     SessionRegistry sessions,
     AccountRegistry accounts,
+    AgentWelcomeListener welcomeListener,
     ChangeSink sink,
     Executor sinkExecutor,
     ScheduledExecutorService scheduler,
