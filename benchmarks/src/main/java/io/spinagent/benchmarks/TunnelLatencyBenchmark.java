@@ -22,7 +22,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
-import io.spinagent.plugin.cache.InMemoryObjectStore;
+import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentChannel;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -86,10 +86,9 @@ public final class TunnelLatencyBenchmark {
     SpinAgentProperties properties = new SpinAgentProperties();
     properties.getGrpc().setAddress("127.0.0.1");
     properties.getGrpc().setPort(0);
-    InMemoryObjectStore store = new InMemoryObjectStore();
     AccountRegistry accounts =
         new AccountRegistry(
-            Clock.systemUTC(), properties.getAccounts().getGracePeriod(), List.of(store));
+            Clock.systemUTC(), properties.getAccounts().getGracePeriod(), List.of());
     SessionRegistry sessions = new SessionRegistry();
     TunnelTokens tokens = new TunnelTokens();
     TunnelProperties tunnelProperties = new TunnelProperties();
@@ -102,7 +101,7 @@ public final class TunnelLatencyBenchmark {
                 accounts,
                 AgentWelcomeListener.NONE,
                 sessions,
-                store,
+                new DiscardingSink(),
                 new SimpleMeterRegistry(),
                 Clock.systemUTC());
         TunnelHttpServer tunnel =

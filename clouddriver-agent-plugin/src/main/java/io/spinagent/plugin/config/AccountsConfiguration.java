@@ -101,9 +101,10 @@ public class AccountsConfiguration {
       }
     } else {
       log.warn(
-          "SpinAgent runs without Clouddriver's SQL database (sql.enabled): accounts live in memory"
-              + " only, dynamic accounts (POST /spinagent/accounts) are unavailable and agent"
-              + " accounts do not become Clouddriver accounts");
+          "SpinAgent runs without Clouddriver's SQL database (sql.enabled): what agents stream is"
+              + " acknowledged and dropped, so nothing reaches Clouddriver's cache; accounts live"
+              + " in memory only, dynamic accounts (POST /spinagent/accounts) are unavailable and"
+              + " agent accounts do not become Clouddriver accounts");
     }
     AccountRegistry registry =
         new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod(), all);

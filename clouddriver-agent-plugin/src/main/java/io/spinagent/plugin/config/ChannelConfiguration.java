@@ -3,7 +3,7 @@ package io.spinagent.plugin.config;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.AccountFormatOptions;
 import io.spinagent.plugin.cache.ChangeSink;
-import io.spinagent.plugin.cache.InMemoryObjectStore;
+import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.cache.sql.SqlCacheConfiguration;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -19,7 +19,7 @@ public class ChannelConfiguration {
 
   /**
    * Where agent streams go: Clouddriver's SQL cache when kork-sql is enabled (its DSLContext
-   * exists), otherwise memory only (nothing reaches Clouddriver's cache).
+   * exists); otherwise nowhere: nothing would read them, so they are acknowledged and dropped.
    */
   @Bean
   ChangeSink changeSink(
@@ -37,7 +37,7 @@ public class ChannelConfiguration {
           new AccountFormatOptions(accounts::getIfAvailable),
           sqlWriterThreads);
     }
-    return new InMemoryObjectStore();
+    return new DiscardingSink();
   }
 
   /**

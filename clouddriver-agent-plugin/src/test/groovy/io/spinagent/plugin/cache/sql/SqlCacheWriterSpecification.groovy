@@ -2,7 +2,7 @@ package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.cache.ChangeSink
-import io.spinagent.plugin.cache.InMemoryObjectStore
+import io.spinagent.plugin.cache.DiscardingSink
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.ChannelConfiguration
 import io.spinagent.plugin.config.SpinAgentProperties
@@ -733,7 +733,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     changelog.databaseChangeLog*.changeSet.findAll { it.dbms == null || it.dbms == dbms }*.id as Set
   }
 
-  def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and to memory otherwise"() {
+  def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and drops streams otherwise"() {
     given:
     def withSql = new StaticListableBeanFactory()
     withSql.addBean('jooq', jooq)
@@ -744,7 +744,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
     expect:
     config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof SqlCacheWriter
-    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof InMemoryObjectStore
+    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof DiscardingSink
 
     cleanup:
     threads.close()

@@ -18,10 +18,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The latest state of every object each agent streamed, held in memory. It applies exactly the
- * rules the SQL cache writer must: a change older than what is held never overwrites it, replays
- * are harmless, a delete leaves a tombstone so a late older upsert cannot resurrect the object, and
- * a complete listing sweeps what it did not list.
+ * A sink for specs of the agent channel, which shows what the agents streamed: the latest state of
+ * every object, held in memory. It applies the rules the SQL cache writer must: a change older than
+ * what is held never overwrites it, replays are harmless, a delete leaves a tombstone so a late
+ * older upsert cannot resurrect the object, and a complete listing sweeps what it did not list. The
+ * plugin itself never holds streamed objects in memory: without a database it drops them.
  */
 public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleListener {
 
@@ -32,10 +33,10 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
     AccountObjects objects = accounts.computeIfAbsent(batch.account(), a -> new AccountObjects());
     synchronized (objects) {
       for (SinkEntry entry : batch.entries()) {
-        if (entry instanceof SinkEntry.Change change) {
-          objects.apply(change.change());
-        } else if (entry instanceof SinkEntry.Resync resync) {
-          objects.apply(resync.marker());
+        if (entry instanceof SinkEntry.Change) {
+          objects.apply(((SinkEntry.Change) entry).change())
+        } else if (entry instanceof SinkEntry.Resync) {
+          objects.apply(((SinkEntry.Resync) entry).marker())
         }
       }
     }
@@ -132,6 +133,14 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
       return key.group() + "/" + key.kind();
     }
 
-    private record Listing(String resyncId, Set<ObjectKey> keys) {}
+    private static final class Listing {
+      final String resyncId;
+      final Set<ObjectKey> keys;
+
+      Listing(String resyncId, Set<ObjectKey> keys) {
+        this.resyncId = resyncId;
+        this.keys = keys;
+      }
+    }
   }
 }
