@@ -87,8 +87,7 @@ public final class TunnelLatencyBenchmark {
     properties.getGrpc().setAddress("127.0.0.1");
     properties.getGrpc().setPort(0);
     AccountRegistry accounts =
-        new AccountRegistry(
-            Clock.systemUTC(), properties.getAccounts().getGracePeriod(), List.of());
+        new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod());
     SessionRegistry sessions = new SessionRegistry();
     TunnelTokens tokens = new TunnelTokens();
     TunnelProperties tunnelProperties = new TunnelProperties();

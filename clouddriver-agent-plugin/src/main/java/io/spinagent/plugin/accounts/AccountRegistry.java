@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,13 +38,12 @@ public final class AccountRegistry {
 
   private final Clock clock;
   private final Duration gracePeriod;
-  private final List<AccountLifecycleListener> listeners;
+  private final Predicate<String> servedElsewhere;
+  private final List<AccountLifecycleListener> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
 
   /** Names an operator switched off; they outlive the entries, which come and go with agents. */
   private final Set<String> inactive = new HashSet<>();
-
-  private volatile Predicate<String> servedElsewhere = name -> false;
 
   /**
    * Highest committed sequence per agent and account, for {@link
@@ -51,11 +51,28 @@ public final class AccountRegistry {
    */
   private final Map<String, Long> committed = new HashMap<>();
 
-  public AccountRegistry(
-      Clock clock, Duration gracePeriod, List<AccountLifecycleListener> listeners) {
+  /** The registry of a replica that works alone: no account is ever served elsewhere. */
+  public AccountRegistry(Clock clock, Duration gracePeriod) {
+    this(clock, gracePeriod, name -> false);
+  }
+
+  /**
+   * @param servedElsewhere says whether another replica serves an account now; such an account is
+   *     only forgotten here when its grace period ends, never removed from Clouddriver. It may read
+   *     the database: it is asked outside the registry's lock.
+   */
+  public AccountRegistry(Clock clock, Duration gracePeriod, Predicate<String> servedElsewhere) {
     this.clock = clock;
     this.gracePeriod = gracePeriod;
-    this.listeners = List.copyOf(listeners);
+    this.servedElsewhere = servedElsewhere;
+  }
+
+  /**
+   * Tells {@code listener} of every state change from now on; listeners hear of a change in the
+   * order they were added. They are added at start-up, before the agent port opens.
+   */
+  public void addListener(AccountLifecycleListener listener) {
+    listeners.add(listener);
   }
 
   /** Decides one account of a connecting agent. */
@@ -117,14 +134,6 @@ public final class AccountRegistry {
     if (entry != null) {
       entry.lastError = error;
     }
-  }
-
-  /**
-   * Says whether another replica serves an account now; such an account is only forgotten here when
-   * its grace period ends, never removed from Clouddriver.
-   */
-  public void setServedElsewhere(Predicate<String> servedElsewhere) {
-    this.servedElsewhere = servedElsewhere;
   }
 
   /** Removes the accounts orphaned for longer than the grace period; returns their names. */

@@ -5,13 +5,16 @@ import static org.jooq.impl.DSL.table;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -57,9 +60,10 @@ public final class AccountTable {
   private final ObjectMapper json;
   private final Clock clock;
 
-  public AccountTable(DSLContext jooq, ObjectMapper json, Clock clock) {
+  public AccountTable(DSLContext jooq, Clock clock) {
     this.jooq = jooq;
-    this.json = json;
+    // Lenient: rows written by a newer plugin version during a rolling upgrade stay readable.
+    this.json = new ObjectMapper().disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
     this.clock = clock;
   }
 
@@ -246,6 +250,14 @@ public final class AccountTable {
             .and(OWNER_REPLICA.ne(replica))
             .and(STATE.in(SERVED))
             .and(UPDATED_AT.gt(since.toEpochMilli())));
+  }
+
+  /**
+   * Whether a replica other than {@code replica} recorded serving an account within the last {@code
+   * gracePeriod}: the {@link AccountRegistry}'s question before it removes an orphan.
+   */
+  public Predicate<String> servedByAnotherReplica(String replica, Duration gracePeriod) {
+    return name -> servedElsewhere(name, replica, clock.instant().minus(gracePeriod));
   }
 
   private StoredAccount read(Record row) {

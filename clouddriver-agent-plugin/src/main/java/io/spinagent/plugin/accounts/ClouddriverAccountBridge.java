@@ -1,5 +1,7 @@
 package io.spinagent.plugin.accounts;
 
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.config.StartupPhases;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -9,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * Keeps Clouddriver's account storage in step with the registry: a served account has a {@code
@@ -18,18 +21,24 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Work runs on one thread, in the order the registry changed, so a quick ACTIVE → INACTIVE ends
  * with no definition. Failures are retried with backoff; the latest state always wins.
+ *
+ * <p>Off when Clouddriver has no account storage or {@code
+ * spinagent.accounts.clouddriver-definitions} is false; it says so, and what to configure, when the
+ * plugin starts ({@link StartupPhases#ACCOUNTS}).
  */
-public final class ClouddriverAccountBridge implements AccountLifecycleListener {
+public final class ClouddriverAccountBridge implements AccountLifecycleListener, SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(ClouddriverAccountBridge.class);
   private static final Duration MAX_BACKOFF = Duration.ofMinutes(1);
 
-  private final ClouddriverAccountDefinitions definitions;
+  private final AccountRegistry registry;
+  private final Optional<ClouddriverAccountDefinitions> storage;
+  private final SpinAgentProperties.Accounts settings;
+  private final boolean enabled;
   private final AccountTable table;
   private final Function<String, String> kubeconfigs;
   private final ScheduledExecutorService worker;
-  private final Duration firstBackoff;
-  private volatile AccountRegistry registry;
+  private volatile boolean running;
 
   /** The latest snapshot per account not yet applied; older ones are skipped. */
   private final Map<String, AgentAccount> latest = new ConcurrentHashMap<>();
@@ -37,28 +46,66 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
   /**
+   * @param storage Clouddriver's account storage, when it has one
+   * @param settings {@code spinagent.accounts}: whether to write definitions, and the first backoff
+   *     of a retry
    * @param kubeconfigs the kubeconfig (YAML) through the tunnel for an account name
+   * @param worker the thread that also writes {@code spinagent_accounts}
    */
   public ClouddriverAccountBridge(
-      ClouddriverAccountDefinitions definitions,
+      AccountRegistry registry,
+      Optional<ClouddriverAccountDefinitions> storage,
+      SpinAgentProperties.Accounts settings,
       AccountTable table,
       Function<String, String> kubeconfigs,
-      ScheduledExecutorService worker,
-      Duration firstBackoff) {
-    this.definitions = definitions;
+      ScheduledExecutorService worker) {
+    this.registry = registry;
+    this.storage = storage;
+    this.settings = settings;
+    this.enabled = settings.isClouddriverDefinitions() && storage.isPresent();
     this.table = table;
     this.kubeconfigs = kubeconfigs;
     this.worker = worker;
-    this.firstBackoff = firstBackoff;
   }
 
-  /** The registry to mark accounts FAILED in; set once it exists (it lists this bridge). */
-  public void attach(AccountRegistry registry) {
-    this.registry = registry;
+  @Override
+  public void start() {
+    if (!settings.isClouddriverDefinitions()) {
+      log.info(
+          "spinagent.accounts.clouddriver-definitions is false: agent accounts stay out of"
+              + " Clouddriver's account storage");
+    } else if (storage.isEmpty()) {
+      log.warn(
+          "Clouddriver's account storage is off, so agent accounts cannot become Clouddriver"
+              + " accounts (Deck shows their cache, deploys fail with 'unknown account'). Set, in"
+              + " clouddriver.yml: account.storage.enabled: true,"
+              + " account.storage.kubernetes.enabled: true, credentials.poller.enabled: true,"
+              + " credentials.poller.types.kubernetes.reloadFrequencyMs: 10000. Or set"
+              + " spinagent.accounts.clouddriver-definitions: false to silence this.");
+    }
+    running = true;
+  }
+
+  @Override
+  public void stop() {
+    running = false;
+  }
+
+  @Override
+  public boolean isRunning() {
+    return running;
+  }
+
+  @Override
+  public int getPhase() {
+    return StartupPhases.ACCOUNTS;
   }
 
   @Override
   public void onStateChange(AgentAccount account, AccountState previous) {
+    if (!enabled) {
+      return;
+    }
     if (account.state() == AccountState.ACTIVATING
         || account.state() == AccountState.ORPHANED
         || account.state() == AccountState.FAILED) {
@@ -88,9 +135,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
       log.warn(
           "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
       table.recordFailure(name, error);
-      if (registry != null) {
-        registry.recordError(name, error);
-      }
+      registry.recordError(name, error);
       worker.schedule(() -> apply(name), delay.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
@@ -103,7 +148,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
         stored
             .map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
             .orElse(false);
-    if (!ours && definitions.find(name).isPresent()) {
+    if (!ours && definitions().find(name).isPresent()) {
       String reason =
           "Clouddriver already has an account named '"
               + name
@@ -112,24 +157,20 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
               + " /spinagent/accounts/migrate";
       log.error("Account '{}' FAILED: {}", name, reason);
       table.recordFailure(name, reason);
-      if (registry != null) {
-        registry.markFailed(name, reason);
-      }
+      registry.markFailed(name, reason);
       return;
     }
     // Flag first: a crash between the two leaves a flag for a definition that may not exist, which
     // a
     // later removal tolerates; the other order would leave a definition nobody owns.
     table.setClouddriverDefinition(name, true);
-    definitions.save(definitions.tunnelDefinition(account, kubeconfigs.apply(name)));
+    definitions().save(definitions().tunnelDefinition(account, kubeconfigs.apply(name)));
     log.info(
         "Account '{}' is a Clouddriver Kubernetes account now (served by agent '{}', through the"
             + " tunnel)",
         name,
         account.cachingAgentId());
-    if (registry != null) {
-      registry.markRecovered(name);
-    }
+    registry.markRecovered(name);
   }
 
   private void remove(AgentAccount account) {
@@ -138,14 +179,19 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener 
     if (!ours) {
       return;
     }
-    definitions.delete(name);
+    definitions().delete(name);
     table.setClouddriverDefinition(name, false);
     log.info(
         "Account '{}' ({}): its Clouddriver account definition is removed", name, account.state());
   }
 
+  /** Present whenever the bridge is on: every change it applies goes through here. */
+  private ClouddriverAccountDefinitions definitions() {
+    return storage.orElseThrow();
+  }
+
   private Duration backoff(int attempt) {
-    long millis = firstBackoff.toMillis() << Math.min(attempt - 1, 16);
+    long millis = settings.getDefinitionRetryBackoff().toMillis() << Math.min(attempt - 1, 16);
     return millis > MAX_BACKOFF.toMillis() ? MAX_BACKOFF : Duration.ofMillis(millis);
   }
 

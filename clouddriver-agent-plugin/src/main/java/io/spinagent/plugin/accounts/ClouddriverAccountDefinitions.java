@@ -24,13 +24,12 @@ public final class ClouddriverAccountDefinitions {
 
   private final AccountDefinitionRepository repository;
   private final AccountDefinitionMapper mapper;
-  private final ObjectMapper json;
+  private final ObjectMapper json = new ObjectMapper();
 
   public ClouddriverAccountDefinitions(
-      AccountDefinitionRepository repository, AccountDefinitionMapper mapper, ObjectMapper json) {
+      AccountDefinitionRepository repository, AccountDefinitionMapper mapper) {
     this.repository = repository;
     this.mapper = mapper;
-    this.json = json;
   }
 
   /**

@@ -6,13 +6,10 @@ import java.util.Optional;
  * Which other Clouddriver replica holds an account's agent stream right now. A command that reaches
  * an account's agents (change, switch off, delete) reaches only the agents connected to the replica
  * that runs it: run on another replica, it would change the stored account and leave the agent that
- * serves it as it was.
+ * serves it as it was. {@code ha.HighAvailability} answers it (never elsewhere while it is off).
  */
 @FunctionalInterface
 public interface StreamsElsewhere {
-
-  /** One replica, or replicas that do not record ownership (no shared secret): never elsewhere. */
-  StreamsElsewhere NONE = account -> Optional.empty();
 
   /** The id of another replica whose live agent stream serves {@code account}, or empty. */
   Optional<String> replicaServing(String account);

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * Where agent streams go when Clouddriver has no SQL database: Clouddriver reads its cache from the
  * database only, so nothing would ever read what they carry. Each batch is acknowledged and
- * dropped; nothing is held. The plugin says so when it starts.
+ * dropped; nothing is held. The plugin says so when it starts ({@code store.NoDatabaseNotice}).
  */
 public final class DiscardingSink implements ChangeSink {
 

@@ -1,24 +1,23 @@
 package io.spinagent.plugin.grpc;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.config.StartupPhases;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import java.time.Clock;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.stereotype.Component;
 
 /**
  * Runs the {@link AgentChannel} with the plugin's Spring context, so stopping the plugin or
- * Clouddriver frees the agent port.
+ * Clouddriver frees the agent port. It starts last ({@link StartupPhases#AGENT_PORT}): agents
+ * connect only once everything they reach is running, and are disconnected first when the plugin
+ * stops.
  */
-@Component
-public class AgentGrpcServer implements SmartLifecycle {
+public final class AgentGrpcServer implements SmartLifecycle {
 
   private final SpinAgentProperties properties;
   private final ReplicaIdentity replica;
@@ -36,14 +35,14 @@ public class AgentGrpcServer implements SmartLifecycle {
       AgentWelcomeListener welcomeListener,
       SessionRegistry sessions,
       ChangeSink sink,
-      ObjectProvider<MeterRegistry> meters) {
+      MeterRegistry meters) {
     this.properties = properties;
     this.replica = replica;
     this.accounts = accounts;
     this.welcomeListener = welcomeListener;
     this.sessions = sessions;
     this.sink = sink;
-    this.meters = meters.getIfAvailable(SimpleMeterRegistry::new);
+    this.meters = meters;
   }
 
   @Override
@@ -71,6 +70,11 @@ public class AgentGrpcServer implements SmartLifecycle {
   @Override
   public boolean isRunning() {
     return channel != null;
+  }
+
+  @Override
+  public int getPhase() {
+    return StartupPhases.AGENT_PORT;
   }
 
   /** The port actually bound; -1 when stopped. */

@@ -4,61 +4,74 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.accounts.StreamsElsewhere;
+import io.spinagent.plugin.config.StartupPhases;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 
 /**
  * This replica's part in a group of Clouddriver replicas sharing one database: its forwarding
  * endpoint, the account ownership it records, and the forwarder that reaches the other owners. Off
- * without a database or without {@code spinagent.ha.shared-secret}: then the replica is alone, as
- * before HA existed.
+ * without a database or without {@code spinagent.ha.shared-secret}: then the replica is alone. It
+ * starts ({@link StartupPhases#REPLICAS}) before the tunnel and the agent port and stops after
+ * them: ownership is recorded with the endpoint's address from the first agent on, and released
+ * after the last one left.
  */
-public final class HighAvailability implements AccountLifecycleListener, SmartLifecycle {
+public final class HighAvailability
+    implements AccountLifecycleListener, StreamsElsewhere, SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(HighAvailability.class);
+
+  /**
+   * The owner answers 504 itself after the operations timeout; the forwarder waits a little longer.
+   */
+  private static final Duration FORWARDING_MARGIN = Duration.ofSeconds(5);
 
   private final HaProperties properties;
   private final MeterRegistry meters;
+  private final String replicaId;
+  private final boolean secretMissing;
   private final OwnershipKeeper keeper;
   private final OwnerForwarder forwarder;
   private volatile ForwardingEndpoint endpoint;
+  private volatile boolean running;
 
-  private HighAvailability() {
-    this.properties = null;
-    this.meters = null;
-    this.keeper = null;
-    this.forwarder = null;
+  /** A replica alone: no database, or tests of one replica. */
+  public static HighAvailability off() {
+    return new HighAvailability(
+        new HaProperties(), Optional.empty(), "", Duration.ZERO, null, null);
   }
 
-  private HighAvailability(
+  /**
+   * @param owners {@code spinagent_account_owners}, when Clouddriver has a database
+   * @param operationsTimeout {@code spinagent.operations.timeout}: the owner answers a forwarded
+   *     request's client itself after it
+   */
+  public HighAvailability(
       HaProperties properties,
-      AccountOwnerTable owners,
+      Optional<AccountOwnerTable> owners,
       String replicaId,
-      Duration forwardHeadTimeout,
+      Duration operationsTimeout,
       MeterRegistry meters,
       Clock clock) {
     this.properties = properties;
     this.meters = meters;
+    this.replicaId = replicaId;
+    this.secretMissing = owners.isPresent() && properties.getSharedSecret().isBlank();
+    boolean on = owners.isPresent() && !secretMissing;
     this.keeper =
-        new OwnershipKeeper(owners, replicaId, this::endpointUrl, properties, meters, clock);
-    this.forwarder = new OwnerForwarder(properties, forwardHeadTimeout, meters);
-  }
-
-  public static HighAvailability off() {
-    return new HighAvailability();
-  }
-
-  /**
-   * @param forwardHeadTimeout how long a forwarded request waits for the owner's response head
-   */
-  public static HighAvailability on(
-      HaProperties properties,
-      AccountOwnerTable owners,
-      String replicaId,
-      Duration forwardHeadTimeout,
-      MeterRegistry meters,
-      Clock clock) {
-    return new HighAvailability(properties, owners, replicaId, forwardHeadTimeout, meters, clock);
+        on
+            ? new OwnershipKeeper(
+                owners.get(), replicaId, this::endpointUrl, properties, meters, clock)
+            : null;
+    this.forwarder =
+        on
+            ? new OwnerForwarder(properties, operationsTimeout.plus(FORWARDING_MARGIN), meters)
+            : null;
   }
 
   /** The ownership records; empty when HA is off. */
@@ -90,12 +103,27 @@ public final class HighAvailability implements AccountLifecycleListener, SmartLi
     }
   }
 
+  /** The replica whose live agent stream serves {@code account}, when it is another one. */
+  @Override
+  public Optional<String> replicaServing(String account) {
+    return keeper == null
+        ? Optional.empty()
+        : keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId);
+  }
+
   @Override
   public synchronized void start() {
     if (keeper != null && endpoint == null) {
       endpoint = ForwardingEndpoint.start(properties, meters);
       keeper.start();
+    } else if (secretMissing) {
+      log.warn(
+          "spinagent.ha.shared-secret is not set: replica '{}' does not forward tunnel requests to"
+              + " other replicas. Run one Clouddriver replica, or set the same secret on all of"
+              + " them.",
+          replicaId);
     }
+    running = true;
   }
 
   @Override
@@ -105,19 +133,16 @@ public final class HighAvailability implements AccountLifecycleListener, SmartLi
       endpoint.close();
       endpoint = null;
     }
+    running = false;
   }
 
   @Override
   public boolean isRunning() {
-    return endpoint != null;
+    return running;
   }
 
-  /**
-   * Starts before the agent port and the tunnel, and stops after them: ownership is recorded with
-   * the endpoint's address from the first agent on, and released after the last one left.
-   */
   @Override
   public int getPhase() {
-    return DEFAULT_PHASE - 1000;
+    return StartupPhases.REPLICAS;
   }
 }

@@ -3,15 +3,13 @@ package io.spinagent.plugin.identity;
 import java.lang.management.ManagementFactory;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import org.springframework.stereotype.Component;
 
 /**
  * Names this Clouddriver replica to agents, in logs and in the account ownership table: the JVM's
  * {@code pid@hostname} and a random suffix, unique among replicas (also when a container reuses pid
  * and hostname after a restart, or tests run two in one JVM) and stable for the replica's life.
  */
-@Component
-public class ReplicaIdentity {
+public final class ReplicaIdentity {
 
   private final String id = ManagementFactory.getRuntimeMXBean().getName() + "/" + randomSuffix();
 

@@ -11,6 +11,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
+import java.util.concurrent.atomic.AtomicReference;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.BasicConstraints;
@@ -50,6 +51,15 @@ public final class TunnelAuthority {
   public interface Store {
     /** Keeps {@code candidate} unless an authority is already stored; returns the stored one. */
     TunnelAuthority keepFirst(TunnelAuthority candidate);
+
+    /** This replica's memory: a replica without a database, whose CA is its own. */
+    static Store inMemory() {
+      AtomicReference<TunnelAuthority> kept = new AtomicReference<>();
+      return candidate -> {
+        kept.compareAndSet(null, candidate);
+        return kept.get();
+      };
+    }
   }
 
   /** The authority in {@code store}, made now if there is none yet. */

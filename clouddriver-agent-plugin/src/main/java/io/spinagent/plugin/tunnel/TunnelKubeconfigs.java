@@ -2,7 +2,7 @@ package io.spinagent.plugin.tunnel;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
-import org.springframework.stereotype.Component;
+import java.util.function.Function;
 
 /**
  * The kubeconfig through which a client reaches one account's cluster "as Clouddriver": the
@@ -11,8 +11,7 @@ import org.springframework.stereotype.Component;
  * java.util.function.Function<String, String>} from account name to kubeconfig YAML, so that a host
  * embedding the plugin (the sandbox) can hand it to a user without seeing the plugin's classes.
  */
-@Component
-public class TunnelKubeconfigs {
+public final class TunnelKubeconfigs implements Function<String, String> {
 
   /**
    * The name under which the host application context finds this as a {@code Function<String,
@@ -26,6 +25,12 @@ public class TunnelKubeconfigs {
   public TunnelKubeconfigs(TunnelServerLifecycle tunnel, TunnelTokens tokens) {
     this.tunnel = tunnel;
     this.tokens = tokens;
+  }
+
+  /** The account's kubeconfig YAML, as {@link #kubeconfig}. */
+  @Override
+  public String apply(String account) {
+    return kubeconfig(account);
   }
 
   /** The account's kubeconfig YAML; issues the account's token if it has none yet. */

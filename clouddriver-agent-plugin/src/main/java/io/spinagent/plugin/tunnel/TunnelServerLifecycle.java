@@ -1,25 +1,23 @@
 package io.spinagent.plugin.tunnel;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.config.StartupPhases;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HighAvailability;
 import java.time.Clock;
 import java.util.Optional;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.stereotype.Component;
 
 /**
- * Runs the {@link TunnelHttpServer} with the plugin's context, and has it serve the requests other
- * replicas forward to this one.
+ * Runs the {@link TunnelHttpServer} with the plugin's context ({@link StartupPhases#TUNNEL}), under
+ * the certificate authority the replicas share, and has it serve the requests other replicas
+ * forward to this one.
  */
-@Component
-public class TunnelServerLifecycle implements SmartLifecycle {
+public final class TunnelServerLifecycle implements SmartLifecycle {
 
   private final TunnelProperties tunnel;
   private final OperationsProperties operations;
-  private final TunnelTokens tokens;
-  private final TunnelAuthority authority;
+  private final TunnelAuthority.Store authorities;
   private final TunnelRouting routing;
   private final HighAvailability ha;
   private final TunnelOperationListener listener;
@@ -29,22 +27,22 @@ public class TunnelServerLifecycle implements SmartLifecycle {
       TunnelProperties tunnel,
       OperationsProperties operations,
       TunnelTokens tokens,
-      TunnelAuthority authority,
+      TunnelAuthority.Store authorities,
       AccountRegistry accounts,
       SessionRegistry sessions,
       HighAvailability ha,
-      ObjectProvider<TunnelOperationListener> listener) {
+      TunnelOperationListener listener) {
     this.tunnel = tunnel;
     this.operations = operations;
-    this.tokens = tokens;
-    this.authority = authority;
+    this.authorities = authorities;
     this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
     this.ha = ha;
-    this.listener = listener.getIfAvailable(() -> TunnelOperationListener.NONE);
+    this.listener = listener;
   }
 
   @Override
   public synchronized void start() {
+    TunnelAuthority authority = TunnelAuthority.shared(authorities);
     server = TunnelHttpServer.start(tunnel, operations, authority, routing, listener);
     ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
   }
@@ -66,5 +64,10 @@ public class TunnelServerLifecycle implements SmartLifecycle {
   @Override
   public boolean isRunning() {
     return server != null;
+  }
+
+  @Override
+  public int getPhase() {
+    return StartupPhases.TUNNEL;
   }
 }

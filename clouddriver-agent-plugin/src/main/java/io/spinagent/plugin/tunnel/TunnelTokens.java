@@ -23,6 +23,23 @@ public final class TunnelTokens {
     String keepFirst(String account, String candidate);
 
     Optional<String> find(String account);
+
+    /** This replica's memory: a replica without a database, whose tokens are its own. */
+    static Store inMemory() {
+      Map<String, String> tokens = new ConcurrentHashMap<>();
+      return new Store() {
+        @Override
+        public String keepFirst(String account, String candidate) {
+          String existing = tokens.putIfAbsent(account, candidate);
+          return existing == null ? candidate : existing;
+        }
+
+        @Override
+        public Optional<String> find(String account) {
+          return Optional.ofNullable(tokens.get(account));
+        }
+      };
+    }
   }
 
   private final SecureRandom random = new SecureRandom();
@@ -31,7 +48,7 @@ public final class TunnelTokens {
 
   /** Tokens of this replica alone (no database). */
   public TunnelTokens() {
-    this(inMemory());
+    this(Store.inMemory());
   }
 
   public TunnelTokens(Store store) {
@@ -67,21 +84,5 @@ public final class TunnelTokens {
     byte[] bytes = new byte[32];
     random.nextBytes(bytes);
     return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
-  }
-
-  private static Store inMemory() {
-    Map<String, String> tokens = new ConcurrentHashMap<>();
-    return new Store() {
-      @Override
-      public String keepFirst(String account, String candidate) {
-        String existing = tokens.putIfAbsent(account, candidate);
-        return existing == null ? candidate : existing;
-      }
-
-      @Override
-      public Optional<String> find(String account) {
-        return Optional.ofNullable(tokens.get(account));
-      }
-    };
   }
 }

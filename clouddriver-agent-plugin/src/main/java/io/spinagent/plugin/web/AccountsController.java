@@ -7,12 +7,12 @@ import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
+import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
 import io.spinagent.plugin.accounts.StoredAccount;
-import io.spinagent.plugin.config.AccountsConfiguration.AccountStorage;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -49,17 +49,17 @@ public class AccountsController extends ApiErrors {
           .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
 
   private final AccountRegistry registry;
-  private final AccountStorage storage;
+  private final Optional<AccountTable> table;
   private final DynamicAccounts dynamicAccounts;
   private final ReplicaIdentity replica;
 
   public AccountsController(
       AccountRegistry registry,
-      AccountStorage storage,
+      Optional<AccountTable> table,
       DynamicAccounts dynamicAccounts,
       ReplicaIdentity replica) {
     this.registry = registry;
-    this.storage = storage;
+    this.table = table;
     this.dynamicAccounts = dynamicAccounts;
     this.replica = replica;
   }
@@ -79,9 +79,9 @@ public class AccountsController extends ApiErrors {
           AccountRequestException.Problem.INVALID, "size: must be between 1 and " + MAX_PAGE_SIZE);
     }
     Map<String, AccountView> views = new LinkedHashMap<>();
-    if (storage.table().isPresent()) {
+    if (table.isPresent()) {
       // Rows of other replicas come from the table; this replica's live state overlays its own.
-      for (StoredAccount stored : storage.table().get().all()) {
+      for (StoredAccount stored : table.get().all()) {
         views.put(
             stored.name(),
             AccountView.of(stored, registry.find(stored.name()).orElse(null), replica.id()));
@@ -166,7 +166,7 @@ public class AccountsController extends ApiErrors {
   }
 
   private Optional<AccountView> view(String name) {
-    Optional<StoredAccount> stored = storage.table().flatMap(t -> t.find(name));
+    Optional<StoredAccount> stored = table.flatMap(t -> t.find(name));
     Optional<AgentAccount> live = registry.find(name);
     if (stored.isEmpty() && live.isEmpty()) {
       return Optional.empty();

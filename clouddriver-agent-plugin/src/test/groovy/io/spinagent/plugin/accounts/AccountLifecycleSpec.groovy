@@ -2,9 +2,6 @@ package io.spinagent.plugin.accounts
 
 import io.spinagent.plugin.channel.Kubectl
 
-import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper
-import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.agent.config.AgentIdentityConfig
@@ -17,31 +14,21 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
-import io.spinagent.plugin.cache.InMemoryObjectStore
+import io.spinagent.plugin.PluginReplica
+import io.spinagent.plugin.cache.format.CacheTypes
+import io.spinagent.plugin.cache.sql.CatsReader
 import io.spinagent.plugin.channel.RealAgentFixture
-import io.spinagent.plugin.config.AccountsConfiguration
-import io.spinagent.plugin.config.SpinAgentProperties
-import io.spinagent.plugin.grpc.AgentChannel
-import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.grpc.session.SessionRegistry
-import io.spinagent.plugin.tunnel.OperationsProperties
-import io.spinagent.plugin.tunnel.TunnelProperties
-import io.spinagent.plugin.tunnel.TunnelServerLifecycle
-import io.spinagent.plugin.tunnel.TunnelTokens
-import io.spinagent.plugin.tunnel.TunnelKubeconfigs
-import io.spinagent.plugin.tunnel.TunnelOperationListener
-import io.spinagent.plugin.tunnel.TunnelAuthority
-import io.spinagent.plugin.ha.HighAvailability
 import io.spinagent.testkit.db.AccountsTable
+import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import io.spinagent.plugin.accounts.AccountTable
+import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
-import org.springframework.beans.factory.support.StaticListableBeanFactory
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -51,13 +38,11 @@ import spock.util.concurrent.PollingConditions
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
-import java.util.concurrent.ScheduledExecutorService
-import java.util.concurrent.TimeUnit
 
 /**
- * An agent's accounts as Clouddriver sees them: real agents over the real channel, the plugin's
- * account wiring as its Spring configuration builds it, and Clouddriver's account storage on a real
- * MariaDB table shaped like Clouddriver's, read through Clouddriver's own AccountDefinitionMapper.
+ * An agent's accounts as Clouddriver sees them: real agents over the real channel, the plugin as
+ * its Spring wiring builds it and starts it, on a real MariaDB, and Clouddriver's account storage
+ * on a table shaped like Clouddriver's, read through Clouddriver's own AccountDefinitionMapper.
  */
 class AccountLifecycleSpec extends Specification {
 
@@ -74,40 +59,35 @@ class AccountLifecycleSpec extends Specification {
   @AutoCleanup
   KubernetesApiServer clusterB = KubernetesApiServer.builder().start()
 
-  SpinAgentProperties properties = new SpinAgentProperties()
-  InMemoryObjectStore store = new InMemoryObjectStore()
-  SessionRegistry sessions = new SessionRegistry()
+  Map<String, Object> settings = [
+    'spinagent.accounts.grace-period'            : '2s',
+    'spinagent.accounts.definition-retry-backoff': '100ms']
+  DSLContext jooq
   SqlAccountDefinitionRepository repository
-  AccountTable table
-  AccountRegistry registry
-  DynamicAccounts dynamic
-  ScheduledExecutorService worker
-  TunnelServerLifecycle tunnel
+  PluginReplica plugin
   List<AgentRuntime> agents = []
-  List<AgentChannel> channels = []
   PollingConditions eventually = new PollingConditions(timeout: 30, delay: 0.1)
+
+  def setupSpec() {
+    CatsTemplateTables.create(db)
+  }
 
   def setup() {
     def sql = db.dataSource()
     // Each feature starts from an empty database, as a new Clouddriver installation would.
-    def jooq = DSL.using(sql, SQLDialect.MYSQL)
+    jooq = DSL.using(sql, SQLDialect.MYSQL)
     def ours = jooq.fetch("select table_name from information_schema.tables where table_schema = database()"
-        + " and (table_name like 'spinagent%' or table_name like 'accounts%')").collect { it.get(0, String) }
+        + " and (table_name like 'spinagent%' or table_name like 'accounts%'"
+        + " or (table_name like 'cats_v1_%' and table_name not like '%template%'))").collect { it.get(0, String) }
     ours.each { jooq.execute("drop table $it") }
     AccountsTable.create(sql, false)
     repository = new SqlAccountDefinitionRepository(sql, false)
-    properties.grpc.address = '127.0.0.1'
-    properties.grpc.port = 0
-    properties.accounts.gracePeriod = Duration.ofSeconds(2)
-    properties.accounts.definitionRetryBackoff = Duration.ofMillis(100)
     startPlugin()
   }
 
   def cleanup() {
     agents*.close()
-    channels*.close()
-    tunnel?.stop()
-    worker?.shutdownNow()
+    plugin?.close()
   }
 
   def "an agent's account becomes a Clouddriver account reached through the tunnel, and goes after the grace period"() {
@@ -199,7 +179,7 @@ class AccountLifecycleSpec extends Specification {
     Thread.sleep(1000)
 
     then: 'nothing is streamed'
-    !store.objects('prod').keySet()*.name().contains('while-off')
+    !deployments('prod').contains('while-off')
 
     when:
     dynamic.setActive('prod', true)
@@ -208,7 +188,7 @@ class AccountLifecycleSpec extends Specification {
     eventually.eventually {
       assert registry.find('prod').get().state() == AccountState.ACTIVE
       assert definition('prod') != null
-      assert store.objects('prod').keySet()*.name().contains('while-off')
+      assert deployments('prod').contains('while-off')
       assert !table.find('prod').get().inactive()
     }
   }
@@ -222,8 +202,8 @@ class AccountLifecycleSpec extends Specification {
 
     when: 'the plugin restarts while the agent is away'
     agent.close()
-    stopPlugin()
-    properties.accounts.gracePeriod = Duration.ofMinutes(1)
+    plugin.close()
+    settings['spinagent.accounts.grace-period'] = '1m'
     startPlugin()
 
     then: 'prod waits for its agent, staging is still switched off'
@@ -245,59 +225,63 @@ class AccountLifecycleSpec extends Specification {
   def "without Clouddriver's account storage the plugin says at start-up what to configure, and still serves the cache"() {
     given:
     def appender = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>()
-    def logger = org.slf4j.LoggerFactory.getLogger(AccountsConfiguration) as ch.qos.logback.classic.Logger
+    def logger = org.slf4j.LoggerFactory.getLogger(ClouddriverAccountBridge) as ch.qos.logback.classic.Logger
     appender.start()
     logger.addAppender(appender)
+    plugin.close()
 
     when:
-    def config = new AccountsConfiguration()
-    def storage = config.accountStorage(provider(DSL.using(db.dataSource(), SQLDialect.MYSQL)))
-    def withoutStorage = config.accountRegistry(properties, [], store, storage, new ReplicaIdentity(), worker,
-      new StaticListableBeanFactory().getBeanProvider(AccountDefinitionRepository),
-      new StaticListableBeanFactory().getBeanProvider(AccountDefinitionMapper),
-      new StaticListableBeanFactory().getBeanProvider(TunnelKubeconfigs))
+    startPlugin(false)
 
     then:
     def warning = appender.list*.formattedMessage.find { it.contains('account storage is off') }
     warning != null
     ['account.storage.enabled: true', 'account.storage.kubernetes.enabled: true', 'credentials.poller.enabled: true',
      'spinagent.accounts.clouddriver-definitions: false'].every { warning.contains(it) }
-    withoutStorage != null
+
+    when:
+    clusterA.createObject(deployment('frontend'))
+    startAgent('agent-1', clusterA, 'prod')
+
+    then: 'the account is served and cached, without a Clouddriver definition'
+    eventually.eventually {
+      assert registry.find('prod').get().state() == AccountState.ACTIVE
+      assert deployments('prod').contains('frontend')
+    }
+    definition('prod') == null
 
     cleanup:
     logger.detachAppender(appender)
   }
 
-  private void startPlugin() {
-    def config = new AccountsConfiguration()
-    def jooq = DSL.using(db.dataSource(), SQLDialect.MYSQL)
-    def storage = config.accountStorage(provider(jooq))
-    table = storage.table().get()
-    worker = config.accountSyncWorker()
-    def replica = new ReplicaIdentity()
-    def tokens = new TunnelTokens()
-    def lifecycle = new Object() { TunnelKubeconfigs value }
-    registry = config.accountRegistry(properties, [], store, storage, replica, worker,
-      provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
-      provider({ -> lifecycle.value } as org.springframework.beans.factory.ObjectFactory))
-    tunnel = new TunnelServerLifecycle(new TunnelProperties(port: 0), new OperationsProperties(), tokens,
-      TunnelAuthority.generate(), registry, sessions, HighAvailability.off(), new StaticListableBeanFactory().getBeanProvider(TunnelOperationListener))
-    tunnel.start()
-    lifecycle.value = new TunnelKubeconfigs(tunnel, tokens)
-    dynamic = config.dynamicAccounts(registry, sessions, storage, properties,
-      provider(repository, AccountDefinitionRepository), provider(repository.definitionMapper(), AccountDefinitionMapper),
-      HighAvailability.off())
-    channels << AgentChannel.start(properties, replica.id(), registry, dynamic, sessions, store, new SimpleMeterRegistry(),
-      java.time.Clock.systemUTC())
+  private void startPlugin(boolean accountStorage = true) {
+    Map<String, Object> clouddriver = accountStorage
+      ? [accountDefinitionRepository: repository, accountDefinitionMapper: repository.definitionMapper()]
+      : [:]
+    plugin = new PluginReplica(jooq, settings, clouddriver)
   }
 
-  private void stopPlugin() {
-    channels*.close()
-    channels.clear()
-    tunnel.stop()
-    worker.shutdown()
-    worker.awaitTermination(10, TimeUnit.SECONDS)
-    sessions = new SessionRegistry()
+  private AccountRegistry getRegistry() {
+    plugin.accounts()
+  }
+
+  private AccountTable getTable() {
+    plugin.bean(AccountTable)
+  }
+
+  private DynamicAccounts getDynamic() {
+    plugin.bean(DynamicAccounts)
+  }
+
+  private SessionRegistry getSessions() {
+    plugin.bean(SessionRegistry)
+  }
+
+  /** The names of the account's Deployments in Clouddriver's cache, read as Clouddriver reads it. */
+  private Set<String> deployments(String account) {
+    new CatsReader(jooq).all(CacheTypes.DEPLOYMENT).keySet()
+      .findAll { it.split(':')[3] == account }
+      .collect { it.split(':').last() } as Set
   }
 
   private AgentRuntime startAgent(String id, KubernetesApiServer cluster, String... accountNames) {
@@ -307,7 +291,7 @@ class AccountLifecycleSpec extends Specification {
         false, false, io.spinagent.agent.config.AccountPermissions.UNRESTRICTED, Duration.ofMinutes(5))
     }
     def config = new AgentConfig(new AgentIdentityConfig(id, Optional.empty()),
-      RealAgentFixture.agentConfig(channels.last().port(), true,
+      RealAgentFixture.agentConfig(plugin.grpcPort(), true,
         new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
         new AuthConfig(Optional.empty(), Optional.empty())),
       new KubernetesConfig(accounts), new ServerConfig(freePort()), new PrometheusConfig(false, 8008),
@@ -334,17 +318,6 @@ class AccountLifecycleSpec extends Specification {
         metadata: {labels: {app: shop}}
         spec: {containers: [{name: web, image: 'nginx:1.27'}]}
     """.stripIndent()
-  }
-
-  private static <T> org.springframework.beans.factory.ObjectProvider<T> provider(T bean, Class<T> type = bean.getClass()) {
-    def factory = new StaticListableBeanFactory()
-    factory.addBean(type.simpleName, bean)
-    factory.getBeanProvider(type)
-  }
-
-  private static org.springframework.beans.factory.ObjectProvider<TunnelKubeconfigs> provider(
-      org.springframework.beans.factory.ObjectFactory<TunnelKubeconfigs> lazy) {
-    [getObject: { -> lazy.getObject() }] as org.springframework.beans.factory.ObjectProvider<TunnelKubeconfigs>
   }
 
   private static Map kubectl(Path kubeconfig, String... args) {

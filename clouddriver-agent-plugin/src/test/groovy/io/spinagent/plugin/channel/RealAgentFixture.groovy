@@ -82,7 +82,8 @@ class RealAgentFixture implements Closeable {
 
   RealAgentFixture startPlugin(int port = 0) {
     properties.grpc.port = port
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, [store])
+    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod)
+    accounts.addListener(store)
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
       try {

@@ -30,7 +30,8 @@ class ChannelFixture implements Closeable {
   }
 
   ChannelFixture start() {
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, [store])
+    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod)
+    accounts.addListener(store)
     channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, meters, Clock.systemUTC())
     this
   }

@@ -16,6 +16,7 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
+import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.accounts.AccountRequestException
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.DynamicAccounts

@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.unquotedName;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.plugin.config.StartupPhases;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,6 +16,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jooq.Condition;
@@ -26,6 +28,7 @@ import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
 
 /**
  * The history in {@code spinagent_operations}, shared by all replicas. Requests never wait for the
@@ -33,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * is full (the database is slow or down) operations are dropped and counted in {@code
  * spinagent.operations.history.dropped}. Rows older than the maximum age are deleted periodically.
  */
-public final class SqlOperationHistory implements OperationHistory {
+public final class SqlOperationHistory implements OperationHistory, SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(SqlOperationHistory.class);
   static final String TABLE = "spinagent_operations";
@@ -66,8 +69,9 @@ public final class SqlOperationHistory implements OperationHistory {
   private final Counter droppedQueueFull;
   private final Counter droppedWriteFailed;
   private final AtomicLong lastWarning = new AtomicLong();
-  private final Thread writer;
-  private final ScheduledExecutorService purger;
+  private final long purgeEveryMillis;
+  private Thread writer;
+  private ScheduledExecutorService purger;
   private volatile boolean closed;
 
   public SqlOperationHistory(
@@ -87,20 +91,50 @@ public final class SqlOperationHistory implements OperationHistory {
     this.queue = new ArrayBlockingQueue<>(properties.getQueueSize());
     this.droppedQueueFull = dropped(meters, "queue-full");
     this.droppedWriteFailed = dropped(meters, "write-failed");
-    this.writer = new Thread(this::writeLoop, "spinagent-operations-writer");
+    this.purgeEveryMillis = Math.max(1, properties.getPurgeInterval().toMillis());
+  }
+
+  /**
+   * Starts the writer ({@code spinagent-operations-writer}) and the purge of old rows ({@code
+   * spinagent-operations-purge}), after the schema migration and before the tunnel serves ({@link
+   * StartupPhases#OPERATION_HISTORY}). Operations recorded before are queued.
+   */
+  @Override
+  public synchronized void start() {
+    if (writer != null || closed) {
+      return;
+    }
+    writer = new Thread(this::writeLoop, "spinagent-operations-writer");
     writer.setDaemon(true);
     writer.start();
-    this.purger =
+    purger =
         Executors.newSingleThreadScheduledExecutor(
             runnable -> {
               Thread thread = new Thread(runnable, "spinagent-operations-purge");
               thread.setDaemon(true);
               return thread;
             });
-    long every = Math.max(1, properties.getPurgeInterval().toMillis());
     // Soon after start too, so that replicas restarted more often than the interval still purge.
-    long first = Math.min(every, TimeUnit.MINUTES.toMillis(1));
-    purger.scheduleWithFixedDelay(this::purgeQuietly, first, every, TimeUnit.MILLISECONDS);
+    long first = Math.min(purgeEveryMillis, TimeUnit.MINUTES.toMillis(1));
+    ScheduledFuture<?> unused =
+        purger.scheduleWithFixedDelay(
+            this::purgeQuietly, first, purgeEveryMillis, TimeUnit.MILLISECONDS);
+  }
+
+  /** Writes what is queued, once, and stops the threads; the history takes no more records. */
+  @Override
+  public void stop() {
+    close();
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return writer != null && !closed;
+  }
+
+  @Override
+  public int getPhase() {
+    return StartupPhases.OPERATION_HISTORY;
   }
 
   private static Counter dropped(MeterRegistry meters, String reason) {
@@ -182,8 +216,14 @@ public final class SqlOperationHistory implements OperationHistory {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
+    if (writer == null) {
+      return;
+    }
     purger.shutdownNow();
     writer.interrupt();
     try {

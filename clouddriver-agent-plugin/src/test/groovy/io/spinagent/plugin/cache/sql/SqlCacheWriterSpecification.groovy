@@ -1,14 +1,8 @@
 package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
-import io.spinagent.plugin.cache.ChangeSink
-import io.spinagent.plugin.cache.DiscardingSink
 import io.spinagent.plugin.cache.SinkBatch
-import io.spinagent.plugin.config.ChannelConfiguration
 import io.spinagent.plugin.config.SpinAgentProperties
-import org.springframework.beans.factory.support.StaticListableBeanFactory
-import org.springframework.context.annotation.AnnotationConfigApplicationContext
-import org.springframework.core.env.StandardEnvironment
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.cache.format.AccountSnapshot
 import io.spinagent.plugin.cache.format.CacheKeys
@@ -39,11 +33,7 @@ import org.jooq.impl.DSL
 import org.jooq.impl.DefaultConfiguration
 import org.jooq.impl.DefaultExecuteListener
 import org.jooq.impl.DefaultExecuteListenerProvider
-import io.spinagent.plugin.accounts.AccountMember
-import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.AccountState
-import io.spinagent.protocol.v1.AccountInfo
-import java.time.Duration
 import io.spinagent.plugin.accounts.AgentAccount
 import spock.util.concurrent.PollingConditions
 import spock.lang.Shared
@@ -731,72 +721,6 @@ abstract class SqlCacheWriterSpecification extends Specification {
   private Set<String> changeSetIds(String dbms) {
     Map changelog = new org.yaml.snakeyaml.Yaml().load(getClass().classLoader.getResource(SpinAgentSchema.CHANGELOG).text)
     changelog.databaseChangeLog*.changeSet.findAll { it.dbms == null || it.dbms == dbms }*.id as Set
-  }
-
-  def "the plugin writes to SQL when Clouddriver has kork-sql's DSLContext, and drops streams otherwise"() {
-    given:
-    def withSql = new StaticListableBeanFactory()
-    withSql.addBean('jooq', jooq)
-    def without = new StaticListableBeanFactory()
-    def config = new ChannelConfiguration()
-    def properties = new SpinAgentProperties()
-    def threads = new SqlWriterThreads(1)
-
-    expect:
-    config.changeSink(withSql.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof SqlCacheWriter
-    config.changeSink(without.getBeanProvider(DSLContext), properties, new StandardEnvironment(), noRegistry(), threads) instanceof DiscardingSink
-
-    cleanup:
-    threads.close()
-  }
-
-  def "the writer's threads stop when the plugin's context closes, after the batch in flight"() {
-    given: "the plugin's wiring in a Spring context, with kork-sql's DSLContext"
-    def context = new AnnotationConfigApplicationContext()
-    context.beanFactory.registerSingleton('jooq', jooq)
-    context.beanFactory.registerSingleton('spinAgentProperties', new SpinAgentProperties())
-    context.register(ChannelConfiguration)
-    context.refresh()
-    writer = context.getBean(ChangeSink) as SqlCacheWriter
-    SqlWriterThreads threads = context.getBean(SqlWriterThreads)
-
-    when: 'a batch is handed over and the context closes at once'
-    def committed = writer.commit(new SinkBatch(ACCOUNT, application().collect { upsert(it, '1') }))
-    context.close()
-
-    then: 'the batch committed, and every thread of the writer has ended'
-    committed.toCompletableFuture().isDone() && !committed.toCompletableFuture().isCompletedExceptionally()
-    reader.all(CacheTypes.POD).size() == 2
-    threads.isTerminated()
-  }
-
-  def "an account its agent reports as onlySpinnakerManaged caches only what Spinnaker manages"() {
-    given: 'the writer as the plugin wires it, and the account claimed with onlySpinnakerManaged'
-    def threads = new SqlWriterThreads(1)
-    def beans = new StaticListableBeanFactory()
-    beans.addBean('jooq', jooq)
-    def registry = new AccountRegistry(clock, Duration.ofMinutes(5), [])
-    def registryBeans = new StaticListableBeanFactory()
-    registryBeans.addBean('registry', registry)
-    writer = new ChannelConfiguration().changeSink(beans.getBeanProvider(DSLContext), new SpinAgentProperties(),
-        new StandardEnvironment(), registryBeans.getBeanProvider(AccountRegistry), threads) as SqlCacheWriter
-    def member = [agentId: { 'agent-1' }, sessionId: { 's-1' }, decisionChanged: { d -> }] as AccountMember
-    registry.claim(member, AccountInfo.newBuilder().setName(ACCOUNT).setOnlySpinnakerManaged(true)
-        .setCluster(io.spinagent.protocol.v1.ClusterIdentity.newBuilder().setApiServerHost('10.0.0.1:6443')).build())
-
-    when: 'a managed ReplicaSet and an unannotated StatefulSet arrive'
-    commit(upsert(Manifests.replicaSet(), '1'), upsert(Manifests.statefulSet(), '1'))
-
-    then:
-    reader.all(CacheTypes.REPLICA_SET).size() == 1
-    reader.all(CacheTypes.STATEFUL_SET).isEmpty()
-
-    cleanup:
-    threads.close()
-  }
-
-  private static org.springframework.beans.factory.ObjectProvider<AccountRegistry> noRegistry() {
-    new StaticListableBeanFactory().getBeanProvider(AccountRegistry)
   }
 
   static void retry(Closure work) {

@@ -143,8 +143,9 @@ abstract class SqlOperationHistorySpecification extends Specification {
     eventually.eventually { assert rows() + dropped() == 20 }
   }
 
+  /** A history as the plugin starts it, with the context. */
   SqlOperationHistory newHistory() {
-    new SqlOperationHistory(jooq, properties, meters, Clock.fixed(NOW, ZoneOffset.UTC))
+    new SqlOperationHistory(jooq, properties, meters, Clock.fixed(NOW, ZoneOffset.UTC)).tap { start() }
   }
 
   long rows() {

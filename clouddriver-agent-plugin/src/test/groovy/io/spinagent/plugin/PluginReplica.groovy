@@ -1,11 +1,10 @@
-package io.spinagent.plugin.ha
+package io.spinagent.plugin
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
-import io.spinagent.plugin.SpinAgentPlugin
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.grpc.AgentGrpcServer
+import io.spinagent.plugin.ha.HighAvailability
 import io.spinagent.plugin.identity.ReplicaIdentity
-import io.spinagent.plugin.tunnel.TunnelAuthority
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle
 import io.spinagent.plugin.tunnel.TunnelTokens
 import org.jooq.DSLContext
@@ -17,8 +16,9 @@ import org.springframework.core.env.MapPropertySource
 /**
  * One Clouddriver replica as far as the plugin can tell: the plugin's own Spring context (every
  * bean of its packages, as kork's SpringLoaderPlugin scans them) under a parent that offers what
- * Clouddriver offers it: kork-sql's DSLContext on the shared database, a Micrometer registry and the
- * plugin's descriptor.
+ * Clouddriver offers it: kork-sql's DSLContext on the shared database (none when {@code jooq} is
+ * null: Clouddriver without sql.enabled), a Micrometer registry, the plugin's descriptor, and
+ * whatever else a spec hands in (say, Clouddriver's account storage).
  */
 class PluginReplica implements Closeable {
 
@@ -26,9 +26,12 @@ class PluginReplica implements Closeable {
   final AnnotationConfigApplicationContext plugin
   final SimpleMeterRegistry meters = new SimpleMeterRegistry()
 
-  PluginReplica(DSLContext jooq, Map<String, Object> properties) {
+  PluginReplica(DSLContext jooq, Map<String, Object> properties, Map<String, Object> clouddriverBeans = [:]) {
     clouddriver = new GenericApplicationContext()
-    clouddriver.beanFactory.registerSingleton('jooq', jooq)
+    if (jooq != null) {
+      clouddriver.beanFactory.registerSingleton('jooq', jooq)
+    }
+    clouddriverBeans.each { name, bean -> clouddriver.beanFactory.registerSingleton(name, bean) }
     clouddriver.beanFactory.registerSingleton('registry', meters)
     clouddriver.beanFactory.registerSingleton('spinAgentPluginDescriptor',
       new DefaultPluginDescriptor(SpinAgentPlugin.PLUGIN_ID, 'test', SpinAgentPlugin.name, '0.1.0',
@@ -51,6 +54,11 @@ class PluginReplica implements Closeable {
     plugin.refresh()
   }
 
+  /** The plugin's bean of that type. */
+  def <T> T bean(Class<T> type) {
+    plugin.getBean(type)
+  }
+
   String id() {
     plugin.getBean(ReplicaIdentity).id()
   }
@@ -64,7 +72,7 @@ class PluginReplica implements Closeable {
   }
 
   String caCertificatePem() {
-    plugin.getBean(TunnelAuthority).certificatePem()
+    plugin.getBean(TunnelServerLifecycle).server().orElseThrow().caCertificatePem()
   }
 
   TunnelTokens tokens() {

@@ -1,0 +1,56 @@
+package io.spinagent.plugin.wiring;
+
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.cache.DiscardingSink;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.store.NoDatabaseNotice;
+import io.spinagent.plugin.tunnel.TunnelAuthority;
+import io.spinagent.plugin.tunnel.TunnelTokens;
+import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory;
+import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
+import java.time.Clock;
+import org.jooq.DSLContext;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The plugin without Clouddriver's SQL database (no kork-sql {@link DSLContext}): one replica
+ * alone, which keeps nothing it does not need. It says so when it starts.
+ */
+@Configuration
+@ConditionalOnMissingBean(DSLContext.class)
+public class NoDatabaseConfiguration {
+
+  @Bean
+  NoDatabaseNotice noDatabaseNotice() {
+    return new NoDatabaseNotice();
+  }
+
+  @Bean
+  AccountRegistry accountRegistry(SpinAgentProperties properties) {
+    return new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod());
+  }
+
+  /** Nothing would read what agents stream: it is acknowledged and dropped. */
+  @Bean
+  DiscardingSink changeSink() {
+    return new DiscardingSink();
+  }
+
+  @Bean
+  TunnelTokens.Store tunnelTokenStore() {
+    return TunnelTokens.Store.inMemory();
+  }
+
+  @Bean
+  TunnelAuthority.Store tunnelAuthorityStore() {
+    return TunnelAuthority.Store.inMemory();
+  }
+
+  /** This replica's last operations, in a bounded ring. */
+  @Bean
+  InMemoryOperationHistory operationHistory(OperationHistoryProperties properties) {
+    return new InMemoryOperationHistory(properties.getMemoryEntries());
+  }
+}

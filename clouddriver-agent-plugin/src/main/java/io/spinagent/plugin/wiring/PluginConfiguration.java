@@ -1,0 +1,155 @@
+package io.spinagent.plugin.wiring;
+
+import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper;
+import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
+import io.spinagent.plugin.accounts.DynamicAccounts;
+import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.grpc.AgentGrpcServer;
+import io.spinagent.plugin.grpc.session.SessionRegistry;
+import io.spinagent.plugin.ha.AccountOwnerTable;
+import io.spinagent.plugin.ha.HaProperties;
+import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.identity.ReplicaIdentity;
+import io.spinagent.plugin.tunnel.OperationsProperties;
+import io.spinagent.plugin.tunnel.TunnelAuthority;
+import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
+import io.spinagent.plugin.tunnel.TunnelProperties;
+import io.spinagent.plugin.tunnel.TunnelServerLifecycle;
+import io.spinagent.plugin.tunnel.TunnelTokens;
+import io.spinagent.plugin.tunnel.history.OperationHistory;
+import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
+import io.spinagent.plugin.tunnel.history.OperationRecorder;
+import java.time.Clock;
+import java.util.Optional;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The plugin's Spring wiring, whatever Clouddriver offers it. Each bean is one constructor call; no
+ * bean method reads the database, starts a thread or registers a listener: that work runs when the
+ * context starts, in the phases of {@link io.spinagent.plugin.config.StartupPhases}. What differs
+ * with and without Clouddriver's SQL database is in {@link SqlDatabaseConfiguration} and {@link
+ * NoDatabaseConfiguration}.
+ */
+@Configuration
+@EnableConfigurationProperties({
+  SpinAgentProperties.class,
+  HaProperties.class,
+  TunnelProperties.class,
+  OperationsProperties.class,
+  OperationHistoryProperties.class
+})
+public class PluginConfiguration {
+
+  @Bean
+  ReplicaIdentity replicaIdentity() {
+    return new ReplicaIdentity();
+  }
+
+  /** The plugin's own meters, only when Clouddriver offers no Micrometer registry. */
+  @Bean
+  @ConditionalOnMissingBean(MeterRegistry.class)
+  SimpleMeterRegistry spinAgentMeterRegistry() {
+    return new SimpleMeterRegistry();
+  }
+
+  @Bean
+  SessionRegistry sessionRegistry() {
+    return new SessionRegistry();
+  }
+
+  /** Clouddriver's account storage, when Clouddriver has one ({@code account.storage.enabled}). */
+  @Bean
+  @ConditionalOnBean({AccountDefinitionRepository.class, AccountDefinitionMapper.class})
+  ClouddriverAccountDefinitions clouddriverAccountDefinitions(
+      AccountDefinitionRepository repository, AccountDefinitionMapper mapper) {
+    return new ClouddriverAccountDefinitions(repository, mapper);
+  }
+
+  @Bean
+  DynamicAccounts dynamicAccounts(
+      AccountRegistry registry,
+      SessionRegistry sessions,
+      Optional<AccountTable> table,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      SpinAgentProperties properties,
+      HighAvailability highAvailability) {
+    return new DynamicAccounts(
+        registry,
+        sessions,
+        table,
+        clouddriver,
+        properties.getAccounts().getCommandTimeout(),
+        highAvailability);
+  }
+
+  /** On with a database and {@code spinagent.ha.shared-secret}; otherwise the replica is alone. */
+  @Bean
+  HighAvailability highAvailability(
+      HaProperties properties,
+      Optional<AccountOwnerTable> owners,
+      ReplicaIdentity replica,
+      OperationsProperties operations,
+      MeterRegistry meters) {
+    return new HighAvailability(
+        properties, owners, replica.id(), operations.getTimeout(), meters, Clock.systemUTC());
+  }
+
+  @Bean
+  TunnelTokens tunnelTokens(TunnelTokens.Store store) {
+    return new TunnelTokens(store);
+  }
+
+  @Bean
+  OperationRecorder operationRecorder(OperationHistory history, ReplicaIdentity replica) {
+    return new OperationRecorder(history, replica.id());
+  }
+
+  @Bean
+  TunnelServerLifecycle tunnelServerLifecycle(
+      TunnelProperties tunnel,
+      OperationsProperties operations,
+      TunnelTokens tokens,
+      TunnelAuthority.Store authorities,
+      AccountRegistry accounts,
+      SessionRegistry sessions,
+      HighAvailability highAvailability,
+      OperationRecorder operationRecorder) {
+    return new TunnelServerLifecycle(
+        tunnel,
+        operations,
+        tokens,
+        authorities,
+        accounts,
+        sessions,
+        highAvailability,
+        operationRecorder);
+  }
+
+  @Bean
+  TunnelKubeconfigs tunnelKubeconfigs(TunnelServerLifecycle tunnel, TunnelTokens tokens) {
+    return new TunnelKubeconfigs(tunnel, tokens);
+  }
+
+  @Bean
+  AgentGrpcServer agentGrpcServer(
+      SpinAgentProperties properties,
+      ReplicaIdentity replica,
+      AccountRegistry accounts,
+      DynamicAccounts dynamicAccounts,
+      SessionRegistry sessions,
+      ChangeSink sink,
+      MeterRegistry meters) {
+    return new AgentGrpcServer(
+        properties, replica, accounts, dynamicAccounts, sessions, sink, meters);
+  }
+}

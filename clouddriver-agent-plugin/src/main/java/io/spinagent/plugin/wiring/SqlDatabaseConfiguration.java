@@ -1,0 +1,161 @@
+package io.spinagent.plugin.wiring;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AccountStateRecorder;
+import io.spinagent.plugin.accounts.AccountSyncWorker;
+import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountsStartup;
+import io.spinagent.plugin.accounts.ClouddriverAccountBridge;
+import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
+import io.spinagent.plugin.cache.AccountFormatOptions;
+import io.spinagent.plugin.cache.sql.CachedKinds;
+import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.SqlWriterThreads;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.ha.AccountOwnerTable;
+import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.identity.ReplicaIdentity;
+import io.spinagent.plugin.store.SchemaMigration;
+import io.spinagent.plugin.tunnel.SqlTunnelAuthority;
+import io.spinagent.plugin.tunnel.SqlTunnelTokens;
+import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
+import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
+import io.spinagent.plugin.tunnel.history.SqlOperationHistory;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+
+/**
+ * What the plugin keeps in Clouddriver's SQL database, when Clouddriver runs with kork-sql ({@code
+ * sql.enabled}: its {@link DSLContext} exists): the cache it writes, its own tables, and the
+ * account state, ownership, tunnel secrets and operation history that the replicas share.
+ */
+@Configuration
+@ConditionalOnBean(DSLContext.class)
+public class SqlDatabaseConfiguration {
+
+  @Bean
+  SchemaMigration schemaMigration(DSLContext jooq, Environment environment) {
+    return new SchemaMigration(
+        jooq, environment.getProperty("sql.cache.enabled", Boolean.class, false));
+  }
+
+  @Bean
+  AccountTable accountTable(DSLContext jooq) {
+    return new AccountTable(jooq, Clock.systemUTC());
+  }
+
+  @Bean
+  AccountRegistry accountRegistry(
+      SpinAgentProperties properties, AccountTable table, ReplicaIdentity replica) {
+    return new AccountRegistry(
+        Clock.systemUTC(),
+        properties.getAccounts().getGracePeriod(),
+        table.servedByAnotherReplica(replica.id(), properties.getAccounts().getGracePeriod()));
+  }
+
+  @Bean(destroyMethod = "shutdownNow")
+  AccountSyncWorker accountSyncWorker() {
+    return new AccountSyncWorker();
+  }
+
+  @Bean
+  AccountStateRecorder accountStateRecorder(
+      AccountTable table, ReplicaIdentity replica, AccountSyncWorker accountSyncWorker) {
+    return new AccountStateRecorder(table, replica.id(), accountSyncWorker);
+  }
+
+  @Bean
+  ClouddriverAccountBridge clouddriverAccountBridge(
+      AccountRegistry registry,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      SpinAgentProperties properties,
+      AccountTable table,
+      TunnelKubeconfigs tunnelKubeconfigs,
+      AccountSyncWorker accountSyncWorker) {
+    return new ClouddriverAccountBridge(
+        registry,
+        clouddriver,
+        properties.getAccounts(),
+        table,
+        tunnelKubeconfigs,
+        accountSyncWorker);
+  }
+
+  @Bean(destroyMethod = "close")
+  SqlWriterThreads sqlWriterThreads(SpinAgentProperties properties) {
+    return new SqlWriterThreads(properties.getCache().getWriterThreads());
+  }
+
+  /** Where agent streams go: Clouddriver's cats_v1_* tables. */
+  @Bean
+  SqlCacheWriter changeSink(
+      DSLContext jooq,
+      Environment environment,
+      SpinAgentProperties properties,
+      AccountRegistry registry,
+      SqlWriterThreads sqlWriterThreads) {
+    return new SqlCacheWriter(
+        jooq,
+        environment.getProperty("sql.table-namespace"),
+        CachedKinds.of(properties.getCache()),
+        new AccountFormatOptions(() -> registry),
+        sqlWriterThreads.batches(),
+        sqlWriterThreads.derivation(),
+        Clock.systemUTC(),
+        properties.getCache().getRememberedObjects());
+  }
+
+  /**
+   * The registry's listeners, in the order they hear of a change: ownership first, then the cache,
+   * then the account's row, which Clouddriver's account definition reads.
+   */
+  @Bean
+  AccountsStartup accountsStartup(
+      AccountRegistry registry,
+      HighAvailability highAvailability,
+      SqlCacheWriter changeSink,
+      AccountStateRecorder accountStateRecorder,
+      ClouddriverAccountBridge clouddriverAccountBridge,
+      AccountTable table,
+      ReplicaIdentity replica,
+      SpinAgentProperties properties,
+      AccountSyncWorker accountSyncWorker) {
+    return new AccountsStartup(
+        registry,
+        List.of(highAvailability, changeSink, accountStateRecorder, clouddriverAccountBridge),
+        table,
+        replica.id(),
+        properties.getAccounts().getGracePeriod(),
+        accountSyncWorker);
+  }
+
+  @Bean
+  AccountOwnerTable accountOwnerTable(DSLContext jooq) {
+    return new AccountOwnerTable(jooq);
+  }
+
+  /** The tunnel's tokens, shared by every replica. */
+  @Bean
+  SqlTunnelTokens tunnelTokenStore(DSLContext jooq) {
+    return new SqlTunnelTokens(jooq, Clock.systemUTC());
+  }
+
+  /** The tunnel's certificate authority, shared by every replica. */
+  @Bean
+  SqlTunnelAuthority tunnelAuthorityStore(DSLContext jooq) {
+    return new SqlTunnelAuthority(jooq, Clock.systemUTC());
+  }
+
+  @Bean
+  SqlOperationHistory operationHistory(
+      DSLContext jooq, OperationHistoryProperties properties, MeterRegistry meters) {
+    return new SqlOperationHistory(jooq, properties, meters, Clock.systemUTC());
+  }
+}
