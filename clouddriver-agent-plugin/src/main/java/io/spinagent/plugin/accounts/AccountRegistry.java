@@ -31,6 +31,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Notifications to members and listeners are made after the registry's lock is released, so a
  * listener or member may call back into the registry.
+ *
+ * <p>Longer than the project's classes usually are, on purpose: this is the one state machine of an
+ * account's life (claim, standby and takeover, orphaning and expiry, switching off and on,
+ * deletion, restore), and its transitions share one lock and one notification rule. Split, each
+ * invariant would span classes.
  */
 public final class AccountRegistry {
 

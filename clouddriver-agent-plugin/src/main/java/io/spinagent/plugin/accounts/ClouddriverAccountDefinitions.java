@@ -7,6 +7,9 @@ import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository;
 import com.netflix.spinnaker.credentials.definition.CredentialsDefinition;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Kind;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,6 +27,7 @@ public final class ClouddriverAccountDefinitions {
 
   private final AccountDefinitionRepository repository;
   private final AccountDefinitionMapper mapper;
+
   private final ObjectMapper json = new ObjectMapper();
 
   public ClouddriverAccountDefinitions(
@@ -83,6 +87,56 @@ public final class ClouddriverAccountDefinitions {
     }
   }
 
+  /**
+   * The dynamic account that puts Clouddriver's Kubernetes account {@code name} under the agent (or
+   * zone of agents) named: its kubeconfig, read from the file on Clouddriver's machine when the
+   * definition names one, goes to the agent, with the definition's namespaces, kinds and
+   * permissions.
+   */
+  DynamicAccountSpec migrationSpec(String name, String agentId, String zoneId) {
+    Map<String, Object> definition =
+        find(name)
+            .orElseThrow(
+                () ->
+                    AccountRequestException.notFound(
+                        "Clouddriver has no account definition named '" + name + "'"));
+    if (!TYPE.equals(definition.get("type"))) {
+      throw AccountRequestException.invalid(
+          "account '" + name + "' is of type '" + definition.get("type") + "', not kubernetes");
+    }
+    String contents = string(definition.get("kubeconfigContents"));
+    String file = string(definition.get("kubeconfigFile"));
+    if (contents == null && file != null) {
+      // The path is on Clouddriver's machine; the agent needs the kubeconfig itself.
+      try {
+        contents = Files.readString(Path.of(file));
+      } catch (IOException e) {
+        throw AccountRequestException.invalid(
+            "account '"
+                + name
+                + "': cannot read its kubeconfigFile "
+                + file
+                + ": "
+                + e.getMessage());
+      }
+    }
+    boolean serviceAccount = Boolean.TRUE.equals(definition.get("serviceAccount"));
+    return new DynamicAccountSpec(
+        name,
+        agentId,
+        zoneId,
+        contents,
+        null,
+        (contents == null && serviceAccount) ? true : null,
+        string(definition.get("context")),
+        strings(definition.get("namespaces")),
+        strings(definition.get("omitNamespaces")),
+        strings(definition.get("kinds")),
+        strings(definition.get("omitKinds")),
+        permissions(definition.get("permissions")),
+        Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null);
+  }
+
   /** Creates or replaces the definition. */
   public void save(Map<String, Object> fields) {
     repository.save(toDefinition(fields));
@@ -112,5 +166,20 @@ public final class ClouddriverAccountDefinitions {
    */
   static String kindName(Kind kind) {
     return kind.getGroup().isEmpty() ? kind.getKind() : kind.getKind() + "." + kind.getGroup();
+  }
+
+  private static AccountPermissions permissions(Object value) {
+    if (!(value instanceof Map<?, ?> map)) {
+      return AccountPermissions.NONE;
+    }
+    return new AccountPermissions(strings(map.get("READ")), strings(map.get("WRITE")));
+  }
+
+  private static String string(Object value) {
+    return value instanceof String text && !text.isBlank() ? text : null;
+  }
+
+  private static List<String> strings(Object value) {
+    return value instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of();
   }
 }

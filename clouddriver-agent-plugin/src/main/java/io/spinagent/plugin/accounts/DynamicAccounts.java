@@ -10,13 +10,9 @@ import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.RemoveAccount;
 import io.spinagent.protocol.v1.UpdateAccount;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -184,7 +180,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
     List<MigrationResult> results = new ArrayList<>();
     for (String name : names) {
       try {
-        DynamicAccountSpec spec = fromClouddriver(name, definitions.find(name), agentId, zoneId);
+        DynamicAccountSpec spec = definitions.migrationSpec(name, agentId, zoneId);
         validate(spec);
         requireFreeName(name, accounts);
         List<AgentLink> agents = servingAgents(spec);
@@ -441,63 +437,6 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                 throw invalid(problem);
               });
     }
-  }
-
-  private static DynamicAccountSpec fromClouddriver(
-      String name, Optional<Map<String, Object>> found, String agentId, String zoneId) {
-    Map<String, Object> definition =
-        found.orElseThrow(
-            () -> notFound("Clouddriver has no account definition named '" + name + "'"));
-    if (!ClouddriverAccountDefinitions.TYPE.equals(definition.get("type"))) {
-      throw invalid(
-          "account '" + name + "' is of type '" + definition.get("type") + "', not kubernetes");
-    }
-    String contents = string(definition.get("kubeconfigContents"));
-    String file = string(definition.get("kubeconfigFile"));
-    if (contents == null && file != null) {
-      // The path is on Clouddriver's machine; the agent needs the kubeconfig itself.
-      try {
-        contents = Files.readString(Path.of(file));
-      } catch (IOException e) {
-        throw invalid(
-            "account '"
-                + name
-                + "': cannot read its kubeconfigFile "
-                + file
-                + ": "
-                + e.getMessage());
-      }
-    }
-    boolean serviceAccount = Boolean.TRUE.equals(definition.get("serviceAccount"));
-    return new DynamicAccountSpec(
-        name,
-        agentId,
-        zoneId,
-        contents,
-        null,
-        contents == null && serviceAccount ? true : null,
-        string(definition.get("context")),
-        strings(definition.get("namespaces")),
-        strings(definition.get("omitNamespaces")),
-        strings(definition.get("kinds")),
-        strings(definition.get("omitKinds")),
-        permissions(definition.get("permissions")),
-        Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null);
-  }
-
-  private static AccountPermissions permissions(Object value) {
-    if (!(value instanceof Map<?, ?> map)) {
-      return AccountPermissions.NONE;
-    }
-    return new AccountPermissions(strings(map.get("READ")), strings(map.get("WRITE")));
-  }
-
-  private static String string(Object value) {
-    return value instanceof String text && !text.isBlank() ? text : null;
-  }
-
-  private static List<String> strings(Object value) {
-    return value instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of();
   }
 
   private static String describeTarget(DynamicAccountSpec spec) {

@@ -14,12 +14,10 @@ import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.AccountsChanged;
 import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.ChangeBatch;
-import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Heartbeat;
 import io.spinagent.protocol.v1.Hello;
-import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.PluginMessage;
 import io.spinagent.protocol.v1.ResyncMarker;
@@ -39,7 +37,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -50,6 +47,12 @@ import org.slf4j.LoggerFactory;
  * manual: the next frame is requested only while fewer than {@code maxPendingBatches} batches wait
  * for the sink, so a slow database slows this agent (through HTTP/2 flow control, all the way back
  * to its outbox) and nobody else.
+ *
+ * <p>Longer than the project's classes usually are, on purpose: it is the one state machine of an
+ * agent connection (handshake, per-account intake under flow control, decisions, commands, tunnel
+ * frames, heartbeats), whose parts share the session's lock and its one way of closing. What stands
+ * on its own lives apart: frame checks ({@link FrameValidation}), commands awaiting results ({@link
+ * PendingCommands}), what is sent ({@link OutboundFrames}) and commits ({@link AccountPipeline}).
  */
 public final class AgentSession implements StreamObserver<InboundFrame>, AccountMember, AgentLink {
 
@@ -67,7 +70,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private volatile String agentVersion = "";
   private volatile String zoneId = "";
   private volatile Instant connectedAt;
-  private final Map<String, CompletableFuture<CommandResult>> commands = new ConcurrentHashMap<>();
+  private final PendingCommands commands = new PendingCommands();
 
   // Guarded by this.
   private final Map<String, AccountPipeline> pipelines = new HashMap<>();
@@ -167,19 +170,18 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
    */
   @Override
   public CompletableFuture<CommandResult> command(Command.Builder command, Duration timeout) {
-    String id = UUID.randomUUID().toString();
-    CompletableFuture<CommandResult> result = new CompletableFuture<>();
-    commands.put(id, result);
-    result.whenComplete((r, e) -> commands.remove(id));
+    PendingCommands.Pending pending = commands.register();
     synchronized (this) {
       if (closed) {
-        result.completeExceptionally(
-            new IllegalStateException("agent '" + agentId() + "' disconnected"));
-        return result;
+        pending
+            .result()
+            .completeExceptionally(
+                new IllegalStateException("agent '" + agentId() + "' disconnected"));
+        return pending.result();
       }
     }
-    send(PluginMessage.newBuilder().setCommand(command.setCommandId(id)).build());
-    return result.orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    send(PluginMessage.newBuilder().setCommand(command.setCommandId(pending.id())).build());
+    return pending.result().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @Override
@@ -230,12 +232,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       tunnel = tunnelSubscriber;
     }
     heartbeatCheck.cancel(false);
-    List.copyOf(commands.values())
-        .forEach(
-            pending ->
-                pending.completeExceptionally(
-                    new IllegalStateException(
-                        "agent '" + agentId() + "' disconnected (" + describe(status) + ")")));
+    commands.failAll("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     if (tunnel != null) {
       tunnel.sessionClosed("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     }
@@ -283,14 +280,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
       case COMMAND_RESULT -> {
         CommandResult result = message.getCommandResult();
-        CompletableFuture<CommandResult> pending = commands.get(result.getCommandId());
-        if (pending == null) {
+        if (!commands.complete(result)) {
           log.debug(
               "Agent '{}' answered command {}, which is no longer awaited",
               agentId,
               result.getCommandId());
-        } else {
-          pending.complete(result);
         }
       }
       case BODY_NOT_SET -> throw ProtocolViolation.invalid("empty frame: no body set");
@@ -317,7 +311,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     Set<String> names = new LinkedHashSet<>();
     for (AccountInfo account : hello.getAccountsList()) {
-      validate(account);
+      FrameValidation.validate(account);
       if (!names.add(account.getName())) {
         throw ProtocolViolation.invalid("hello lists account '" + account.getName() + "' twice");
       }
@@ -393,7 +387,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     AccountDecisions.Builder decisions = AccountDecisions.newBuilder();
     for (AccountInfo account : changed.getAddedList()) {
-      validate(account);
+      FrameValidation.validate(account);
       decisions.addAccounts(claim(account));
     }
     if (decisions.getAccountsCount() > 0) {
@@ -407,7 +401,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     List<SinkEntry> entries = new ArrayList<>(batch.getChangesCount());
     for (int i = 0; i < batch.getChangesCount(); i++) {
       ObjectChange change = batch.getChanges(i);
-      validate(change, account, i);
+      FrameValidation.validate(change, account, i);
       if (isNew(account, change.getSequence())) {
         entries.add(new SinkEntry.Change(change));
       }
@@ -421,7 +415,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_UNSPECIFIED) {
       throw ProtocolViolation.invalid("resync for account '" + account + "': phase is required");
     }
-    validate(marker.getKind(), "resync for account '" + account + "'");
+    FrameValidation.validate(marker.getKind(), "resync for account '" + account + "'");
     if (marker.getSequence() <= 0) {
       throw ProtocolViolation.invalid(
           "resync for account '" + account + "': sequence must be positive");
@@ -533,44 +527,6 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private synchronized boolean owns(String account) {
     return accounts.contains(account);
-  }
-
-  private static void validate(AccountInfo account) {
-    if (account.getName().isBlank()) {
-      throw ProtocolViolation.invalid("account name is required");
-    }
-    if (account.getCluster().getApiServerHost().isBlank()) {
-      throw ProtocolViolation.invalid(
-          "account '" + account.getName() + "': cluster.api_server_host is required");
-    }
-    for (Kind kind : account.getKindsList()) {
-      validate(kind, "account '" + account.getName() + "'");
-    }
-  }
-
-  private static void validate(ObjectChange change, String account, int index) {
-    String where = "changes for account '" + account + "', change " + index;
-    if (change.getSequence() <= 0) {
-      throw ProtocolViolation.invalid(where + ": sequence must be positive");
-    }
-    validate(change.getKind(), where);
-    if (change.getName().isEmpty()) {
-      throw ProtocolViolation.invalid(where + ": name is required");
-    }
-    if (change.getType() == ChangeType.CHANGE_TYPE_UNSPECIFIED) {
-      throw ProtocolViolation.invalid(where + " (" + change.getName() + "): type is required");
-    }
-    if (change.getType() == ChangeType.CHANGE_TYPE_UPSERT && change.getObjectJson().isEmpty()) {
-      throw ProtocolViolation.invalid(
-          where + " (" + change.getName() + "): an upsert needs object_json");
-    }
-  }
-
-  private static void validate(Kind kind, String where) {
-    if (kind.getKind().isEmpty() || kind.getVersion().isEmpty() || kind.getPlural().isEmpty()) {
-      throw ProtocolViolation.invalid(
-          where + ": kind needs kind, version and plural, got " + kind.toString().trim());
-    }
   }
 
   private void send(PluginMessage message) {
