@@ -83,7 +83,9 @@ public final class SqlCacheWriterBenchmark {
       int rate,
       int batch,
       List<String> databases,
-      int remembered) {
+      int remembered,
+      int fleetAccounts,
+      int fleetObjects) {
 
     static Options parse(String[] args) {
       Map<String, String> flags = new LinkedHashMap<>();
@@ -95,12 +97,22 @@ public final class SqlCacheWriterBenchmark {
       }
       Set<String> unknown = new TreeSet<>(flags.keySet());
       unknown.removeAll(
-          List.of("objects", "changes", "seconds", "rate", "batch", "databases", "remembered"));
+          List.of(
+              "objects",
+              "changes",
+              "seconds",
+              "rate",
+              "batch",
+              "databases",
+              "remembered",
+              "fleet-accounts",
+              "fleet-objects"));
       if (!unknown.isEmpty()) {
         throw new IllegalArgumentException(
             "unknown flags "
                 + unknown
-                + "; known: --objects --changes --seconds --rate --batch --databases --remembered");
+                + "; known: --objects --changes --seconds --rate --batch --databases --remembered"
+                + " --fleet-accounts --fleet-objects");
       }
       Options options =
           new Options(
@@ -113,7 +125,9 @@ public final class SqlCacheWriterBenchmark {
               Integer.parseInt(
                   flags.getOrDefault(
                       "remembered",
-                      Integer.toString(new SpinAgentProperties.Cache().getRememberedObjects()))));
+                      Integer.toString(new SpinAgentProperties.Cache().getRememberedObjects()))),
+              Integer.parseInt(flags.getOrDefault("fleet-accounts", "1000")),
+              Integer.parseInt(flags.getOrDefault("fleet-objects", "10")));
       return options;
     }
   }
@@ -130,7 +144,8 @@ public final class SqlCacheWriterBenchmark {
       double firstCycleMillis,
       String throughputCpu,
       String latencyCpu,
-      List<WarmUp> warmUps) {}
+      List<WarmUp> warmUps,
+      FleetPhase.Figures fleet) {}
 
   public static void main(String[] args) throws Exception {
     Options options = Options.parse(args);
@@ -173,10 +188,7 @@ public final class SqlCacheWriterBenchmark {
         Connection rawConnection = connect(db);
         Connection pollingConnection = connect(db)) {
       SQLDialect sqlDialect = SQLDialect.valueOf(db.dialect());
-      CacheTypes.Dialect dialect =
-          sqlDialect == SQLDialect.POSTGRES
-              ? CacheTypes.Dialect.POSTGRES
-              : CacheTypes.Dialect.MYSQL;
+      CacheTypes.Dialect dialect = dialectOf(sqlDialect);
       DatabaseTime writerTime = new DatabaseTime();
       DatabaseTime rawTime = new DatabaseTime();
       DSLContext writerJooq = jooq(writerConnection, sqlDialect, writerTime);
@@ -318,6 +330,8 @@ public final class SqlCacheWriterBenchmark {
             "polling: cycle %.0f ms, latency p99 %.0f ms",
             cycle.nanos() / 1e6,
             pollingLatency.percentileMillis(99));
+        FleetPhase.Figures fleet =
+            options.fleetAccounts() > 0 ? FleetPhase.run(name, db, sqlDialect, options) : null;
         return new Figures(
             name,
             throughput,
@@ -330,7 +344,8 @@ public final class SqlCacheWriterBenchmark {
             first.nanos() / 1e6,
             throughputCpu,
             latencyCpu,
-            List.of(throughputWarmUp, latencyWarmUp, pollingWarmUp));
+            List.of(throughputWarmUp, latencyWarmUp, pollingWarmUp),
+            fleet);
       }
     }
   }
@@ -535,7 +550,7 @@ public final class SqlCacheWriterBenchmark {
   }
 
   /** Work that warms the code up; what it measures is dropped. */
-  private interface WarmUpRound {
+  interface WarmUpRound {
     void run() throws Exception;
   }
 
@@ -567,8 +582,8 @@ public final class SqlCacheWriterBenchmark {
    * changes, and the writer has more code to compile than the raw upsert, which made the writer
    * look up to a fifth slower than it runs in a Clouddriver that has been up for a while.
    */
-  private static WarmUp untilJitSettles(
-      String database, String phase, int maxRounds, WarmUpRound round) throws Exception {
+  static WarmUp untilJitSettles(String database, String phase, int maxRounds, WarmUpRound round)
+      throws Exception {
     for (int rounds = 1; ; rounds++) {
       long jit = JitCompilation.millis();
       long start = System.nanoTime();
@@ -583,8 +598,12 @@ public final class SqlCacheWriterBenchmark {
     }
   }
 
-  private static void progress(String database, String format, Object... args) {
+  static void progress(String database, String format, Object... args) {
     System.out.printf("  %s: %s%n", database, String.format(format, args));
+  }
+
+  static CacheTypes.Dialect dialectOf(SQLDialect dialect) {
+    return dialect == SQLDialect.POSTGRES ? CacheTypes.Dialect.POSTGRES : CacheTypes.Dialect.MYSQL;
   }
 
   private static Connection connect(EmbeddedDatabase db) throws java.sql.SQLException {
@@ -662,7 +681,7 @@ public final class SqlCacheWriterBenchmark {
     }
   }
 
-  private static <T> List<List<T>> batches(List<T> items, int size) {
+  static <T> List<List<T>> batches(List<T> items, int size) {
     List<List<T>> batches = new ArrayList<>();
     for (int from = 0; from < items.size(); from += size) {
       batches.add(items.subList(from, Math.min(items.size(), from + size)));
@@ -695,7 +714,7 @@ public final class SqlCacheWriterBenchmark {
    * PostgreSQL takes the freshly filled tables for empty: it read spinagent_objects by kind through
    * the listing-generation index, 2-8 ms a query instead of 0.1 ms by primary key.
    */
-  private static void analyze(DSLContext jooq, CacheTypes.Dialect dialect) {
+  static void analyze(DSLContext jooq, CacheTypes.Dialect dialect) {
     if (dialect == CacheTypes.Dialect.POSTGRES) {
       jooq.execute("analyze");
     } else {
@@ -736,6 +755,34 @@ public final class SqlCacheWriterBenchmark {
         "in the %s runs, this JVM's garbage-collection pauses: while the writer ran %s; while the"
             + " raw upsert ran %s%n",
         runs, writerGc.describe(), rawGc.describe());
+  }
+
+  private static void printFleet(FleetPhase.Figures f) {
+    System.out.printf(
+        "fleet: %,d changes/s offered for %d s spread over %,d accounts of %,d objects, against one"
+            + " account of %,d objects at the same rate (writer threads: %d)%n",
+        f.rate(),
+        f.fleet().count() / Math.max(1, f.rate()),
+        f.accounts(),
+        f.objectsPerAccount(),
+        f.accounts() * f.objectsPerAccount(),
+        f.writerThreads());
+    System.out.printf(
+        "%-40s %12s %12s %14s%n", "", f.accounts() + " accounts", "one account", "fleet/one");
+    for (int p : new int[] {50, 99}) {
+      System.out.printf(
+          "%-40s %12.1f %12.1f %14.2f%n",
+          "latency p" + p + " (ms)",
+          f.fleet().percentileMillis(p),
+          f.single().percentileMillis(p),
+          f.fleet().percentileMillis(p) / f.single().percentileMillis(p));
+    }
+    System.out.printf(
+        "%-40s %12d %12d%n", "batches committed", f.fleetBatches(), f.singleBatches());
+    System.out.printf(
+        "fleet listing (one batch per account, all at once): %,.0f ms; failed commits (sent again):"
+            + " %d; warm-up: %s; host CPU: %s%n",
+        f.listingMillis(), f.failedCommits(), f.warmUp(), f.cpu());
   }
 
   private static void print(Options options, int objects, double averageBytes, List<Figures> all) {
@@ -843,6 +890,9 @@ public final class SqlCacheWriterBenchmark {
           f.warmUps().stream()
               .map(WarmUp::toString)
               .collect(java.util.stream.Collectors.joining("; ")));
+      if (f.fleet() != null) {
+        printFleet(f.fleet());
+      }
     }
     System.out.println();
     System.out.println(
