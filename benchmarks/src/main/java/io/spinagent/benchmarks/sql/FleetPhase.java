@@ -1,5 +1,6 @@
 package io.spinagent.benchmarks.sql;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.benchmarks.HostCpu;
 import io.spinagent.benchmarks.JitCompilation;
 import io.spinagent.benchmarks.sql.OpenLoop.Latencies;
@@ -7,8 +8,8 @@ import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
 import io.spinagent.plugin.cache.format.FormatOptions;
-import io.spinagent.plugin.cache.sql.CachedKinds;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.SqlWriterSettings;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.protocol.v1.Kind;
@@ -204,13 +205,11 @@ final class FleetPhase {
       DSLContext jooq, SqlWriterThreads threads, SqlCacheWriterBenchmark.Options o) {
     return new SqlCacheWriter(
         jooq,
-        null,
-        CachedKinds.defaults(),
+        SqlWriterSettings.defaults(o.remembered()),
         account -> FormatOptions.DEFAULTS,
-        threads.batches(),
-        threads.derivation(),
-        Clock.systemUTC(),
-        o.remembered());
+        threads,
+        new SimpleMeterRegistry(),
+        Clock.systemUTC());
   }
 
   /** An account's complete listing in one batch: per kind BEGIN, its objects, END. */

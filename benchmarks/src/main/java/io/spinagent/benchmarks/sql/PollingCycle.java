@@ -9,7 +9,7 @@ import io.spinagent.plugin.cache.format.AccountSnapshot;
 import io.spinagent.plugin.cache.format.CacheRecord;
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
-import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.CacheTables;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -40,12 +40,12 @@ final class PollingCycle {
   record Result(long nanos, int objects, int rowsRead, int rowsWritten, int rowsDeleted) {}
 
   private final DSLContext jooq;
-  private final SqlCacheWriter names;
+  private final CacheTables names;
   private final CacheTypes.Dialect dialect;
   private final ObjectMapper mapper = new ObjectMapper();
 
   /** {@code names} supplies the table names only. */
-  PollingCycle(DSLContext jooq, SqlCacheWriter names, CacheTypes.Dialect dialect) {
+  PollingCycle(DSLContext jooq, CacheTables names, CacheTypes.Dialect dialect) {
     this.jooq = jooq;
     this.names = names;
     this.dialect = dialect;

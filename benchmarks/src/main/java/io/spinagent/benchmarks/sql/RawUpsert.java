@@ -14,7 +14,7 @@ import io.spinagent.plugin.cache.format.CacheRecord;
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.cache.format.ManifestCacheRecords;
-import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.CacheTables;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.ObjectChange;
 import java.io.IOException;
@@ -63,7 +63,7 @@ final class RawUpsert {
       boolean delete) {}
 
   private final DSLContext jooq;
-  private final SqlCacheWriter names;
+  private final CacheTables names;
   private final CacheTypes.Dialect dialect;
   private final String agent;
   private final ObjectMapper mapper = new ObjectMapper();
@@ -76,7 +76,7 @@ final class RawUpsert {
   private final Map<String, Map<String, String>> live = new HashMap<>();
 
   /** {@code names} supplies table names and the agent value; its own state is not touched. */
-  RawUpsert(DSLContext jooq, SqlCacheWriter names, CacheTypes.Dialect dialect) {
+  RawUpsert(DSLContext jooq, CacheTables names, CacheTypes.Dialect dialect) {
     this.jooq = jooq;
     this.names = names;
     this.dialect = dialect;
@@ -209,7 +209,7 @@ final class RawUpsert {
               (relKey, relType) -> {
                 String relAgent =
                     CacheTypes.agentColumn(
-                        relType + ":" + ClusterWorkload.ACCOUNT + SqlCacheWriter.AGENT_SUFFIX,
+                        relType + ":" + ClusterWorkload.ACCOUNT + CacheTables.AGENT_SUFFIX,
                         dialect.maxAgentLength);
                 inserts
                     .computeIfAbsent(names.relTable(row.type()), t -> new ArrayList<>())

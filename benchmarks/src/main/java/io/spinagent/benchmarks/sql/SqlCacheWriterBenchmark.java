@@ -1,5 +1,6 @@
 package io.spinagent.benchmarks.sql;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.benchmarks.GcPauses;
 import io.spinagent.benchmarks.HostCpu;
 import io.spinagent.benchmarks.JitCompilation;
@@ -8,8 +9,8 @@ import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.cache.format.FormatOptions;
-import io.spinagent.plugin.cache.sql.CachedKinds;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.SqlWriterSettings;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.store.SpinAgentSchema;
@@ -195,20 +196,18 @@ public final class SqlCacheWriterBenchmark {
       CatsTemplateTables.create(db);
       // on a connection of its own: Liquibase leaves its connection outside auto-commit
       SpinAgentSchema.migrate(db.dataSource());
-      // the writer's pools as the plugin makes them, with one batch thread: the account's batches
-      // run one at a time
+      // the writer's threads as the plugin makes them, with one committer: it has one connection
       try (SqlWriterThreads threads = new SqlWriterThreads(1)) {
         SqlCacheWriter writer =
             new SqlCacheWriter(
                 writerJooq,
-                null,
-                CachedKinds.defaults(),
+                SqlWriterSettings.defaults(options.remembered()),
                 account -> FormatOptions.DEFAULTS,
-                threads.batches(),
-                threads.derivation(),
-                Clock.systemUTC(),
-                options.remembered());
-        RawUpsert raw = new RawUpsert(jooq(rawConnection, sqlDialect, rawTime), writer, dialect);
+                threads,
+                new SimpleMeterRegistry(),
+                Clock.systemUTC());
+        RawUpsert raw =
+            new RawUpsert(jooq(rawConnection, sqlDialect, rawTime), writer.tables(), dialect);
         ClusterWorkload workload = new ClusterWorkload(options.objects(), 42);
 
         List<ObjectChange> listing = workload.listing();
@@ -300,7 +299,7 @@ public final class SqlCacheWriterBenchmark {
         clearCacheTables(writerJooq, dialect);
         PollingCycle polling =
             new PollingCycle(
-                jooq(pollingConnection, sqlDialect, new DatabaseTime()), writer, dialect);
+                jooq(pollingConnection, sqlDialect, new DatabaseTime()), writer.tables(), dialect);
         Map<String, byte[]> state = new ConcurrentHashMap<>();
         listing = workload.listing();
         listing.forEach(c -> apply(state, c));
@@ -898,9 +897,9 @@ public final class SqlCacheWriterBenchmark {
     System.out.println(
         "writer:     SqlCacheWriter.commit from call to completed transaction: parsing, derivation"
             + " (on the batch's thread and "
-            + SqlCacheWriter.DERIVATION_HELPERS
-            + " helper(s)), staleness check, relationship diff, bookkeeping, one transaction per"
-            + " batch");
+            + SqlWriterThreads.derivationHelpers()
+            + " helper(s)), staleness check, relationship diff, bookkeeping; one batch per"
+            + " transaction here (the account's batches come one at a time)");
     System.out.println(
         "raw upsert: the same body and relationship rows, multi-row jOOQ upserts, one transaction"
             + " per batch");

@@ -3,7 +3,6 @@ package io.spinagent.plugin.cache;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * The cache format settings of each account, as its agent reported them: {@code
@@ -12,22 +11,15 @@ import java.util.function.Supplier;
  */
 public final class AccountFormatOptions implements Function<String, FormatOptions> {
 
-  private final Supplier<AccountRegistry> registry;
+  private final AccountRegistry registry;
 
-  /**
-   * @param registry the registry, looked up late: it is built after the cache it notifies
-   */
-  public AccountFormatOptions(Supplier<AccountRegistry> registry) {
+  public AccountFormatOptions(AccountRegistry registry) {
     this.registry = registry;
   }
 
   @Override
   public FormatOptions apply(String account) {
-    AccountRegistry accounts = registry.get();
-    if (accounts == null) {
-      return FormatOptions.DEFAULTS;
-    }
-    return accounts
+    return registry
         .find(account)
         .filter(a -> a.reported() != null)
         .map(

@@ -2,6 +2,7 @@ package io.spinagent.plugin.wiring;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.cache.DiscardingSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.store.NoDatabaseNotice;
 import io.spinagent.plugin.tunnel.TunnelAuthority;
@@ -36,6 +37,12 @@ public class NoDatabaseConfiguration {
   @Bean
   DiscardingSink changeSink() {
     return new DiscardingSink();
+  }
+
+  /** Nothing is stored, so nothing is resumable: agents list every kind. */
+  @Bean
+  ResumePoints resumePoints() {
+    return ResumePoints.NONE;
   }
 
   @Bean

@@ -9,8 +9,11 @@ import io.spinagent.plugin.accounts.AccountsStartup;
 import io.spinagent.plugin.accounts.ClouddriverAccountBridge;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.cache.AccountFormatOptions;
+import io.spinagent.plugin.cache.ResumePoints;
+import io.spinagent.plugin.cache.sql.CacheTablesStartup;
 import io.spinagent.plugin.cache.sql.CachedKinds;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
+import io.spinagent.plugin.cache.sql.SqlWriterSettings;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.ha.AccountOwnerTable;
@@ -93,23 +96,42 @@ public class SqlDatabaseConfiguration {
     return new SqlWriterThreads(properties.getCache().getWriterThreads());
   }
 
+  /** The SQL writer's settings: SpinAgent's {@code spinagent.cache.*}, Clouddriver's namespace. */
+  @Bean
+  SqlWriterSettings sqlWriterSettings(SpinAgentProperties properties, Environment environment) {
+    SpinAgentProperties.Cache cache = properties.getCache();
+    return new SqlWriterSettings(
+        new CachedKinds(cache.getKinds(), cache.getOmitKinds(), cache.isCacheAll()),
+        cache.getRememberedObjects(),
+        environment.getProperty("sql.table-namespace"));
+  }
+
   /** Where agent streams go: Clouddriver's cats_v1_* tables. */
   @Bean
   SqlCacheWriter changeSink(
       DSLContext jooq,
-      Environment environment,
-      SpinAgentProperties properties,
+      SqlWriterSettings settings,
       AccountRegistry registry,
-      SqlWriterThreads sqlWriterThreads) {
+      SqlWriterThreads sqlWriterThreads,
+      MeterRegistry meters) {
     return new SqlCacheWriter(
         jooq,
-        environment.getProperty("sql.table-namespace"),
-        CachedKinds.of(properties.getCache()),
-        new AccountFormatOptions(() -> registry),
-        sqlWriterThreads.batches(),
-        sqlWriterThreads.derivation(),
-        Clock.systemUTC(),
-        properties.getCache().getRememberedObjects());
+        settings,
+        new AccountFormatOptions(registry),
+        sqlWriterThreads,
+        meters,
+        Clock.systemUTC());
+  }
+
+  @Bean
+  CacheTablesStartup cacheTablesStartup(SqlCacheWriter changeSink) {
+    return new CacheTablesStartup(changeSink.tables());
+  }
+
+  /** Where agents may resume watching from: the resume points the writer stores. */
+  @Bean
+  ResumePoints resumePoints(SqlCacheWriter changeSink) {
+    return changeSink.resumePoints();
   }
 
   /**

@@ -8,8 +8,10 @@ import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -21,7 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * A sink for specs of the agent channel, which shows what the agents streamed: the latest state of
  * every object, held in memory. It applies the rules the SQL cache writer must: a change older than
  * what is held never overwrites it, replays are harmless, a delete leaves a tombstone so a late
- * older upsert cannot resurrect the object, and a complete listing sweeps what it did not list. The
+ * older upsert cannot resurrect the object, and a complete listing sweeps what it did not list (an
+ * END whose BEGIN it did not see sweeps nothing, and asks for the kind to be listed again). The
  * plugin itself never holds streamed objects in memory: without a database it drops them.
  */
 public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleListener {
@@ -31,16 +34,19 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
   @Override
   public CompletionStage<CommitOutcome> commit(SinkBatch batch) {
     AccountObjects objects = accounts.computeIfAbsent(batch.account(), a -> new AccountObjects());
+    List<Kind> relist = new ArrayList<>();
     synchronized (objects) {
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change) {
           objects.apply(((SinkEntry.Change) entry).change())
-        } else if (entry instanceof SinkEntry.Resync) {
-          objects.apply(((SinkEntry.Resync) entry).marker())
+        } else if (entry instanceof SinkEntry.Resync
+            && !objects.apply(((SinkEntry.Resync) entry).marker())) {
+          relist.add(((SinkEntry.Resync) entry).marker().getKind())
         }
       }
     }
-    return CompletableFuture.completedFuture(CommitOutcome.STORED);
+    return CompletableFuture.completedFuture(
+        relist.isEmpty() ? CommitOutcome.STORED : new CommitOutcome(List.of(), relist));
   }
 
   @Override
@@ -109,20 +115,22 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
               delete));
     }
 
-    void apply(ResyncMarker marker) {
+    /** Applies a marker; false for an END whose BEGIN this store never saw. */
+    boolean apply(ResyncMarker marker) {
       String kind = kindKey(marker.getKind());
       if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_BEGIN) {
         listings.put(kind, new Listing(marker.getResyncId(), new HashSet<>()));
-        return;
+        return true;
       }
       Listing listing = listings.get(kind);
       if (listing == null || !listing.resyncId.equals(marker.getResyncId())) {
         // An END whose BEGIN this store never saw (or that a newer listing replaced): sweeping on
-        // it could remove objects that were never listed, so it is ignored.
-        return;
+        // it could remove objects that were never listed, so the kind is to be listed again.
+        return false;
       }
       listings.remove(kind);
       byKey.keySet().removeIf(key -> kindKey(key).equals(kind) && !listing.keys.contains(key));
+      return true;
     }
 
     private static String kindKey(Kind kind) {

@@ -34,6 +34,9 @@ public final class CacheTypes {
   public static final String EVENT = "event";
   public static final String CUSTOM_RESOURCE_DEFINITION = "customResourceDefinition";
 
+  /** Clouddriver's type for an object without a kind ({@code KubernetesKind.NONE}). */
+  public static final String NONE = "none";
+
   /** Relationship groups every Kubernetes cache body carries, empty if need be ("sticky kinds"). */
   public static final Set<String> STICKY_TYPES = Set.of(SERVICE, POD);
 
@@ -54,6 +57,53 @@ public final class CacheTypes {
           SERVICE,
           INGRESS,
           NETWORK_POLICY);
+
+  /**
+   * Every cache type Clouddriver's Kubernetes provider caches and searches at v5.90.0: the kinds of
+   * its handlers ({@code KubernetesKindProperties.getGlobalKindProperties}, each with a {@code
+   * KubernetesHandler}; {@code none} is the unregistered custom resources'), and the logical {@code
+   * applications} and {@code clusters}. Its search ({@code KubernetesSearchProvider}) asks the
+   * cache for every one of them, and cats-sql retries a type whose table does not exist. Of the
+   * kinds registered above, {@code csiDriver} and {@code csiNode} have no handler: Clouddriver
+   * neither caches nor searches them.
+   */
+  public static final Set<String> CLOUDDRIVER_TYPES =
+      Set.of(
+          "apiService",
+          "clusterRole",
+          "clusterRoleBinding",
+          CONFIG_MAP,
+          "controllerRevision",
+          CUSTOM_RESOURCE_DEFINITION,
+          CRON_JOB,
+          DAEMON_SET,
+          DEPLOYMENT,
+          EVENT,
+          "horizontalpodautoscaler",
+          INGRESS,
+          JOB,
+          "limitRange",
+          "mutatingWebhookConfiguration",
+          NAMESPACE,
+          NETWORK_POLICY,
+          "persistentVolume",
+          "persistentVolumeClaim",
+          POD,
+          "podPreset",
+          "podSecurityPolicy",
+          "podDisruptionBudget",
+          REPLICA_SET,
+          "role",
+          "roleBinding",
+          SECRET,
+          SERVICE,
+          "serviceAccount",
+          STATEFUL_SET,
+          "storageClass",
+          "validatingWebhookConfiguration",
+          NONE,
+          APPLICATIONS,
+          CLUSTERS);
 
   /** Spinnaker's classification of a Kubernetes kind ({@code SpinnakerKind}). */
   public enum SpinnakerKind {
@@ -191,7 +241,7 @@ public final class CacheTypes {
    */
   public static String forKind(String apiVersion, String kind) {
     if (kind == null || kind.isEmpty()) {
-      return "none";
+      return NONE;
     }
     String group = apiGroup(apiVersion);
     if (isNativeGroup(group)) {

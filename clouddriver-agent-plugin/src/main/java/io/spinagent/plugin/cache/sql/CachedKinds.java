@@ -1,7 +1,6 @@
 package io.spinagent.plugin.cache.sql;
 
 import io.spinagent.plugin.cache.format.CacheTypes;
-import io.spinagent.plugin.config.SpinAgentProperties;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Set;
@@ -22,10 +21,6 @@ public final class CachedKinds {
             ? null
             : kinds == null || kinds.isEmpty() ? CacheTypes.DEFAULT_CACHED_TYPES : normalise(kinds);
     this.omitted = omitKinds == null ? Set.of() : normalise(omitKinds);
-  }
-
-  public static CachedKinds of(SpinAgentProperties.Cache cache) {
-    return new CachedKinds(cache.getKinds(), cache.getOmitKinds(), cache.isCacheAll());
   }
 
   public static CachedKinds defaults() {

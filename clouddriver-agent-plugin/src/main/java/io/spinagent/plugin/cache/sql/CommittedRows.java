@@ -26,6 +26,10 @@ final class CommittedRows {
       this.account = account;
     }
 
+    String account() {
+      return account;
+    }
+
     @Override
     public String toString() {
       return "rows committed for account " + account;
@@ -33,11 +37,11 @@ final class CommittedRows {
   }
 
   /** What {@link #object} answers for an object remembered to have no row. */
-  static final ObjectRow NO_ROW = new ObjectRow("", false, -1);
+  static final ObjectVersions.Version NO_ROW = new ObjectVersions.Version("", false, null);
 
   private record Key(Scope scope, String id) {}
 
-  private final Cache<Key, ObjectRow> objects;
+  private final Cache<Key, ObjectVersions.Version> objects;
   private final Cache<Key, Map<String, String>> relationships;
 
   /**
@@ -58,7 +62,7 @@ final class CommittedRows {
    * @param key the object's infrastructure key (one string: about 180 bytes less per object than
    *     its spinagent_objects key's four)
    */
-  ObjectRow object(Scope scope, String key) {
+  ObjectVersions.Version object(Scope scope, String key) {
     return objects == null ? null : objects.getIfPresent(new Key(scope, key));
   }
 
@@ -68,7 +72,7 @@ final class CommittedRows {
   }
 
   /** Remembers the object's row as committed; {@code row} null: it has none. */
-  void rememberObject(Scope scope, String key, ObjectRow row) {
+  void rememberObject(Scope scope, String key, ObjectVersions.Version row) {
     if (objects != null) {
       objects.put(new Key(scope, key), row == null ? NO_ROW : row);
     }

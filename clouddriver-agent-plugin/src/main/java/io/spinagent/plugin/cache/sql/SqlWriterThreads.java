@@ -9,62 +9,78 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SQL cache writer's threads: {@code spinagent-sql-writer} runs batches (one account at a time
- * per thread, accounts in parallel), {@code spinagent-sql-derive} helps a batch parse and derive
- * its objects ({@link SqlCacheWriter#DERIVATION_HELPERS} of them, shared by all accounts). Threads
- * start on first use. Closed with the plugin's context, so that none outlives the plugin: batches
- * in flight may finish for a while; one that does not is interrupted, and as it was never
- * acknowledged its agent sends it again.
+ * The SQL cache writer's threads: {@code spinagent-sql-writer} commits groups of batches (as many
+ * groups at a time as there are threads, each account in one group at a time), {@code
+ * spinagent-sql-derive} helps a group parse and derive its objects ({@link Derivation#HELPERS} of
+ * them). Threads start on first use. Closed with the plugin's context, so that none outlives the
+ * plugin: work handed over may finish for a while; a group that does not is interrupted, and as it
+ * was never acknowledged its agents send it again.
  */
 public final class SqlWriterThreads implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SqlWriterThreads.class);
   private static final long FINISH_SECONDS = 10;
 
-  private final ExecutorService batches;
+  private final int writerThreads;
+  private final ExecutorService committers;
   private final ExecutorService derivation;
 
   /**
-   * @param writerThreads {@code spinagent.cache.writer-threads} (at least 1 is used)
+   * @param writerThreads {@code spinagent.cache.writer-threads}: groups committed at a time (at
+   *     least 1)
    */
   public SqlWriterThreads(int writerThreads) {
-    this.batches =
-        Executors.newFixedThreadPool(Math.max(1, writerThreads), daemon("spinagent-sql-writer"));
+    this.writerThreads = Math.max(1, writerThreads);
+    this.committers =
+        Executors.newFixedThreadPool(this.writerThreads, daemon("spinagent-sql-writer"));
     this.derivation =
-        Executors.newFixedThreadPool(
-            SqlCacheWriter.DERIVATION_HELPERS, daemon("spinagent-sql-derive"));
+        Executors.newFixedThreadPool(Derivation.HELPERS, daemon("spinagent-sql-derive"));
   }
 
-  public Executor batches() {
-    return batches;
+  /** How many helpers derive objects alongside each group's committer. */
+  public static int derivationHelpers() {
+    return Derivation.HELPERS;
   }
 
-  public Executor derivation() {
+  int writerThreads() {
+    return writerThreads;
+  }
+
+  Executor committers() {
+    return committers;
+  }
+
+  Executor derivation() {
     return derivation;
   }
 
   /** Whether both pools have stopped and every thread of theirs has ended. */
   public boolean isTerminated() {
-    return batches.isTerminated() && derivation.isTerminated();
+    return committers.isTerminated() && derivation.isTerminated();
   }
 
   @Override
   public void close() {
-    batches.shutdown();
+    committers.shutdown();
     try {
-      if (!batches.awaitTermination(FINISH_SECONDS, TimeUnit.SECONDS)) {
+      if (!committers.awaitTermination(FINISH_SECONDS, TimeUnit.SECONDS)) {
         log.warn(
-            "SQL cache batches still running after {} s at shutdown: interrupted; their agents send"
+            "SQL cache commits still running after {} s at shutdown: interrupted; their agents send"
                 + " them again",
             FINISH_SECONDS);
-        batches.shutdownNow();
+        committers.shutdownNow();
       }
     } catch (InterruptedException e) {
-      batches.shutdownNow();
+      committers.shutdownNow();
       Thread.currentThread().interrupt();
     }
-    // only batches hand work to the helpers, and every batch has ended
+    // only committers hand work to the helpers, and every committer has ended
     derivation.shutdownNow();
+    try {
+      derivation.awaitTermination(FINISH_SECONDS, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private static ThreadFactory daemon(String name) {

@@ -7,7 +7,8 @@ class CachedKindsSpec extends Specification {
 
   def "defaults to Clouddriver's default kinds"() {
     given:
-    def kinds = CachedKinds.of(new SpinAgentProperties().cache)
+    def cache = new SpinAgentProperties().cache
+    def kinds = new CachedKinds(cache.kinds, cache.omitKinds, cache.cacheAll)
 
     expect:
     ['deployment', 'replicaSet', 'statefulSet', 'daemonSet', 'job', 'cronJob', 'pod', 'service', 'ingress', 'networkPolicy'].every { kinds.caches(it) }

@@ -20,7 +20,7 @@ class CatsReader {
 
   CatsReader(DSLContext jooq) {
     this.jooq = jooq
-    this.dialect = SqlCacheWriter.dialectOf(jooq.dialect())
+    this.dialect = CacheTables.dialectOf(jooq.dialect())
   }
 
   /** id → [attributes: Map, relationships: Map<String, Set<String>>, ttlSeconds: int] */

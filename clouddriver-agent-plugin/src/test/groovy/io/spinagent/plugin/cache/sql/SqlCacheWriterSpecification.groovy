@@ -1,6 +1,8 @@
 package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry
+import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.cache.SinkEntry
@@ -51,10 +53,10 @@ abstract class SqlCacheWriterSpecification extends Specification {
   @Shared EmbeddedDatabase db
   @Shared DSLContext jooq
   @Shared CatsReader reader
-  @Shared ExecutorService executor = Executors.newSingleThreadExecutor()
-  @Shared ExecutorService derivation = Executors.newFixedThreadPool(2)
+  @Shared SqlWriterThreads threads = new SqlWriterThreads(1)
 
   MutableClock clock = new MutableClock(1_700_000_000_000L)
+  SimpleMeterRegistry meters = new SimpleMeterRegistry()
   SqlCacheWriter writer
   long sequence = 0
 
@@ -70,19 +72,20 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   def cleanupSpec() {
-    executor.shutdownNow()
-    derivation.shutdownNow()
+    threads.close()
     db?.close()
   }
 
   def setup() {
     cacheTables().each { jooq.execute("delete from " + it) }
     jooq.execute("delete from spinagent_objects")
+    jooq.execute("delete from spinagent_resume_points")
     writer = newWriter()
   }
 
-  SqlCacheWriter newWriter(int rememberedObjects = new SpinAgentProperties.Cache().rememberedObjects) {
-    new SqlCacheWriter(jooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock, rememberedObjects)
+  SqlCacheWriter newWriter(int rememberedObjects = new SpinAgentProperties.Cache().rememberedObjects, DSLContext jooq = this.jooq,
+                           CachedKinds kinds = CachedKinds.defaults()) {
+    new SqlCacheWriter(jooq, new SqlWriterSettings(kinds, rememberedObjects, null), { FormatOptions.DEFAULTS }, threads, meters, clock)
   }
 
   List<String> cacheTables() {
@@ -139,11 +142,11 @@ abstract class SqlCacheWriterSpecification extends Specification {
         .setPhase(phase).setSequence(++sequence).setResyncId(id).build())
   }
 
-  void commit(List<SinkEntry> entries) {
+  CommitOutcome commit(List<SinkEntry> entries) {
     writer.commit(new SinkBatch(ACCOUNT, entries)).toCompletableFuture().get(60, TimeUnit.SECONDS)
   }
 
-  void commit(SinkEntry... entries) {
+  CommitOutcome commit(SinkEntry... entries) {
     commit(entries as List)
   }
 
@@ -169,7 +172,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   Map row(String type, String id) {
-    def r = jooq.fetchOne("select body_hash, last_updated, agent from " + writer.resourceTable(type) + " where id = ?", id)
+    def r = jooq.fetchOne("select body_hash, last_updated, agent from " + writer.tables().resourceTable(type) + " where id = ?", id)
     r == null ? null : [bodyHash: r.get(0, String), lastUpdated: r.get(1, Long), agent: r.get(2, String)]
   }
 
@@ -198,12 +201,12 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
     and: 'logical rows carry cacheExpiry = now + 600 s; bodies only the sticky empty groups'
     reader.get(CacheTypes.CLUSTERS, CacheKeys.cluster(ACCOUNT, 'shop', 'deployment frontend')).attributes.cacheExpiry == clock.millis() + 600_000
-    Map body = Manifests.MAPPER.readValue(jooq.fetchOne("select body from " + writer.resourceTable(CacheTypes.REPLICA_SET)).get(0, String), Map)
+    Map body = Manifests.MAPPER.readValue(jooq.fetchOne("select body from " + writer.tables().resourceTable(CacheTypes.REPLICA_SET)).get(0, String), Map)
     body.relationships == [pod: [], service: []]
     body.keySet() as List == ['id', 'ttlSeconds', 'attributes', 'relationships']
 
     and: 'one agent value for every row of the account'
-    jooq.fetch("select distinct agent from " + writer.resourceTable(CacheTypes.POD)).collect { it.get(0, String) } == ["$ACCOUNT/SpinAgentCachingAgent"]
+    jooq.fetch("select distinct agent from " + writer.tables().resourceTable(CacheTypes.POD)).collect { it.get(0, String) } == ["$ACCOUNT/SpinAgentCachingAgent"]
 
     and: "Deck's walk: application → cluster → server group → instances and load balancers"
     reader.walk('shop') == [
@@ -353,7 +356,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'] ==
         [instances: ['frontend-7d9f8c6b5-x2x7k', 'frontend-7d9f8c6b5-q9z4m'] as Set, loadBalancers: ['frontend'] as Set]
     [CacheTypes.SERVICE, CacheTypes.REPLICA_SET, CacheTypes.POD].every { type ->
-      jooq.fetch("select id, rel_id from " + writer.relTable(type)).collect { [it.get(0), it.get(1)] }.with { it.size() == (it as Set).size() }
+      jooq.fetch("select id, rel_id from " + writer.tables().relTable(type)).collect { [it.get(0), it.get(1)] }.with { it.size() == (it as Set).size() }
     }
   }
 
@@ -364,7 +367,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def podKey = infra(CacheTypes.POD, 'frontend-7d9f8c6b5-x2x7k')
     Map rsBefore = row(CacheTypes.REPLICA_SET, rsKey)
     Map podBefore = row(CacheTypes.POD, podKey)
-    int relRowsBefore = countRows(writer.relTable(CacheTypes.REPLICA_SET))
+    int relRowsBefore = countRows(writer.tables().relTable(CacheTypes.REPLICA_SET))
 
     when:
     clock.advance(5000)
@@ -376,7 +379,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     row(CacheTypes.REPLICA_SET, rsKey) == rsBefore
     row(CacheTypes.POD, podKey).lastUpdated == podBefore.lastUpdated + 5000
     row(CacheTypes.POD, podKey).bodyHash != podBefore.bodyHash
-    countRows(writer.relTable(CacheTypes.REPLICA_SET)) == relRowsBefore
+    countRows(writer.tables().relTable(CacheTypes.REPLICA_SET)) == relRowsBefore
     reader.get(CacheTypes.POD, podKey).attributes.manifest.status.phase == 'Succeeded'
   }
 
@@ -448,7 +451,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     reader.all(CacheTypes.POD).keySet() == [pod2Key] as Set
     CatsReader.related(reader.get(CacheTypes.REPLICA_SET, infra(CacheTypes.REPLICA_SET, 'frontend-7d9f8c6b5')), CacheTypes.POD) == [pod2Key] as Set
     reader.all(CacheTypes.DEPLOYMENT).size() == 1
-    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.POD))), DSL.field(DSL.unquotedName('id')).eq(pod1Key)) == 0
+    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.tables().relTable(CacheTypes.POD))), DSL.field(DSL.unquotedName('id')).eq(pod1Key)) == 0
 
     when: 'a plugin restart (empty memory) followed by the listing the agent sends after a claim'
     writer = newWriter()
@@ -457,8 +460,8 @@ abstract class SqlCacheWriterSpecification extends Specification {
     then: 'the same rows, no duplicates'
     reader.walk('shop').clusters['deployment frontend'].serverGroups['frontend-7d9f8c6b5'] ==
         [instances: ['frontend-7d9f8c6b5-q9z4m'] as Set, loadBalancers: ['frontend'] as Set]
-    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.REPLICA_SET)))) ==
-        jooq.fetchCount(DSL.selectDistinct(DSL.field(DSL.unquotedName('id')), DSL.field(DSL.unquotedName('rel_id'))).from(DSL.table(DSL.unquotedName(writer.relTable(CacheTypes.REPLICA_SET)))))
+    jooq.fetchCount(DSL.table(DSL.unquotedName(writer.tables().relTable(CacheTypes.REPLICA_SET)))) ==
+        jooq.fetchCount(DSL.selectDistinct(DSL.field(DSL.unquotedName('id')), DSL.field(DSL.unquotedName('rel_id'))).from(DSL.table(DSL.unquotedName(writer.tables().relTable(CacheTypes.REPLICA_SET)))))
   }
 
   def "with the database down nothing is acknowledged; the retried batch loses nothing"() {
@@ -501,7 +504,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     def killingJooq = DSL.using(new DefaultConfiguration()
         .set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
         .set(new DefaultExecuteListenerProvider(killer)))
-    writer = new SqlCacheWriter(killingJooq, null, CachedKinds.defaults(), { FormatOptions.DEFAULTS }, executor, derivation, clock, 100)
+    writer = newWriter(100, killingJooq)
     writer.commit(new SinkBatch(ACCOUNT, [upsert(pod2(), '1')])).toCompletableFuture().get(60, TimeUnit.SECONDS) // tables known
     Map pod3 = Manifests.pod()
     pod3.metadata.name = 'frontend-7d9f8c6b5-new01'
@@ -553,7 +556,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   String body(String type, String id) {
-    jooq.fetchOne("select body from " + writer.resourceTable(type) + " where id = ?", id)?.get(0, String)
+    jooq.fetchOne("select body from " + writer.tables().resourceTable(type) + " where id = ?", id)?.get(0, String)
   }
 
   def "a body carries the object's JSON text when it already is the cached manifest, and a rebuilt manifest otherwise"() {
@@ -591,7 +594,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
 
   def "ignored objects and kinds outside the configured set are not cached"() {
     given:
-    writer = new SqlCacheWriter(jooq, null, new CachedKinds(null, ['Ingress'], false), { FormatOptions.DEFAULTS }, executor, derivation, clock, 100)
+    writer = newWriter(100, jooq, new CachedKinds(null, ['Ingress'], false))
 
     when:
     streamListing(application() + [Manifests.ignoredService()])
@@ -611,9 +614,12 @@ abstract class SqlCacheWriterSpecification extends Specification {
   }
 
   def "the spinagent_objects upsert of any number of rows is jOOQ's, with a placeholder for each of a row's nine values"() {
+    given:
+    def upsert = new ObjectVersions.UpsertSql(jooq)
+
     expect:
     [1, 2, 3, 17, 499, 500].every { rows ->
-      writer.objectsUpsertSql(rows) == writer.renderObjectsUpsert(rows) && writer.objectsUpsertSql(rows).count('?') == 9 * rows
+      upsert.sql(rows) == upsert.render(rows) && upsert.sql(rows).count('?') == 9 * rows
     }
   }
 
@@ -629,11 +635,9 @@ abstract class SqlCacheWriterSpecification extends Specification {
     } else {
       assert names.containsAll(['cats_v1_replicaSet', 'cats_v1_replicaSet_rel', 'cats_v1_applications', 'cats_v1_clusters_rel'])
     }
-    names.size() == 2 * ([CacheTypes.DEPLOYMENT, CacheTypes.REPLICA_SET, CacheTypes.POD, CacheTypes.SERVICE, CacheTypes.INGRESS,
-                          CacheTypes.APPLICATIONS, CacheTypes.CLUSTERS] as Set).size()
 
     and: '_rel rows: 26-character ULIDs, rel_agent "<forward target type>:<agent>", rel_type the type of rel_id'
-    def rows = jooq.fetch("select uuid, rel_id, rel_agent, rel_type from " + writer.relTable(CacheTypes.POD))
+    def rows = jooq.fetch("select uuid, rel_id, rel_agent, rel_type from " + writer.tables().relTable(CacheTypes.POD))
     !rows.isEmpty()
     rows.every { r ->
       r.get(0, String) ==~ /[0-9A-HJKMNP-TV-Z]{26}/ &&
@@ -679,10 +683,10 @@ abstract class SqlCacheWriterSpecification extends Specification {
     given: 'the account and another account of the same application'
     streamListing(application())
     Map other = Manifests.deployment()
-    writer.write(new SinkBatch('other', [new SinkEntry.Change(ObjectChange.newBuilder()
+    writer.commit(new SinkBatch('other', [new SinkEntry.Change(ObjectChange.newBuilder()
         .setSequence(1).setKind(kindOf(other)).setNamespace(other.metadata.namespace as String).setName(other.metadata.name as String)
         .setResourceVersion('1').setType(ChangeType.CHANGE_TYPE_UPSERT)
-        .setObjectJson(ByteString.copyFromUtf8(Manifests.MAPPER.writeValueAsString(other))).build())]))
+        .setObjectJson(ByteString.copyFromUtf8(Manifests.MAPPER.writeValueAsString(other))).build())])).toCompletableFuture().get(60, TimeUnit.SECONDS)
     int otherRows = reader.all(CacheTypes.DEPLOYMENT).keySet().count { it.contains(':other:') }
 
     when:
@@ -709,7 +713,7 @@ abstract class SqlCacheWriterSpecification extends Specification {
     expect:
     List<String> tables = jooq.fetch("select lower(table_name) from information_schema.tables where " +
         (db.dialect() == 'POSTGRES' ? "table_schema = current_schema()" : "table_schema = database()")).collect { it.get(0, String) }
-    tables.containsAll(['spinagent_objects', 'spinagent_accounts', 'spinagent_operations', 'spinagent_databasechangelog'])
+    tables.containsAll(['spinagent_objects', 'spinagent_resume_points', 'spinagent_accounts', 'spinagent_operations', 'spinagent_databasechangelog'])
     !tables.contains('databasechangelog')
     !tables.contains('databasechangeloglock')
     // one row per changeSet of our changelog meant for this database, whichever were added since

@@ -1,0 +1,296 @@
+package io.spinagent.plugin.cache.sql;
+
+import io.spinagent.plugin.cache.CommitOutcome;
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientConnectionException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Group commit: the work of many accounts handed over close together shares one transaction.
+ *
+ * <ul>
+ *   <li><b>Grouping.</b> A committer that is free takes what is queued — it never waits for more —
+ *       up to {@link #MAX_GROUP_CHANGES} changes and {@link #MAX_GROUP_BYTES} bytes of objects. So
+ *       under light load each batch commits on its own at once, and under load the batches that
+ *       queued while the previous transaction ran share the next one. A purge runs alone.
+ *   <li><b>Order.</b> An account's work is in at most one group at a time, taken in the order it
+ *       was handed over (the account pipelines send one batch at a time anyway), so its changes are
+ *       applied in stream order.
+ *   <li><b>Concurrency.</b> At most {@code committers} groups run at once, each on a thread of the
+ *       committers' pool (one may derive and read while another commits).
+ *   <li><b>Acknowledgement.</b> Each work's stage completes once the transaction that held it
+ *       committed, with that account's own outcome.
+ *   <li><b>Isolation.</b> A group whose transaction fails is retried in halves, recursively, so
+ *       that only the work that fails alone fails (its pipeline retries it with backoff), and the
+ *       others commit after a few more transactions. A failure to reach the database fails the
+ *       whole group at once (every part would fail alike); a deadlock or serialization failure
+ *       between concurrent groups runs the same group again; so does a missing table, once created.
+ * </ul>
+ */
+final class GroupCommitter {
+
+  private static final Logger log = LoggerFactory.getLogger(GroupCommitter.class);
+
+  /** Changes in one group at most, unless a single batch has more. */
+  static final int MAX_GROUP_CHANGES = 2_000;
+
+  /** Bytes of object JSON in one group at most, unless a single batch has more. */
+  static final long MAX_GROUP_BYTES = 8L << 20;
+
+  private static final int MAX_REPAIRS = 32;
+  private static final int MAX_CONFLICT_RETRIES = 5;
+
+  /** What commits a group: the writer's side of group commit. */
+  interface Transactions {
+    /** Readies the group's work (starts deriving its objects, creates tables it needs). */
+    void prepare(List<Work> group);
+
+    /**
+     * Commits the group in one transaction, and returns each work's outcome in order (completing
+     * none of them).
+     */
+    List<CommitOutcome> commit(List<Work> group);
+
+    /**
+     * After a failed attempt: drops what may be wrong now (remembered rows); true when it repaired
+     * the failure (created missing tables), so that the same group should simply run again.
+     */
+    boolean failed(List<Work> group, RuntimeException failure);
+  }
+
+  private final Transactions transactions;
+  private final Executor committers;
+  private final int maxCommitters;
+  private final WriterMetrics metrics;
+
+  private final ArrayDeque<Work> queue = new ArrayDeque<>();
+
+  /** accounts whose work is in a group being committed */
+  private final Set<String> busy = new HashSet<>();
+
+  private int running;
+
+  GroupCommitter(
+      Transactions transactions, Executor committers, int maxCommitters, WriterMetrics metrics) {
+    this.transactions = transactions;
+    this.committers = committers;
+    this.maxCommitters = Math.max(1, maxCommitters);
+    this.metrics = metrics;
+  }
+
+  void submit(Work work) {
+    synchronized (this) {
+      queue.add(work);
+      if (running >= maxCommitters) {
+        return; // a running committer takes it next
+      }
+      running++;
+    }
+    try {
+      committers.execute(this::commitWhileQueued);
+    } catch (RejectedExecutionException e) {
+      List<Work> stranded;
+      synchronized (this) {
+        running--;
+        stranded = running == 0 ? drain() : List.of();
+      }
+      // shut down: its agent sends it again to whichever replica serves the account next
+      stranded.forEach(
+          w -> w.result().completeExceptionally(new IllegalStateException("the writer stopped")));
+    }
+  }
+
+  /** A committer's life: groups, until nothing it may take is queued. */
+  private void commitWhileQueued() {
+    while (true) {
+      List<Work> group;
+      synchronized (this) {
+        if (Thread.currentThread().isInterrupted()) {
+          running--;
+          List<Work> stranded = drain();
+          stranded.forEach(
+              w -> w.result().completeExceptionally(new InterruptedException("writer stopped")));
+          return;
+        }
+        group = take();
+        if (group.isEmpty()) {
+          running--;
+          return;
+        }
+      }
+      try {
+        commit(group);
+      } catch (RuntimeException | Error e) {
+        log.error("Committing a group of {} failed unexpectedly", group.size(), e);
+        fail(group, e);
+      }
+    }
+  }
+
+  /**
+   * The next group: queued work of accounts not being committed, in queue order (an account's later
+   * work stays behind its earlier), within the group's limits.
+   */
+  private List<Work> take() {
+    List<Work> group = new ArrayList<>();
+    Set<String> seen = new HashSet<>();
+    long changes = 0;
+    long bytes = 0;
+    for (Iterator<Work> it = queue.iterator(); it.hasNext(); ) {
+      Work work = it.next();
+      if (!seen.add(work.account()) || busy.contains(work.account())) {
+        continue;
+      }
+      if (work instanceof Work.Purge) {
+        if (group.isEmpty()) {
+          it.remove();
+          group.add(work);
+          break;
+        }
+        continue;
+      }
+      Work.Batch batch = (Work.Batch) work;
+      int size = batch.entries().size();
+      if (!group.isEmpty()
+          && (changes + size > MAX_GROUP_CHANGES || bytes + batch.bytes() > MAX_GROUP_BYTES)) {
+        break;
+      }
+      it.remove();
+      group.add(work);
+      changes += size;
+      bytes += batch.bytes();
+    }
+    group.forEach(w -> busy.add(w.account()));
+    return group;
+  }
+
+  private List<Work> drain() {
+    List<Work> all = new ArrayList<>(queue);
+    queue.clear();
+    return all;
+  }
+
+  /** Commits the group, retrying and isolating as the class says; completes every stage. */
+  private void commit(List<Work> group) {
+    try {
+      transactions.prepare(group);
+    } catch (RuntimeException e) {
+      fail(group, e);
+      return;
+    }
+    int repairs = 0;
+    int conflicts = 0;
+    while (true) {
+      if (Thread.currentThread().isInterrupted()) {
+        fail(group, new InterruptedException("the writer is stopping"));
+        return;
+      }
+      List<CommitOutcome> outcomes;
+      try {
+        outcomes = transactions.commit(group);
+      } catch (RuntimeException e) {
+        if (transactions.failed(group, e) && ++repairs < MAX_REPAIRS) {
+          metrics.retried("missing_table");
+          continue;
+        }
+        if (isConflict(e) && ++conflicts < MAX_CONFLICT_RETRIES) {
+          metrics.retried("conflict");
+          pause(conflicts);
+          continue;
+        }
+        if (group.size() > 1 && !isConnectionFailure(e)) {
+          metrics.split();
+          log.warn(
+              "A transaction of {} accounts' batches failed ({}); retrying them in halves, so that"
+                  + " only what fails alone fails",
+              group.size(),
+              e.toString());
+          commit(group.subList(0, group.size() / 2));
+          commit(group.subList(group.size() / 2, group.size()));
+          return;
+        }
+        fail(group, e);
+        return;
+      }
+      for (int i = 0; i < group.size(); i++) {
+        Work work = group.get(i);
+        release(work);
+        work.result().complete(outcomes.get(i));
+      }
+      return;
+    }
+  }
+
+  private void fail(List<Work> group, Throwable error) {
+    metrics.failed(group.size());
+    if (group.size() > 1) {
+      log.warn(
+          "Committing the batches of accounts {} failed: {}",
+          group.stream().map(Work::account).collect(Collectors.joining(", ")),
+          error.toString());
+    }
+    for (Work work : group) {
+      release(work);
+      work.result().completeExceptionally(error);
+    }
+  }
+
+  /** The account's next work may be taken (before its stage completes, which may hand it over). */
+  private synchronized void release(Work work) {
+    busy.remove(work.account());
+  }
+
+  private static void pause(int conflicts) {
+    try {
+      Thread.sleep(ThreadLocalRandom.current().nextLong(5, 20L * conflicts + 5));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** A deadlock, a serialization failure or a lock wait timeout: another transaction's doing. */
+  static boolean isConflict(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLException sql) {
+        String state = sql.getSQLState();
+        if ("40001".equals(state)
+            || "40P01".equals(state)
+            || sql.getErrorCode() == 1213 // MySQL: deadlock
+            || sql.getErrorCode() == 1205) { // MySQL: lock wait timeout
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The database could not be reached or the connection broke: every transaction would fail. */
+  static boolean isConnectionFailure(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause()) {
+      if (t instanceof SQLTransientConnectionException
+          || t instanceof SQLNonTransientConnectionException
+          || t instanceof SQLRecoverableException) {
+        return true;
+      }
+      if (t instanceof SQLException sql
+          && sql.getSQLState() != null
+          && sql.getSQLState().startsWith("08")) {
+        return true;
+      }
+    }
+    return false;
+  }
+}
