@@ -63,13 +63,17 @@ class PluginWiringSpec extends Specification {
         .each { jooq.execute("drop table $it") }
   }
 
-  def "with kork-sql's DSLContext the plugin writes Clouddriver's cache, and brings its own tables up to date when it starts"() {
+  def "with kork-sql's DSLContext the plugin writes Clouddriver's cache, and brings its own tables and Clouddriver's cache tables up to date when it starts"() {
     when:
     plugin = new PluginReplica(jooq, [:])
 
     then:
     plugin.bean(ChangeSink) instanceof SqlCacheWriter
     tables().containsAll(['spinagent_databasechangelog', 'spinagent_accounts', 'spinagent_objects', 'spinagent_operations'])
+
+    and: "the cache tables of every type Clouddriver's Kubernetes provider searches"
+    def names = (plugin.bean(ChangeSink) as SqlCacheWriter).tables()
+    tables().containsAll(CacheTypes.CLOUDDRIVER_TYPES.collectMany { [names.resourceTable(it), names.relTable(it)]*.toLowerCase() })
   }
 
   def "without a database the plugin says so when it starts, and acknowledges what agents stream without keeping it"() {
