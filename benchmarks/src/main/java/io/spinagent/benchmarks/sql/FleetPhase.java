@@ -11,7 +11,6 @@ import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.plugin.cache.sql.SqlCacheWriter;
 import io.spinagent.plugin.cache.sql.SqlWriterSettings;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
-import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
@@ -32,9 +31,10 @@ import org.jooq.impl.DefaultConfiguration;
 /**
  * The writer fed by a fleet (issue 17): {@code --fleet-accounts} accounts of {@code
  * --fleet-objects} objects each, the offered rate spread over them ({@link FleetLatency}), against
- * one account holding as many objects in all at the same total rate, through the same writer: the
- * plugin's default number of writer threads, each transaction on a connection of its own (as
- * Clouddriver's pool gives them). Rounds alternate which side goes first, after a warm-up.
+ * one account holding as many objects in all at the same total rate, through the same writer with
+ * {@code --writer-threads} (the plugin's default unless given), each transaction on a connection of
+ * its own (as Clouddriver's pool gives them). Rounds alternate which side goes first, after a
+ * warm-up.
  */
 final class FleetPhase {
 
@@ -64,7 +64,7 @@ final class FleetPhase {
   static Figures run(
       String database, EmbeddedDatabase db, SQLDialect dialect, SqlCacheWriterBenchmark.Options o)
       throws Exception {
-    int writerThreads = new SpinAgentProperties.Cache().getWriterThreads();
+    int writerThreads = o.writerThreads();
     int accounts = o.fleetAccounts();
     try (ConnectionPool pool = new ConnectionPool(db, writerThreads);
         SqlWriterThreads threads = new SqlWriterThreads(writerThreads)) {

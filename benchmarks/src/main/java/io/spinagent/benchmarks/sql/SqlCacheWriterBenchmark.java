@@ -86,7 +86,8 @@ public final class SqlCacheWriterBenchmark {
       List<String> databases,
       int remembered,
       int fleetAccounts,
-      int fleetObjects) {
+      int fleetObjects,
+      int writerThreads) {
 
     static Options parse(String[] args) {
       Map<String, String> flags = new LinkedHashMap<>();
@@ -107,13 +108,14 @@ public final class SqlCacheWriterBenchmark {
               "databases",
               "remembered",
               "fleet-accounts",
-              "fleet-objects"));
+              "fleet-objects",
+              "writer-threads"));
       if (!unknown.isEmpty()) {
         throw new IllegalArgumentException(
             "unknown flags "
                 + unknown
                 + "; known: --objects --changes --seconds --rate --batch --databases --remembered"
-                + " --fleet-accounts --fleet-objects");
+                + " --fleet-accounts --fleet-objects --writer-threads");
       }
       Options options =
           new Options(
@@ -128,7 +130,11 @@ public final class SqlCacheWriterBenchmark {
                       "remembered",
                       Integer.toString(new SpinAgentProperties.Cache().getRememberedObjects()))),
               Integer.parseInt(flags.getOrDefault("fleet-accounts", "1000")),
-              Integer.parseInt(flags.getOrDefault("fleet-objects", "10")));
+              Integer.parseInt(flags.getOrDefault("fleet-objects", "10")),
+              Integer.parseInt(
+                  flags.getOrDefault(
+                      "writer-threads",
+                      Integer.toString(new SpinAgentProperties.Cache().getWriterThreads()))));
       return options;
     }
   }
