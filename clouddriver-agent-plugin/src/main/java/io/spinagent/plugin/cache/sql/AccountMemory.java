@@ -7,12 +7,12 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What the writer keeps in memory of one account between its transactions; rebuilt by the listing
- * that follows every claim. The relationship index is changed only by the transaction that holds
- * the account (the committers' queue gives it to one at a time); the rest is read into a {@link
- * Taken} when a transaction starts and replaced by what it leaves once it has committed, so that a
- * failed transaction leaves no trace here, and a claim meanwhile ({@link #claimed}) is never
- * overwritten.
+ * What the writer keeps in memory of one account between its transactions. The relationship index
+ * is changed only by the transaction that holds the account (the committers' queue gives it to one
+ * at a time), and rebuilt from the cache's rows when it cannot be trusted ({@link IndexRebuild});
+ * the rest is read into a {@link Taken} when a transaction starts and replaced by what it leaves
+ * once it has committed, so that a failed transaction leaves no trace here, and a claim meanwhile
+ * ({@link #claimed}) is never overwritten.
  */
 final class AccountMemory {
 
@@ -26,12 +26,15 @@ final class AccountMemory {
   record Taken(
       int claims,
       CommittedRows.Scope scope,
+      boolean indexTrusted,
       Map<String, Listing> listings,
       Set<String> awaitingListing,
       Map<String, Long> logical) {}
 
   final String account;
-  final RelationshipIndex index;
+
+  /** what the account's cached objects say about each other */
+  private RelationshipIndex index;
 
   /** "group/kind" → keys in the index (to sweep index entries a listing did not confirm) */
   private final Map<String, Set<String>> indexed = new HashMap<>();
@@ -52,6 +55,12 @@ final class AccountMemory {
   private CommittedRows.Scope scope;
 
   /**
+   * whether the index holds every object the cache holds of the account: not before it was rebuilt
+   * from the cache in this process, nor after a claim (another replica may have written since)
+   */
+  private boolean indexTrusted;
+
+  /**
    * claims of the account by a stream, counted so that a transaction can tell one came meanwhile
    */
   private int claims;
@@ -62,28 +71,46 @@ final class AccountMemory {
     this.scope = new CommittedRows.Scope(account);
   }
 
+  RelationshipIndex index() {
+    return index;
+  }
+
   /** The keys of a kind in the index. */
   Set<String> indexed(String kindKey) {
     return indexed.computeIfAbsent(kindKey, k -> new HashSet<>());
   }
 
+  /** Empties the index, to be rebuilt. */
+  void resetIndex() {
+    index = new RelationshipIndex(account);
+    indexed.clear();
+  }
+
   /** Copies what a transaction changes, for it to change. */
   synchronized Taken take() {
     return new Taken(
-        claims, scope, new HashMap<>(listings), new HashSet<>(awaitingListing), logical);
+        claims,
+        scope,
+        indexTrusted,
+        new HashMap<>(listings),
+        new HashSet<>(awaitingListing),
+        logical);
   }
 
   /**
-   * What a committed transaction leaves. Listings in progress are dropped instead if the account
-   * was claimed meanwhile (another replica may have written between BEGIN and END).
+   * What a committed transaction leaves. If the account was claimed meanwhile, listings in progress
+   * are dropped instead (another replica may have written between BEGIN and END), and the index
+   * stays untrusted.
    */
   synchronized void install(
       Taken taken,
+      boolean indexRebuilt,
       Map<String, Listing> listings,
       Set<String> awaitingListing,
       Map<String, Long> logical) {
     if (taken.claims() == claims) {
       this.listings = listings;
+      this.indexTrusted = taken.indexTrusted() || indexRebuilt;
     }
     this.awaitingListing = awaitingListing;
     this.logical = logical;
@@ -91,13 +118,14 @@ final class AccountMemory {
 
   /**
    * A stream claimed the account (perhaps after another replica served it), or it is no longer
-   * served here: another replica may write it next, so what is remembered of its rows, and any
-   * listing begun, can no longer be trusted.
+   * served here: another replica may write it next, so what is remembered of its rows, its index,
+   * and any listing begun can no longer be trusted.
    */
   synchronized void claimed() {
     claims++;
     listings = new HashMap<>();
     scope = new CommittedRows.Scope(account);
+    indexTrusted = false;
   }
 
   /**

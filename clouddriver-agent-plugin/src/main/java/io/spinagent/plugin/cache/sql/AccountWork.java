@@ -54,6 +54,7 @@ final class AccountWork {
   private final Map<String, Kind> relistRequired = new LinkedHashMap<>();
   private final Map<String, ResumeChange> resumePoints = new LinkedHashMap<>();
   private boolean purged;
+  private boolean indexRebuilt;
   private int unchanged;
 
   AccountWork(AccountMemory state, FormatOptions options, GroupTransaction.Parts tx) {
@@ -74,6 +75,20 @@ final class AccountWork {
 
   CommittedRows.Scope scope() {
     return taken.scope();
+  }
+
+  AccountMemory memory() {
+    return state;
+  }
+
+  /** Whether the account's relationship index holds what the cache holds of it. */
+  boolean indexTrusted() {
+    return taken.indexTrusted();
+  }
+
+  /** The index was rebuilt from the cache in this transaction ({@link IndexRebuild}). */
+  void indexRebuilt() {
+    indexRebuilt = true;
   }
 
   // ------------------------------------------------------------------ changes
@@ -153,7 +168,7 @@ final class AccountWork {
       uncache(key, type, kindKey);
       return;
     }
-    state.index.put(derived.indexEntry());
+    state.index().put(derived.indexEntry());
     cache(derived, kindKey);
   }
 
@@ -171,7 +186,7 @@ final class AccountWork {
         || !derived.records().key().equals(key)) {
       return;
     }
-    state.index.put(derived.indexEntry());
+    state.index().put(derived.indexEntry());
     state.indexed(kindKey).add(key);
     tx.relationships()
         .addMissing(taken.scope(), key, type, relationshipsOf(key, derived.records()));
@@ -209,7 +224,7 @@ final class AccountWork {
   }
 
   private void uncache(String key, String type, String kindKey) {
-    state.index.remove(key);
+    state.index().remove(key);
     state.indexed(kindKey).remove(key);
     tx.tables().require(type);
     tx.bodies().delete(tx.tables().resourceTable(type), agent, key);
@@ -217,13 +232,13 @@ final class AccountWork {
         .unlinked(
             logical,
             tx.relationships()
-                .sync(taken.scope(), key, type, flatten(state.index.relationshipsOf(key))));
+                .sync(taken.scope(), key, type, flatten(state.index().relationshipsOf(key))));
   }
 
   /** Its own relationships and those the index knows, as related key → its type. */
   private Map<String, String> relationshipsOf(String key, ManifestCacheRecords records) {
     Map<String, String> edges = flatten(records.infrastructure().relationships());
-    edges.putAll(flatten(state.index.relationshipsOf(key)));
+    edges.putAll(flatten(state.index().relationshipsOf(key)));
     return edges;
   }
 
@@ -360,7 +375,7 @@ final class AccountWork {
 
   /** After the commit: the account's state becomes what this transaction left. */
   void install() {
-    state.install(taken, listings, awaitingListing, logical.written());
+    state.install(taken, indexRebuilt, listings, awaitingListing, logical.written());
   }
 
   static String kindKey(Kind kind) {

@@ -18,9 +18,10 @@ import org.jooq.DSLContext;
  * one transaction. The order of the transaction is written here, once, for all its accounts:
  *
  * <ol>
- *   <li>what the group's objects hold is read up front: their spinagent_objects rows and their
- *       relationship rows, one query each per 500 objects of all accounts (except what {@link
- *       CommittedRows} remembers);
+ *   <li>the relationship index of an account new to this process, or claimed since, is rebuilt from
+ *       its bodies ({@link IndexRebuild}); what the group's objects hold is read up front: their
+ *       spinagent_objects rows and their relationship rows, one query each per 500 objects of all
+ *       accounts (except what {@link CommittedRows} remembers);
  *   <li>each account's entries are applied in stream order ({@link AccountWork}), queueing rows;
  *       while the derivation of the next objects is behind, queued bodies are written meanwhile;
  *   <li>the queued spinagent_objects rows are written;
@@ -95,7 +96,14 @@ final class GroupTransaction {
       works.add(new AccountWork(states.apply(work.account()), options, parts));
     }
 
-    // 1. what the group's objects hold, read up front
+    // 1. the relationship indexes that cannot be trusted, rebuilt; what the group's objects hold
+    List<AccountWork> untrusted = new ArrayList<>();
+    for (int w = 0; w < group.size(); w++) {
+      if (group.get(w) instanceof Work.Batch && !works.get(w).indexTrusted()) {
+        untrusted.add(works.get(w));
+      }
+    }
+    new IndexRebuild(ctx, shared.tables(), shared.kinds(), shared.mapper()).rebuild(untrusted);
     Map<ObjectVersions.Key, CommittedRows.Scope> objects = new LinkedHashMap<>();
     Map<String, RelationshipRows.Wanted> objectRows = new LinkedHashMap<>();
     forEachChange(
