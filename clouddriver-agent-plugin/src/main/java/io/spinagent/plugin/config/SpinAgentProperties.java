@@ -54,8 +54,13 @@ public class SpinAgentProperties {
     /** Cache every kind the agents stream (minus omitKinds). */
     private boolean cacheAll = false;
 
-    /** Threads writing to the database (one account is written by one thread at a time). */
-    private int writerThreads = 4;
+    /**
+     * Transactions the SQL writer runs at a time, each on a thread of its own (an account's batches
+     * are in one at a time). Each takes every batch queued while the previous ran, so one keeps up
+     * with a fleet; concurrent ones contend for the same index ranges (on MySQL they deadlock now
+     * and then, and are run again).
+     */
+    private int writerThreads = 1;
 
     /**
      * Objects whose committed rows (version, relationship rows) the SQL writer keeps in memory, all
