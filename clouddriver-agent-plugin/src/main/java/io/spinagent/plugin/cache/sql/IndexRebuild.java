@@ -18,7 +18,9 @@ import io.spinagent.protocol.v1.Kind;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jooq.Cursor;
 import org.jooq.DSLContext;
+import org.jooq.Record3;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +35,7 @@ import org.slf4j.LoggerFactory;
 final class IndexRebuild {
 
   private static final Logger log = LoggerFactory.getLogger(IndexRebuild.class);
+  private static final int FETCH_SIZE = 500;
 
   private final DSLContext ctx;
   private final CacheTables tables;
@@ -79,11 +82,17 @@ final class IndexRebuild {
     byType.forEach(
         (type, byAgent) -> {
           for (List<String> agents : Chunks.of(byAgent.keySet())) {
-            ctx.select(AGENT, ID, BODY)
-                .from(table(tables.resourceTable(type)))
-                .where(AGENT.in(agents))
-                .fetch()
-                .forEach(r -> index(byAgent.get(r.value1()), r.value2(), r.value3()));
+            // streamed: the bodies of hundreds of accounts need not fit in memory at once
+            try (Cursor<Record3<String, String, String>> bodies =
+                ctx.select(AGENT, ID, BODY)
+                    .from(table(tables.resourceTable(type)))
+                    .where(AGENT.in(agents))
+                    .fetchSize(FETCH_SIZE)
+                    .fetchLazy()) {
+              for (Record3<String, String, String> r : bodies) {
+                index(byAgent.get(r.value1()), r.value2(), r.value3());
+              }
+            }
           }
         });
     accounts.forEach(AccountWork::indexRebuilt);
