@@ -57,7 +57,36 @@ final class FleetPhase {
       int failedCommits,
       double listingMillis,
       SqlCacheWriterBenchmark.WarmUp warmUp,
-      String cpu) {}
+      String cpu) {
+
+    /** The figures, as the benchmark's report prints them. */
+    void print() {
+      System.out.printf(
+          "fleet: %,d changes/s offered for %d s spread over %,d accounts of %,d objects, against"
+              + " one account of %,d objects at the same rate (writer threads: %d)%n",
+          rate(),
+          fleet().count() / Math.max(1, rate()),
+          accounts(),
+          objectsPerAccount(),
+          accounts() * objectsPerAccount(),
+          writerThreads());
+      System.out.printf(
+          "%-40s %12s %12s %14s%n", "", accounts() + " accounts", "one account", "fleet/one");
+      for (int p : new int[] {50, 99}) {
+        System.out.printf(
+            "%-40s %12.1f %12.1f %14.2f%n",
+            "latency p" + p + " (ms)",
+            fleet().percentileMillis(p),
+            single().percentileMillis(p),
+            fleet().percentileMillis(p) / single().percentileMillis(p));
+      }
+      System.out.printf("%-40s %12d %12d%n", "batches committed", fleetBatches(), singleBatches());
+      System.out.printf(
+          "fleet listing (one batch per account, all at once): %,.0f ms; failed commits (sent"
+              + " again): %d; warm-up: %s; host CPU: %s%n",
+          listingMillis(), failedCommits(), warmUp(), cpu());
+    }
+  }
 
   private FleetPhase() {}
 

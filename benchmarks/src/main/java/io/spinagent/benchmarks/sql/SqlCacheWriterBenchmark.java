@@ -59,7 +59,12 @@ import org.jooq.impl.DefaultTransactionListenerProvider;
  * --seconds} (of each latency run, 10), {@code --rate} (offered changes/s, 1000), {@code --batch}
  * (most changes per batch, 500 as the agent sends), {@code --databases} (mariadb,postgres), {@code
  * --remembered} (the writer's spinagent.cache.remembered-objects, 100000; 0 reads every batch's
- * rows back).
+ * rows back), and for the fleet variant ({@link FleetPhase}) {@code --fleet-accounts} (1000; 0
+ * leaves it out), {@code --fleet-objects} (10 per account) and {@code --writer-threads} (the
+ * plugin's default).
+ *
+ * <p>One program of some length: its phases share the databases, the workload, the warm-up and the
+ * report, and take turns on the same connections.
  */
 public final class SqlCacheWriterBenchmark {
 
@@ -762,34 +767,6 @@ public final class SqlCacheWriterBenchmark {
         runs, writerGc.describe(), rawGc.describe());
   }
 
-  private static void printFleet(FleetPhase.Figures f) {
-    System.out.printf(
-        "fleet: %,d changes/s offered for %d s spread over %,d accounts of %,d objects, against one"
-            + " account of %,d objects at the same rate (writer threads: %d)%n",
-        f.rate(),
-        f.fleet().count() / Math.max(1, f.rate()),
-        f.accounts(),
-        f.objectsPerAccount(),
-        f.accounts() * f.objectsPerAccount(),
-        f.writerThreads());
-    System.out.printf(
-        "%-40s %12s %12s %14s%n", "", f.accounts() + " accounts", "one account", "fleet/one");
-    for (int p : new int[] {50, 99}) {
-      System.out.printf(
-          "%-40s %12.1f %12.1f %14.2f%n",
-          "latency p" + p + " (ms)",
-          f.fleet().percentileMillis(p),
-          f.single().percentileMillis(p),
-          f.fleet().percentileMillis(p) / f.single().percentileMillis(p));
-    }
-    System.out.printf(
-        "%-40s %12d %12d%n", "batches committed", f.fleetBatches(), f.singleBatches());
-    System.out.printf(
-        "fleet listing (one batch per account, all at once): %,.0f ms; failed commits (sent again):"
-            + " %d; warm-up: %s; host CPU: %s%n",
-        f.listingMillis(), f.failedCommits(), f.warmUp(), f.cpu());
-  }
-
   private static void print(Options options, int objects, double averageBytes, List<Figures> all) {
     System.out.printf(
         "%nSQL cache writer: one account of %,d objects (Deployments, ReplicaSets, Pods; %.1f KB of"
@@ -896,7 +873,7 @@ public final class SqlCacheWriterBenchmark {
               .map(WarmUp::toString)
               .collect(java.util.stream.Collectors.joining("; ")));
       if (f.fleet() != null) {
-        printFleet(f.fleet());
+        f.fleet().print();
       }
     }
     System.out.println();
