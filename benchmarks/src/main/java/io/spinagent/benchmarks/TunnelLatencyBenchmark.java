@@ -23,6 +23,7 @@ import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.DiscardingSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentChannel;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -101,6 +102,7 @@ public final class TunnelLatencyBenchmark {
                 AgentWelcomeListener.NONE,
                 sessions,
                 new DiscardingSink(),
+                ResumePoints.NONE,
                 new SimpleMeterRegistry(),
                 Clock.systemUTC());
         TunnelHttpServer tunnel =

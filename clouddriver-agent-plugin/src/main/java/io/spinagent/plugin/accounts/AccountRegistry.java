@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -114,15 +115,19 @@ public final class AccountRegistry {
     notifications.forEach(Runnable::run);
   }
 
-  /** A complete listing of one kind arrived; the account is ACTIVE once every kind has one. */
-  public void resyncCompleted(AccountMember member, String account, Kind kind) {
+  /**
+   * These kinds of the account are in sync: a complete listing of each was committed, or the
+   * caching member resumes them from what the plugin holds (protocol version 2). The account is
+   * ACTIVE once every kind its caching member reported is in sync.
+   */
+  public void kindsInSync(AccountMember member, String account, Collection<Kind> kinds) {
     List<Runnable> notifications = new ArrayList<>();
     synchronized (this) {
       Entry entry = accounts.get(account);
       if (entry == null || entry.caching != member) {
         return;
       }
-      entry.kindsAwaitingResync.remove(kindKey(kind));
+      kinds.forEach(kind -> entry.kindsAwaitingResync.remove(kindKey(kind)));
       if (entry.state == AccountState.ACTIVATING && entry.kindsAwaitingResync.isEmpty()) {
         transition(entry, AccountState.ACTIVE, notifications);
       }

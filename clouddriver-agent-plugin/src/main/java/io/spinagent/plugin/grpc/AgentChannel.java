@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
 import io.spinagent.plugin.grpc.auth.BearerTokens;
@@ -69,6 +70,7 @@ public final class AgentChannel implements AutoCloseable {
       AgentWelcomeListener welcomeListener,
       SessionRegistry sessions,
       ChangeSink sink,
+      ResumePoints resumePoints,
       MeterRegistry meters,
       Clock clock) {
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
@@ -93,6 +95,7 @@ public final class AgentChannel implements AutoCloseable {
               accounts,
               welcomeListener,
               sink,
+              resumePoints,
               sinkExecutor,
               scheduler,
               new ChannelMetrics(meters, sessions, accounts),

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -25,6 +26,7 @@ public final class AgentGrpcServer implements SmartLifecycle {
   private final AgentWelcomeListener welcomeListener;
   private final SessionRegistry sessions;
   private final ChangeSink sink;
+  private final ResumePoints resumePoints;
   private final MeterRegistry meters;
   private volatile AgentChannel channel;
 
@@ -35,6 +37,7 @@ public final class AgentGrpcServer implements SmartLifecycle {
       AgentWelcomeListener welcomeListener,
       SessionRegistry sessions,
       ChangeSink sink,
+      ResumePoints resumePoints,
       MeterRegistry meters) {
     this.properties = properties;
     this.replica = replica;
@@ -42,6 +45,7 @@ public final class AgentGrpcServer implements SmartLifecycle {
     this.welcomeListener = welcomeListener;
     this.sessions = sessions;
     this.sink = sink;
+    this.resumePoints = resumePoints;
     this.meters = meters;
   }
 
@@ -55,6 +59,7 @@ public final class AgentGrpcServer implements SmartLifecycle {
             welcomeListener,
             sessions,
             sink,
+            resumePoints,
             meters,
             Clock.systemUTC());
   }

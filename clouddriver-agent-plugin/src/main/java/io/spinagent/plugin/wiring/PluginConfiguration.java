@@ -9,6 +9,7 @@ import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -148,8 +149,9 @@ public class PluginConfiguration {
       DynamicAccounts dynamicAccounts,
       SessionRegistry sessions,
       ChangeSink sink,
+      ResumePoints resumePoints,
       MeterRegistry meters) {
     return new AgentGrpcServer(
-        properties, replica, accounts, dynamicAccounts, sessions, sink, meters);
+        properties, replica, accounts, dynamicAccounts, sessions, sink, resumePoints, meters);
   }
 }

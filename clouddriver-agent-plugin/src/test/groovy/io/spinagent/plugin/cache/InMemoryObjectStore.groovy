@@ -6,9 +6,11 @@ import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
+import io.spinagent.protocol.v1.ResumePoint;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,9 +29,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * END whose BEGIN it did not see sweeps nothing, and asks for the kind to be listed again). The
  * plugin itself never holds streamed objects in memory: without a database it drops them.
  */
-public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleListener {
+public final class InMemoryObjectStore implements ChangeSink, ResumePoints, AccountLifecycleListener {
 
   private final Map<String, AccountObjects> accounts = new ConcurrentHashMap<>();
+
+  /** The last committed watch progress per account, by kind (group/kind). */
+  private final Map<String, Map<String, ResumePoint>> progress = new ConcurrentHashMap<>();
 
   @Override
   public CompletionStage<CommitOutcome> commit(SinkBatch batch) {
@@ -42,6 +47,11 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
         } else if (entry instanceof SinkEntry.Resync
             && !objects.apply(((SinkEntry.Resync) entry).marker())) {
           relist.add(((SinkEntry.Resync) entry).marker().getKind())
+        } else if (entry instanceof SinkEntry.Progress) {
+          def made = ((SinkEntry.Progress) entry).progress()
+          progress.computeIfAbsent(batch.account(), a -> new ConcurrentHashMap<>())
+            .put(made.kind.group + '/' + made.kind.kind, ResumePoint.newBuilder()
+              .setKind(made.kind).setResourceVersion(made.resourceVersion).setCommittedAtMillis(System.currentTimeMillis()).build())
         }
       }
     }
@@ -53,7 +63,20 @@ public final class InMemoryObjectStore implements ChangeSink, AccountLifecycleLi
   public void onStateChange(AgentAccount account, AccountState previous) {
     if (account.state() == AccountState.REMOVED || account.state() == AccountState.INACTIVE) {
       accounts.remove(account.name());
+      progress.remove(account.name());
     }
+  }
+
+  @Override
+  public Map<String, List<ResumePoint>> of(Collection<String> names) {
+    Map<String, List<ResumePoint>> points = [:]
+    names.each { name ->
+      def kinds = progress.get(name)
+      if (kinds) {
+        points[name] = List.copyOf(kinds.values())
+      }
+    }
+    points
   }
 
   /** The live objects of an account, by {@link ObjectKey}. */

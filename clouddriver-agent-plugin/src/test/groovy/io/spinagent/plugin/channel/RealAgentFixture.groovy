@@ -12,6 +12,7 @@ import io.spinagent.agent.stream.AgentIdentity
 import io.spinagent.agent.stream.AgentStreamClient
 import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.StreamListener
+import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
@@ -87,7 +88,7 @@ class RealAgentFixture implements Closeable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
       try {
-        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, new SessionRegistry(), sink(), pluginMeters,
+        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, new SessionRegistry(), sink(), ResumePoints.NONE, pluginMeters,
             Clock.systemUTC())
         return this
       } catch (UncheckedIOException e) {

@@ -175,7 +175,7 @@ class AgentSessionSpec extends Specification {
 
     then:
     status.code == Status.Code.FAILED_PRECONDITION
-    status.description.contains('speaks protocol versions [7, 8], this plugin supports [1]')
+    status.description.contains('speaks protocol versions [7, 8], this plugin supports [1, 2]')
     fixture.sessions.size() == 0
   }
 

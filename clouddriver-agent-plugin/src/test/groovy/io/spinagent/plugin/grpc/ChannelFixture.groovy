@@ -7,6 +7,7 @@ import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
+import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.grpc.session.SessionRegistry
 
@@ -20,6 +21,7 @@ class ChannelFixture implements Closeable {
   final SessionRegistry sessions = new SessionRegistry()
   final SimpleMeterRegistry meters = new SimpleMeterRegistry()
   ChangeSink sink = store
+  ResumePoints resumePoints = ResumePoints.NONE
   AccountRegistry accounts
   AgentChannel channel
   private final List<RawAgent> agents = []
@@ -32,7 +34,7 @@ class ChannelFixture implements Closeable {
   ChannelFixture start() {
     accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod)
     accounts.addListener(store)
-    channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, meters, Clock.systemUTC())
+    channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, resumePoints, meters, Clock.systemUTC())
     this
   }
 

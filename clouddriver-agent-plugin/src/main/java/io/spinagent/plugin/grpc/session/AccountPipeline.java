@@ -9,14 +9,15 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits one account's batches in order, one at a time, and reports each commit. A failed commit
- * (say, the database is down) is retried with backoff and never reported: the agent keeps the batch
- * until it is acknowledged, and the session stops reading new frames while batches pile up.
+ * Commits one account's batches in order, one at a time, and reports each commit with its outcome.
+ * A failed commit (say, the database is down) is retried with backoff and never reported: the agent
+ * keeps the batch until it is acknowledged, and the session stops reading new frames while batches
+ * pile up.
  */
 final class AccountPipeline {
 
@@ -29,7 +30,7 @@ final class AccountPipeline {
   private final ChangeSink sink;
   private final Executor executor;
   private final ScheduledExecutorService scheduler;
-  private final Consumer<SinkBatch> committed;
+  private final BiConsumer<SinkBatch, CommitOutcome> committed;
   private final ArrayDeque<SinkBatch> queue = new ArrayDeque<>();
   private boolean running;
   private boolean closed;
@@ -41,7 +42,7 @@ final class AccountPipeline {
       ChangeSink sink,
       Executor executor,
       ScheduledExecutorService scheduler,
-      Consumer<SinkBatch> committed) {
+      BiConsumer<SinkBatch, CommitOutcome> committed) {
     this.account = account;
     this.agentId = agentId;
     this.sink = sink;
@@ -85,10 +86,10 @@ final class AccountPipeline {
     } catch (RuntimeException e) {
       commit = CompletableFuture.failedFuture(e);
     }
-    commit.whenComplete((ignored, error) -> finished(batch, error));
+    commit.whenComplete((outcome, error) -> finished(batch, outcome, error));
   }
 
-  private void finished(SinkBatch batch, Throwable error) {
+  private void finished(SinkBatch batch, CommitOutcome outcome, Throwable error) {
     if (error != null) {
       Duration delay;
       synchronized (this) {
@@ -116,7 +117,7 @@ final class AccountPipeline {
       failures = 0;
       queue.poll();
     }
-    committed.accept(batch);
+    committed.accept(batch, outcome == null ? CommitOutcome.STORED : outcome);
     executor.execute(this::commitHead);
   }
 

@@ -5,6 +5,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
 import io.spinagent.plugin.accounts.AgentLink;
+import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
 import io.spinagent.protocol.v1.AccountDecision;
@@ -18,17 +19,23 @@ import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Heartbeat;
 import io.spinagent.protocol.v1.Hello;
+import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.PluginMessage;
+import io.spinagent.protocol.v1.RefusedChange;
+import io.spinagent.protocol.v1.ResumePoint;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
+import io.spinagent.protocol.v1.ResyncRequest;
 import io.spinagent.protocol.v1.Role;
 import io.spinagent.protocol.v1.TunnelFrame;
+import io.spinagent.protocol.v1.WatchProgress;
 import io.spinagent.protocol.v1.Welcome;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -67,6 +74,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private volatile Instant lastFrameAt;
   private volatile String agentId;
+  private volatile int protocolVersion;
   private volatile String agentVersion = "";
   private volatile String zoneId = "";
   private volatile Instant connectedAt;
@@ -188,7 +196,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   public void decisionChanged(AccountDecision decision) {
     send(
         PluginMessage.newBuilder()
-            .setDecisions(AccountDecisions.newBuilder().addAccounts(decision))
+            .setDecisions(
+                AccountDecisions.newBuilder().addAllAccounts(resumable(List.of(decision))))
             .build());
   }
 
@@ -237,11 +246,13 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       tunnel.sessionClosed("agent '" + agentId() + "' disconnected (" + describe(status) + ")");
     }
     stopped.forEach(AccountPipeline::close);
-    outbound.close(status);
+    // Released before the stream ends, so an agent that reconnects at once finds its accounts
+    // free instead of held by the session it just lost.
     if (agentId != null) {
       context.accounts().release(this);
       context.sessions().unregister(this);
     }
+    outbound.close(status);
     context.metrics().sessionClosed(status);
     if (status.isOk() || status.getCode() == Status.Code.CANCELLED) {
       log.info("Agent '{}' ({}) disconnected: {}", agentId(), peer, describe(status));
@@ -267,11 +278,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
           context.accounts().recordError(status.getAccount(), status.getError());
         }
       }
-      case HEARTBEAT ->
-          send(
-              PluginMessage.newBuilder()
-                  .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
-                  .build());
+      case HEARTBEAT -> {
+        if (protocolVersion < 2) {
+          sendHeartbeat(); // a version 2 plugin sends its own, whether it reads or not
+        }
+      }
       case TUNNEL -> {
         TunnelFrameSubscriber tunnel = tunnelSubscriber;
         if (tunnel != null) {
@@ -317,6 +328,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
     }
     agentId = hello.getAgentId();
+    protocolVersion = version;
     agentVersion = hello.getAgentVersion();
     zoneId = hello.getZoneId();
     connectedAt = context.clock().instant();
@@ -338,9 +350,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
             .setSessionId(sessionId)
             .setReplicaId(context.replicaId())
             .setHeartbeatIntervalSeconds(heartbeatIntervalSeconds());
+    List<AccountDecision> decisions = new ArrayList<>();
     for (AccountInfo account : hello.getAccountsList()) {
-      welcome.addAccounts(claim(account));
+      decisions.add(claim(account));
     }
+    welcome.addAllAccounts(resumable(decisions));
     log.info(
         "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
         agentId,
@@ -385,44 +399,122 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
       context.accounts().withdraw(this, name);
     }
-    AccountDecisions.Builder decisions = AccountDecisions.newBuilder();
+    List<AccountDecision> decisions = new ArrayList<>();
     for (AccountInfo account : changed.getAddedList()) {
       FrameValidation.validate(account);
-      decisions.addAccounts(claim(account));
+      decisions.add(claim(account));
     }
-    if (decisions.getAccountsCount() > 0) {
-      send(PluginMessage.newBuilder().setDecisions(decisions).build());
+    if (!decisions.isEmpty()) {
+      send(
+          PluginMessage.newBuilder()
+              .setDecisions(AccountDecisions.newBuilder().addAllAccounts(resumable(decisions)))
+              .build());
     }
+  }
+
+  /**
+   * Version 2: the decisions that make this agent stream an account carry the account's resume
+   * points and no longer require a complete listing, and the kinds with a resume point count as in
+   * sync. Version 1 decisions are returned as they are. The points of all accounts are read at
+   * once; when they cannot be read, the agent lists every kind, as in version 1.
+   */
+  private List<AccountDecision> resumable(List<AccountDecision> decisions) {
+    if (protocolVersion < 2) {
+      return decisions;
+    }
+    List<String> streamed =
+        decisions.stream()
+            .filter(d -> d.getAccepted() && d.getRole() == Role.ROLE_CACHING)
+            .map(AccountDecision::getAccount)
+            .toList();
+    if (streamed.isEmpty()) {
+      return decisions;
+    }
+    Map<String, List<ResumePoint>> points;
+    try {
+      points = context.resumePoints().of(streamed);
+    } catch (RuntimeException e) {
+      log.warn(
+          "Agent '{}': reading the resume points of {} failed, so it lists every kind: {}",
+          agentId(),
+          streamed,
+          e.toString());
+      return decisions;
+    }
+    List<AccountDecision> result = new ArrayList<>(decisions.size());
+    for (AccountDecision decision : decisions) {
+      if (!streamed.contains(decision.getAccount())) {
+        result.add(decision);
+        continue;
+      }
+      List<ResumePoint> resume = points.getOrDefault(decision.getAccount(), List.of());
+      result.add(decision.toBuilder().setResyncRequired(false).addAllResumePoints(resume).build());
+      if (!resume.isEmpty()) {
+        context
+            .accounts()
+            .kindsInSync(
+                this, decision.getAccount(), resume.stream().map(ResumePoint::getKind).toList());
+      }
+    }
+    return result;
   }
 
   private void changes(ChangeBatch batch) {
     String account = batch.getAccount();
     requireStreaming(account, "changes");
-    List<SinkEntry> entries = new ArrayList<>(batch.getChangesCount());
+    if (protocolVersion < 2 && (batch.getMarkersCount() > 0 || batch.getProgressCount() > 0)) {
+      throw ProtocolViolation.invalid(
+          "changes for account '"
+              + account
+              + "': resync markers and watch progress inside a batch need protocol version 2,"
+              + " and this session speaks version "
+              + protocolVersion);
+    }
+    List<SinkEntry> entries =
+        new ArrayList<>(
+            batch.getChangesCount() + batch.getMarkersCount() + batch.getProgressCount());
     for (int i = 0; i < batch.getChangesCount(); i++) {
       ObjectChange change = batch.getChanges(i);
       FrameValidation.validate(change, account, i);
-      if (isNew(account, change.getSequence())) {
-        entries.add(new SinkEntry.Change(change));
+      entries.add(new SinkEntry.Change(change));
+    }
+    for (ResyncMarker marker : batch.getMarkersList()) {
+      FrameValidation.validate(marker, account);
+      if (!marker.getAccount().isEmpty() && !marker.getAccount().equals(account)) {
+        throw ProtocolViolation.invalid(
+            "changes for account '"
+                + account
+                + "' carry a resync marker of account '"
+                + marker.getAccount()
+                + "'");
+      }
+      entries.add(new SinkEntry.Resync(marker.toBuilder().setAccount(account).build()));
+    }
+    for (WatchProgress progress : batch.getProgressList()) {
+      FrameValidation.validate(progress, account);
+      entries.add(new SinkEntry.Progress(progress));
+    }
+    if (batch.getMarkersCount() > 0 || batch.getProgressCount() > 0) {
+      entries.sort(Comparator.comparingLong(SinkEntry::sequence));
+      for (int i = 1; i < entries.size(); i++) {
+        if (entries.get(i).sequence() == entries.get(i - 1).sequence()) {
+          throw ProtocolViolation.invalid(
+              "changes for account '"
+                  + account
+                  + "': sequence "
+                  + entries.get(i).sequence()
+                  + " is used twice in one batch");
+        }
       }
     }
-    submit(account, entries);
+    submit(account, newEntries(account, entries));
   }
 
   private void resync(ResyncMarker marker) {
     String account = marker.getAccount();
     requireStreaming(account, "resync");
-    if (marker.getPhase() == ResyncPhase.RESYNC_PHASE_UNSPECIFIED) {
-      throw ProtocolViolation.invalid("resync for account '" + account + "': phase is required");
-    }
-    FrameValidation.validate(marker.getKind(), "resync for account '" + account + "'");
-    if (marker.getSequence() <= 0) {
-      throw ProtocolViolation.invalid(
-          "resync for account '" + account + "': sequence must be positive");
-    }
-    if (isNew(account, marker.getSequence())) {
-      submit(account, List.of(new SinkEntry.Resync(marker)));
-    }
+    FrameValidation.validate(marker, account);
+    submit(account, newEntries(account, List.of(new SinkEntry.Resync(marker))));
   }
 
   private void submit(String account, List<SinkEntry> entries) {
@@ -445,24 +537,50 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
                       context.sink(),
                       context.sinkExecutor(),
                       context.scheduler(),
-                      committed -> committed(a, committed)));
+                      (committed, outcome) -> committed(a, committed, outcome)));
     }
     pipeline.submit(new SinkBatch(account, entries));
   }
 
-  private void committed(String account, SinkBatch batch) {
+  private void committed(String account, SinkBatch batch, CommitOutcome outcome) {
     context.accounts().recordCommitted(this, account, batch.lastSequence());
+    Set<Kind> relist = Set.copyOf(outcome.relistRequired());
+    List<Kind> listed = new ArrayList<>();
     int changes = 0;
+    long now = context.clock().millis();
     for (SinkEntry entry : batch.entries()) {
       if (entry instanceof SinkEntry.Resync resync
-          && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END) {
-        context.accounts().resyncCompleted(this, account, resync.marker().getKind());
-      } else if (entry instanceof SinkEntry.Change) {
+          && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END
+          && !relist.contains(resync.marker().getKind())) {
+        listed.add(resync.marker().getKind());
+      } else if (entry instanceof SinkEntry.Change change) {
         changes++;
+        if (change.change().getObservedAtMillis() > 0) {
+          context.metrics().committedAfter(now - change.change().getObservedAtMillis());
+        }
       }
     }
+    if (!listed.isEmpty()) {
+      context.accounts().kindsInSync(this, account, listed);
+    }
     context.metrics().committed(changes);
-    outbound.acknowledge(account, batch.lastSequence());
+    if (!outcome.refused().isEmpty()) {
+      context.metrics().refused(outcome.refused().size());
+      RefusedChange first = outcome.refused().get(0);
+      log.warn(
+          "Account '{}' (agent '{}'): {} change(s) committed as not stored, e.g. {} {}/{}: {}",
+          account,
+          agentId(),
+          outcome.refused().size(),
+          first.getKind().getKind(),
+          first.getNamespace(),
+          first.getName(),
+          first.getReason());
+    }
+    outbound.acknowledge(account, batch.lastSequence(), outcome.refused());
+    if (!relist.isEmpty()) {
+      requestListing(account, outcome.relistRequired(), batch.lastSequence());
+    }
     boolean resume;
     synchronized (this) {
       pendingBatches--;
@@ -474,6 +592,47 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
     if (resume) {
       call.request(1);
+    }
+  }
+
+  /**
+   * Asks the agent for a new complete listing of kinds whose listing this replica cannot finish (it
+   * saw the END but not the BEGIN: it restarted, or the account moved here, mid-listing). Version 1
+   * agents know no ResyncRequest: they are told to list every kind.
+   */
+  private void requestListing(String account, List<Kind> kinds, long committedSequence) {
+    String reason =
+        "this replica saw the end of a listing whose beginning it did not see"
+            + " (it restarted, or the account moved here, mid-listing)";
+    log.info(
+        "Account '{}' (agent '{}'): asking for a new listing of {}: {}",
+        account,
+        agentId(),
+        kinds.stream().map(Kind::getKind).toList(),
+        reason);
+    context.metrics().resyncRequested();
+    if (protocolVersion >= 2) {
+      send(
+          PluginMessage.newBuilder()
+              .setResyncRequest(
+                  ResyncRequest.newBuilder()
+                      .setAccount(account)
+                      .addAllKinds(kinds)
+                      .setReason(reason))
+              .build());
+    } else {
+      send(
+          PluginMessage.newBuilder()
+              .setDecisions(
+                  AccountDecisions.newBuilder()
+                      .addAccounts(
+                          AccountDecision.newBuilder()
+                              .setAccount(account)
+                              .setAccepted(true)
+                              .setRole(Role.ROLE_CACHING)
+                              .setResyncRequired(true)
+                              .setCommittedSequence(committedSequence)))
+              .build());
     }
   }
 
@@ -490,14 +649,21 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     call.request(1);
   }
 
-  /** Sequences only grow within a session; anything at or below the last one is a replay. */
-  private synchronized boolean isNew(String account, long sequence) {
+  /**
+   * Sequences only grow within a session; entries (in sequence order) at or below the last one
+   * taken are a replay.
+   */
+  private synchronized List<SinkEntry> newEntries(String account, List<SinkEntry> entries) {
     long last = lastReceivedSequence.getOrDefault(account, 0L);
-    if (sequence <= last) {
-      return false;
+    List<SinkEntry> fresh = new ArrayList<>(entries.size());
+    for (SinkEntry entry : entries) {
+      if (entry.sequence() > last) {
+        fresh.add(entry);
+        last = entry.sequence();
+      }
     }
-    lastReceivedSequence.put(account, sequence);
-    return true;
+    lastReceivedSequence.put(account, last);
+    return fresh;
   }
 
   private void requireStreaming(String account, String frame) {
@@ -545,7 +711,21 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     return (int) Math.max(1, (millis + 999) / 1000);
   }
 
+  private void sendHeartbeat() {
+    send(
+        PluginMessage.newBuilder()
+            .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(context.clock().millis()))
+            .build());
+  }
+
+  /**
+   * Every heartbeat interval: a version 2 session sends its heartbeat, whether or not it reads the
+   * agent's frames; and a session that heard nothing for three intervals while reading ends.
+   */
   private void checkHeartbeat() {
+    if (protocolVersion >= 2) {
+      sendHeartbeat();
+    }
     synchronized (this) {
       if (requestDeferred) {
         // We stopped reading (the sink is behind): the agent's heartbeats wait unread in the

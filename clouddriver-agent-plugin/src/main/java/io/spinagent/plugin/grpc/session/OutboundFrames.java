@@ -4,8 +4,10 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.spinagent.protocol.v1.Ack;
 import io.spinagent.protocol.v1.PluginMessage;
+import io.spinagent.protocol.v1.RefusedChange;
 import java.util.ArrayDeque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -21,7 +23,7 @@ final class OutboundFrames {
   private final int maxQueuedFrames;
   private final Consumer<PluginMessage> sentListener;
   private final ArrayDeque<PluginMessage> queued = new ArrayDeque<>();
-  private final Map<String, Long> acks = new LinkedHashMap<>();
+  private final Map<String, Ack.Builder> acks = new LinkedHashMap<>();
   private boolean closed;
 
   OutboundFrames(
@@ -47,11 +49,16 @@ final class OutboundFrames {
     return true;
   }
 
-  synchronized void acknowledge(String account, long sequence) {
+  /**
+   * Acknowledges the account's stream up to {@code sequence}, reporting {@code refused} changes
+   * with it; an acknowledgement not yet sent absorbs this one (refused changes accumulate).
+   */
+  synchronized void acknowledge(String account, long sequence, List<RefusedChange> refused) {
     if (closed) {
       return;
     }
-    acks.merge(account, sequence, Math::max);
+    Ack.Builder ack = acks.computeIfAbsent(account, a -> Ack.newBuilder().setAccount(a));
+    ack.setSequence(Math.max(ack.getSequence(), sequence)).addAllRefused(refused);
     drain();
   }
 
@@ -62,10 +69,7 @@ final class OutboundFrames {
         var it = acks.entrySet().iterator();
         var ack = it.next();
         it.remove();
-        next =
-            PluginMessage.newBuilder()
-                .setAck(Ack.newBuilder().setAccount(ack.getKey()).setSequence(ack.getValue()))
-                .build();
+        next = PluginMessage.newBuilder().setAck(ack.getValue()).build();
       } else {
         next = queued.poll();
       }

@@ -6,7 +6,8 @@ import java.util.List;
 /** The protocol versions this plugin speaks, and the choice of one for a session. */
 final class ProtocolVersions {
 
-  static final List<Integer> SUPPORTED = List.of(ProtocolVersion.PROTOCOL_VERSION_1_VALUE);
+  static final List<Integer> SUPPORTED =
+      List.of(ProtocolVersion.PROTOCOL_VERSION_1_VALUE, ProtocolVersion.PROTOCOL_VERSION_2_VALUE);
 
   private ProtocolVersions() {}
 

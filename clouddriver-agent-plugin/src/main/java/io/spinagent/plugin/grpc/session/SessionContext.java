@@ -3,6 +3,7 @@ package io.spinagent.plugin.grpc.session;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
+import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.time.Clock;
 import java.util.concurrent.Executor;
@@ -16,6 +17,7 @@ public record SessionContext(
     AccountRegistry accounts,
     AgentWelcomeListener welcomeListener,
     ChangeSink sink,
+    ResumePoints resumePoints,
     Executor sinkExecutor,
     ScheduledExecutorService scheduler,
     ChannelMetrics metrics,
