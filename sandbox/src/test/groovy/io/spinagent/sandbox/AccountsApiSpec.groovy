@@ -124,13 +124,20 @@ class AccountsApiSpec extends Specification {
       badFilter: send('GET', '/spinagent/accounts?state=SLEEPING', null),
       deleteConfigured: send('DELETE', '/spinagent/accounts/prod', null),
       migrateMissing: send('POST', '/spinagent/accounts/migrate', '{"accounts": ["ghost"], "agentId": "agent-1"}'),
+      nullCreate: send('POST', '/spinagent/accounts', 'null'),
+      nullUpdate: send('PUT', '/spinagent/accounts/prod', 'null'),
+      nullMigrate: send('POST', '/spinagent/accounts/migrate', 'null'),
+      emptyCreate: send('POST', '/spinagent/accounts', ''),
+      oversized: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', agentId: 'agent-1', serviceAccount: true, namespaces: ['ns'] * 60_000])),
     ]
 
     then:
     responses.collectEntries { k, r -> [k, r.status] } == [
       malformed: 400, noName: 400, badName: 400, unknownField: 400, badKubeconfig: 400, noContext: 400,
       unknownAgent: 404, unknownZone: 404, taken: 409, unknownAccount: 404, unknownAgentGet: 404,
-      badState: 400, badFilter: 400, deleteConfigured: 409, migrateMissing: 400]
+      badState: 400, badFilter: 400, deleteConfigured: 409, migrateMissing: 400,
+      nullCreate: 400, nullUpdate: 400, nullMigrate: 400, emptyCreate: 400, oversized: 413]
     responses.malformed.body.message.contains('malformed JSON')
     responses.noName.body.message == 'name: required'
     responses.badName.body.message.startsWith('name:')
@@ -143,6 +150,10 @@ class AccountsApiSpec extends Specification {
     responses.badState.body.message.startsWith('state:')
     responses.deleteConfigured.body.message.contains('agent-1')
     responses.migrateMissing.body.results[0].error.contains("no account definition named 'ghost'")
+    [responses.nullCreate, responses.nullUpdate, responses.nullMigrate]*.body*.message ==
+      ['body: a JSON object is required, not null'] * 3
+    responses.emptyCreate.body.message == 'body: a JSON object is required'
+    responses.oversized.body.message ==~ /body: \d+ bytes is over the limit of 262144 bytes \(spinagent.accounts.max-request-body\)/
 
     and: 'nothing was created'
     getJson('/spinagent/accounts').body.accounts*.name == ['prod']

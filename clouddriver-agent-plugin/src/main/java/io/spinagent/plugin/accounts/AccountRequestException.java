@@ -14,7 +14,9 @@ public final class AccountRequestException extends RuntimeException {
      */
     CONFLICT,
     /** The plugin lacks what the request needs, e.g. Clouddriver's SQL database (503). */
-    UNAVAILABLE
+    UNAVAILABLE,
+    /** The body is larger than {@code spinagent.accounts.max-request-body} (413). */
+    TOO_LARGE
   }
 
   private final Problem problem;

@@ -269,6 +269,19 @@ public class SpinAgentProperties {
     private Duration commandTimeout = Duration.ofSeconds(15);
     private Duration definitionRetryBackoff = Duration.ofSeconds(1);
     private boolean clouddriverDefinitions = true;
+    private DataSize maxRequestBody = DataSize.ofKilobytes(256);
+
+    /**
+     * The largest body {@code /spinagent/accounts} accepts (413 beyond it): an account's definition
+     * becomes a command to its agent, which must stay well under the agents' frame limit.
+     */
+    public DataSize getMaxRequestBody() {
+      return maxRequestBody;
+    }
+
+    public void setMaxRequestBody(DataSize maxRequestBody) {
+      this.maxRequestBody = maxRequestBody;
+    }
 
     /** How long an API request waits for agents to accept a dynamic account. */
     public Duration getCommandTimeout() {

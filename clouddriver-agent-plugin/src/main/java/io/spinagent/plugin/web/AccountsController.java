@@ -13,13 +13,17 @@ import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
 import io.spinagent.plugin.accounts.StoredAccount;
+import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import javax.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -28,7 +32,6 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.PutMapping;
-import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
@@ -52,16 +55,19 @@ public class AccountsController extends ApiErrors {
   private final Optional<AccountTable> table;
   private final DynamicAccounts dynamicAccounts;
   private final ReplicaIdentity replica;
+  private final long maxBodyBytes;
 
   public AccountsController(
       AccountRegistry registry,
       Optional<AccountTable> table,
       DynamicAccounts dynamicAccounts,
-      ReplicaIdentity replica) {
+      ReplicaIdentity replica,
+      SpinAgentProperties properties) {
     this.registry = registry;
     this.table = table;
     this.dynamicAccounts = dynamicAccounts;
     this.replica = replica;
+    this.maxBodyBytes = properties.getAccounts().getMaxRequestBody().toBytes();
   }
 
   @GetMapping
@@ -114,8 +120,8 @@ public class AccountsController extends ApiErrors {
   }
 
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<AccountView> create(@RequestBody String body) {
-    DynamicAccountSpec spec = read(body, DynamicAccountSpec.class);
+  public ResponseEntity<AccountView> create(HttpServletRequest request) {
+    DynamicAccountSpec spec = read(body(request), DynamicAccountSpec.class);
     StoredAccount created = dynamicAccounts.create(spec);
     return ResponseEntity.status(HttpStatus.CREATED)
         .body(AccountView.of(created, null, replica.id()));
@@ -126,8 +132,8 @@ public class AccountsController extends ApiErrors {
    * new definition of a dynamic account (optionally with a state).
    */
   @PutMapping(path = "/{name}", consumes = MediaType.APPLICATION_JSON_VALUE)
-  public AccountView update(@PathVariable String name, @RequestBody String body) {
-    Map<String, Object> fields = read(body, Map.class);
+  public AccountView update(@PathVariable String name, HttpServletRequest request) {
+    Map<String, Object> fields = read(body(request), Map.class);
     Object state = fields.remove("state");
     if (!fields.isEmpty()) {
       DynamicAccountSpec spec = read(json(withName(fields, name)), DynamicAccountSpec.class);
@@ -156,8 +162,8 @@ public class AccountsController extends ApiErrors {
   }
 
   @PostMapping(path = "/migrate", consumes = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<MigrationResponse> migrate(@RequestBody String body) {
-    MigrationRequest request = read(body, MigrationRequest.class);
+  public ResponseEntity<MigrationResponse> migrate(HttpServletRequest http) {
+    MigrationRequest request = read(body(http), MigrationRequest.class);
     List<MigrationResult> results =
         dynamicAccounts.migrate(request.accounts(), request.agentId(), request.zoneId());
     boolean any = results.stream().anyMatch(MigrationResult::migrated);
@@ -209,13 +215,49 @@ public class AccountsController extends ApiErrors {
   }
 
   @SuppressWarnings("unchecked")
+  /**
+   * The request's body, read only up to the limit: a client that declares or sends more gets a 413
+   * before the plugin holds more than the limit of it.
+   */
+  private String body(HttpServletRequest request) {
+    long declared = request.getContentLengthLong();
+    if (declared > maxBodyBytes) {
+      throw tooLarge(declared + " bytes");
+    }
+    try {
+      byte[] bytes = request.getInputStream().readNBytes((int) maxBodyBytes + 1);
+      if (bytes.length > maxBodyBytes) {
+        throw tooLarge("more than " + maxBodyBytes + " bytes");
+      }
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new AccountRequestException(
+          AccountRequestException.Problem.INVALID, "body: cannot be read: " + e.getMessage());
+    }
+  }
+
+  private AccountRequestException tooLarge(String size) {
+    return new AccountRequestException(
+        AccountRequestException.Problem.TOO_LARGE,
+        "body: "
+            + size
+            + " is over the limit of "
+            + maxBodyBytes
+            + " bytes (spinagent.accounts.max-request-body)");
+  }
+
   private static <T> T read(String body, Class<?> type) {
     if (body == null || body.isBlank()) {
       throw new AccountRequestException(
           AccountRequestException.Problem.INVALID, "body: a JSON object is required");
     }
     try {
-      return (T) STRICT.readValue(body, type);
+      T value = (T) STRICT.readValue(body, type);
+      if (value == null) {
+        throw new AccountRequestException(
+            AccountRequestException.Problem.INVALID, "body: a JSON object is required, not null");
+      }
+      return value;
     } catch (UnrecognizedPropertyException e) {
       throw new AccountRequestException(
           AccountRequestException.Problem.INVALID,

@@ -24,6 +24,7 @@ public abstract class ApiErrors {
           case NOT_FOUND -> HttpStatus.NOT_FOUND;
           case CONFLICT -> HttpStatus.CONFLICT;
           case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+          case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
         };
     return error(status, e.getMessage());
   }
