@@ -22,7 +22,6 @@ import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.PluginMessage;
-import io.spinagent.protocol.v1.RefusedChange;
 import io.spinagent.protocol.v1.ResumePoint;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
@@ -547,36 +546,20 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     Set<Kind> relist = Set.copyOf(outcome.relistRequired());
     List<Kind> listed = new ArrayList<>();
     int changes = 0;
-    long now = context.clock().millis();
     for (SinkEntry entry : batch.entries()) {
       if (entry instanceof SinkEntry.Resync resync
           && resync.marker().getPhase() == ResyncPhase.RESYNC_PHASE_END
           && !relist.contains(resync.marker().getKind())) {
         listed.add(resync.marker().getKind());
-      } else if (entry instanceof SinkEntry.Change change) {
+      } else if (entry instanceof SinkEntry.Change) {
         changes++;
-        if (change.change().getObservedAtMillis() > 0) {
-          context.metrics().committedAfter(now - change.change().getObservedAtMillis());
-        }
       }
     }
     if (!listed.isEmpty()) {
       context.accounts().kindsInSync(this, account, listed);
     }
     context.metrics().committed(changes);
-    if (!outcome.refused().isEmpty()) {
-      context.metrics().refused(outcome.refused().size());
-      RefusedChange first = outcome.refused().get(0);
-      log.warn(
-          "Account '{}' (agent '{}'): {} change(s) committed as not stored, e.g. {} {}/{}: {}",
-          account,
-          agentId(),
-          outcome.refused().size(),
-          first.getKind().getKind(),
-          first.getNamespace(),
-          first.getName(),
-          first.getReason());
-    }
+    // The sink logged and counted what it refused; the agent hears of it on the Ack.
     outbound.acknowledge(account, batch.lastSequence(), outcome.refused());
     if (!relist.isEmpty()) {
       requestListing(account, outcome.relistRequired(), batch.lastSequence());

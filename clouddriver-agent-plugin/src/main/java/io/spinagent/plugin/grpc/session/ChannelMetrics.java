@@ -3,13 +3,11 @@ package io.spinagent.plugin.grpc.session;
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.PluginMessage;
 import java.util.Locale;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The agent channel's meters, in Clouddriver's Micrometer registry. Names are documented in
@@ -22,9 +20,7 @@ public final class ChannelMetrics {
   private final Counter bytesSent;
   private final Counter sessionsOpened;
   private final Counter changesCommitted;
-  private final Counter changesRefused;
   private final Counter resyncRequests;
-  private final Timer changeLatency;
 
   public ChannelMetrics(
       MeterRegistry registry, SessionRegistry sessions, AccountRegistry accounts) {
@@ -33,14 +29,7 @@ public final class ChannelMetrics {
     this.bytesSent = registry.counter("spinagent.bytes.sent");
     this.sessionsOpened = registry.counter("spinagent.sessions.opened");
     this.changesCommitted = registry.counter("spinagent.changes.committed");
-    this.changesRefused = registry.counter("spinagent.changes.refused");
     this.resyncRequests = registry.counter("spinagent.resync.requests");
-    this.changeLatency =
-        Timer.builder("spinagent.changes.latency")
-            .description("From the agent receiving a change to its commit here")
-            .publishPercentiles(0.5, 0.99)
-            .publishPercentileHistogram()
-            .register(registry);
     registry.gauge("spinagent.agents.connected", sessions, SessionRegistry::size);
     for (AccountState state : AccountState.values()) {
       if (state != AccountState.REMOVED) {
@@ -75,15 +64,6 @@ public final class ChannelMetrics {
 
   public void committed(int changes) {
     changesCommitted.increment(changes);
-  }
-
-  /** A committed change's age: the agent's clock at receipt to this replica's at commit. */
-  public void committedAfter(long millis) {
-    changeLatency.record(Math.max(0, millis), TimeUnit.MILLISECONDS);
-  }
-
-  public void refused(int changes) {
-    changesRefused.increment(changes);
   }
 
   /** The plugin asked an agent to list kinds of an account again. */
