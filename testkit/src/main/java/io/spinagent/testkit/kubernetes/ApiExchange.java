@@ -11,14 +11,20 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One HTTP request and its response, in the terms the API needs: decoded path segments, query
  * parameters, headers, the body, and JSON/text/streaming responses.
+ *
+ * <p>An exchange normally ends when its handler returns. A watch instead {@linkplain #detach()
+ * detaches} it: the handler returns, the {@link WatchPump} writes the stream from then on, and
+ * {@link #complete()} ends it.
  */
 final class ApiExchange {
 
   private final HttpExchange exchange;
+  private final String pathPrefix;
   private final List<String> segments;
   private final Map<String, String> query;
   private byte[] body;
@@ -26,10 +32,19 @@ final class ApiExchange {
   private int status;
   private boolean watchExpired;
   private String user;
+  private volatile boolean detached;
+  private final AtomicBoolean completed = new AtomicBoolean();
+  private Runnable onComplete = () -> {};
 
-  ApiExchange(HttpExchange exchange) {
+  /**
+   * @param pathPrefix the part of the request path that chose the cluster (empty for a server of
+   *     its own, {@code /clusters/<name>} in a {@link KubernetesApiFleet}); the API sees the rest
+   */
+  ApiExchange(HttpExchange exchange, String pathPrefix) {
     this.exchange = exchange;
-    this.segments = decodeSegments(exchange.getRequestURI().getRawPath());
+    this.pathPrefix = pathPrefix;
+    this.segments =
+        decodeSegments(exchange.getRequestURI().getRawPath().substring(pathPrefix.length()));
     this.query = decodeQuery(exchange.getRequestURI().getRawQuery());
   }
 
@@ -37,13 +52,14 @@ final class ApiExchange {
     return exchange.getRequestMethod().toUpperCase();
   }
 
+  /** The path within the cluster (without the fleet's prefix). */
   String path() {
-    return exchange.getRequestURI().getPath();
+    return exchange.getRequestURI().getPath().substring(pathPrefix.length());
   }
 
-  /** Path and query as sent, for the request log. */
+  /** Path (within the cluster) and query as sent, for the request log. */
   String uri() {
-    return exchange.getRequestURI().toString();
+    return exchange.getRequestURI().toString().substring(pathPrefix.length());
   }
 
   int status() {
@@ -152,8 +168,30 @@ final class ApiExchange {
     return exchange.getResponseBody();
   }
 
-  void close() {
-    exchange.close();
+  /** Runs {@code action} once the exchange is {@linkplain #complete() complete}. */
+  void whenComplete(Runnable action) {
+    this.onComplete = action;
+  }
+
+  /** Hands the response over to another thread: the handler's return no longer ends it. */
+  void detach() {
+    detached = true;
+  }
+
+  boolean isDetached() {
+    return detached;
+  }
+
+  /** Ends the exchange (the response, and the request if unread); safe to call twice. */
+  void complete() {
+    if (!completed.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      exchange.close();
+    } finally {
+      onComplete.run();
+    }
   }
 
   private static List<String> decodeSegments(String rawPath) {

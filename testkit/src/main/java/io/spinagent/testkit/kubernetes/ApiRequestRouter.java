@@ -3,7 +3,6 @@ package io.spinagent.testkit.kubernetes;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import java.io.IOException;
 import java.util.List;
 import java.util.function.Supplier;
@@ -11,10 +10,12 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * The HTTP entry point: health and version without authentication, then authentication, then
- * discovery, OpenAPI or a resource request. Every failure leaves as a Kubernetes Status body.
+ * The entry point of one cluster's requests: health and version without authentication, then
+ * authentication, then discovery, OpenAPI or a resource request. Every failure leaves as a
+ * Kubernetes Status body. Each answered request goes to the request log when its exchange ends (for
+ * a watch: when the stream ends).
  */
-final class ApiRequestRouter implements HttpHandler {
+final class ApiRequestRouter {
 
   private static final Logger LOG = Logger.getLogger(ApiRequestRouter.class.getName());
 
@@ -47,12 +48,28 @@ final class ApiRequestRouter implements HttpHandler {
     this.serverAddress = serverAddress;
   }
 
-  @Override
-  public void handle(HttpExchange httpExchange) throws IOException {
-    ApiExchange exchange = new ApiExchange(httpExchange);
+  /**
+   * Serves one request on the listener's handler thread.
+   *
+   * @param pathPrefix the part of the path that selected this cluster ("" when it has a listener of
+   *     its own)
+   * @param pump streams watches once the handler has returned
+   */
+  void serve(HttpExchange httpExchange, String pathPrefix, WatchPump pump) throws IOException {
+    ApiExchange exchange = new ApiExchange(httpExchange, pathPrefix);
+    exchange.whenComplete(
+        () ->
+            requestLog.record(
+                new RequestLog.Entry(
+                    exchange.method(),
+                    exchange.uri(),
+                    exchange.header("Accept"),
+                    exchange.status(),
+                    exchange.user(),
+                    exchange.watchExpired())));
     try {
       faults.beforeRequest(exchange.method(), exchange.path());
-      route(exchange);
+      route(exchange, pump);
     } catch (ApiError error) {
       if (!exchange.hasResponded()) {
         exchange.sendError(error);
@@ -63,19 +80,13 @@ final class ApiRequestRouter implements HttpHandler {
         exchange.sendError(new ApiError(500, "InternalError", "Internal error occurred: " + e));
       }
     } finally {
-      exchange.close();
-      requestLog.record(
-          new RequestLog.Entry(
-              exchange.method(),
-              exchange.uri(),
-              exchange.header("Accept"),
-              exchange.status(),
-              exchange.user(),
-              exchange.watchExpired()));
+      if (!exchange.isDetached()) {
+        exchange.complete();
+      }
     }
   }
 
-  private void route(ApiExchange exchange) throws IOException {
+  private void route(ApiExchange exchange, WatchPump pump) throws IOException {
     List<String> s = exchange.segments();
     String first = s.isEmpty() ? "" : s.get(0);
     switch (first) {
@@ -100,7 +111,7 @@ final class ApiRequestRouter implements HttpHandler {
         } else if (s.size() == 2) {
           exchange.sendJson(200, discovery.apiResourceList("", s.get(1)));
         } else {
-          resource(exchange, "", s.get(1), s.subList(2, s.size()), principal);
+          resource(exchange, "", s.get(1), s.subList(2, s.size()), principal, pump);
         }
       }
       case "apis" -> {
@@ -111,7 +122,7 @@ final class ApiRequestRouter implements HttpHandler {
         } else if (s.size() == 3) {
           exchange.sendJson(200, discovery.apiResourceList(s.get(1), s.get(2)));
         } else {
-          resource(exchange, s.get(1), s.get(2), s.subList(3, s.size()), principal);
+          resource(exchange, s.get(1), s.get(2), s.subList(3, s.size()), principal, pump);
         }
       }
       case "openapi" -> {
@@ -132,12 +143,13 @@ final class ApiRequestRouter implements HttpHandler {
       String group,
       String version,
       List<String> rest,
-      AccessControl.Principal principal)
+      AccessControl.Principal principal,
+      WatchPump pump)
       throws IOException {
     if (!registry.hasGroupVersion(group, version)) {
       throw ApiError.notFoundPath();
     }
-    resources.handle(exchange, ResourcePath.parse(registry, group, version, rest), principal);
+    resources.handle(exchange, ResourcePath.parse(registry, group, version, rest), principal, pump);
   }
 
   private ObjectNode rootPaths() {

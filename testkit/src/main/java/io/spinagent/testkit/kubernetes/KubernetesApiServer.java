@@ -1,23 +1,13 @@
 package io.spinagent.testkit.kubernetes;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
+import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.testkit.tls.TestPki;
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.BindException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An in-process Kubernetes API server for tests: fabric8's CRUD store behind our own HTTP front end
@@ -53,10 +43,16 @@ public final class KubernetesApiServer implements AutoCloseable {
   private final PodLogs podLogs = new PodLogs();
   private final TestPki certificates;
   private final TestPki.Issued servingCertificate;
+  private final ResourceRequestHandler resources;
   private final ApiRequestRouter router;
-  private HttpServer httpServer;
-  private ExecutorService executor;
+  private ApiListener listener;
   private volatile int boundPort;
+
+  /** Set when a {@link KubernetesApiFleet} serves this cluster. */
+  private volatile Mount mount;
+
+  /** Where a cluster of a fleet is served: the fleet's listener, under the cluster's name. */
+  record Mount(KubernetesApiFleet fleet, String name) {}
 
   private KubernetesApiServer(Builder options) {
     this.options = options;
@@ -65,7 +61,7 @@ public final class KubernetesApiServer implements AutoCloseable {
     this.certificates = options.https ? TestPki.create("spinagent-testkit Kubernetes CA") : null;
     this.servingCertificate =
         options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
-    ResourceRequestHandler resources =
+    this.resources =
         new ResourceRequestHandler(
             store, accessControl, options.defaultWatchTimeout, options.bookmarkInterval, podLogs);
     this.router =
@@ -76,7 +72,7 @@ public final class KubernetesApiServer implements AutoCloseable {
             faults,
             requestLog,
             options.gitVersion,
-            () -> options.host + ":" + boundPort);
+            () -> host() + ":" + port());
     this.boundPort = options.port;
     for (String namespace : options.initialNamespaces) {
       createObject(
@@ -92,77 +88,57 @@ public final class KubernetesApiServer implements AutoCloseable {
 
   /**
    * Starts listening; on the configured port, or on a random free one the first time if that was 0.
+   *
+   * @throws IllegalStateException for a cluster of a {@link KubernetesApiFleet}, which the fleet's
+   *     listener serves
    */
   public synchronized KubernetesApiServer start() {
-    if (httpServer != null) {
+    if (mount != null) {
+      throw new IllegalStateException(
+          "cluster '" + mount.name() + "' is served by its fleet at " + mount.fleet().url());
+    }
+    if (listener != null) {
       return this;
     }
-    ThreadFactory threads =
-        new ThreadFactory() {
-          private final AtomicInteger count = new AtomicInteger();
-
-          @Override
-          public Thread newThread(Runnable runnable) {
-            Thread thread = new Thread(runnable, "kube-api-test-server-" + count.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-          }
-        };
-    executor = Executors.newCachedThreadPool(threads);
-    httpServer = bind();
-    httpServer.createContext("/", router);
-    httpServer.setExecutor(executor);
-    httpServer.start();
-    boundPort = httpServer.getAddress().getPort();
+    listener =
+        ApiListener.start(
+            options.host,
+            boundPort,
+            certificates == null ? null : servingCertificate.serverContext(),
+            "kube-api-test-server",
+            options.watchStallTimeout,
+            (exchange, pump) -> router.serve(exchange, "", pump));
+    boundPort = listener.port();
     return this;
-  }
-
-  private HttpServer bind() {
-    // A real API server (Go) sets TCP_NODELAY on every connection; the JDK server only does when
-    // this property is set before its first server starts. Without it each response's body waits
-    // for the client's delayed acknowledgement of its headers (about 40 ms).
-    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
-      System.setProperty("sun.net.httpserver.nodelay", "true");
-    }
-    InetSocketAddress address = new InetSocketAddress(options.host, boundPort);
-    long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      try {
-        if (certificates == null) {
-          return HttpServer.create(address, 128);
-        }
-        HttpsServer https = HttpsServer.create(address, 128);
-        https.setHttpsConfigurator(new HttpsConfigurator(servingCertificate.serverContext()));
-        return https;
-      } catch (BindException e) {
-        // On restart the old socket may linger for a moment; the port is ours, so wait for it.
-        if (boundPort == 0 || System.nanoTime() > giveUpAt) {
-          throw new UncheckedIOException("could not bind " + address, e);
-        }
-        sleep(50);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
   }
 
   /**
    * Stops listening and ends all watches; the store and its history are kept for {@link #start()}.
    */
   public synchronized void stop() {
-    if (httpServer == null) {
+    if (listener == null) {
       return;
     }
-    httpServer.stop(0);
-    hub.closeAll();
-    executor.shutdownNow();
-    try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    listener.stop(hub::closeAll);
+    listener = null;
+  }
+
+  /** Lets {@code fleet} serve this cluster under {@code name}; its own listener never starts. */
+  synchronized void mountIn(KubernetesApiFleet fleet, String name) {
+    if (listener != null) {
+      throw new IllegalStateException("a cluster with a listener of its own cannot join a fleet");
     }
-    httpServer = null;
-    executor = null;
+    mount = new Mount(fleet, name);
+  }
+
+  /** Serves one request the fleet's listener received for this cluster. */
+  void serve(HttpExchange exchange, String pathPrefix, WatchPump pump) throws IOException {
+    router.serve(exchange, pathPrefix, pump);
+  }
+
+  /** Ends every watch of this cluster (its listener is stopping). */
+  void closeWatches() {
+    hub.closeAll();
   }
 
   /** Stop, then start again on the same port, keeping objects, history and certificates. */
@@ -176,35 +152,43 @@ public final class KubernetesApiServer implements AutoCloseable {
     stop();
   }
 
+  /** Whether it is listening (for a cluster of a fleet: whether the fleet is). */
   public synchronized boolean isRunning() {
-    return httpServer != null;
+    return mount != null ? mount.fleet().isRunning() : listener != null;
   }
 
   public String host() {
-    return options.host;
+    return mount != null ? mount.fleet().host() : options.host;
   }
 
-  public synchronized int port() {
-    return boundPort;
+  public int port() {
+    return mount != null ? mount.fleet().port() : boundPort;
   }
 
   public boolean isHttps() {
-    return certificates != null;
+    return mount != null ? mount.fleet().isHttps() : certificates != null;
   }
 
-  /** Base URL, e.g. {@code https://127.0.0.1:41234}. */
+  /**
+   * Base URL, e.g. {@code https://127.0.0.1:41234}; for a cluster of a fleet with its path, e.g.
+   * {@code https://127.0.0.1:41234/clusters/prod}.
+   */
   public String url() {
+    if (mount != null) {
+      return mount.fleet().url() + KubernetesApiFleet.pathOf(mount.name());
+    }
     return (isHttps() ? "https://" : "http://") + options.host + ":" + port();
   }
 
   /** PEM of the CA that signed the serving certificate; null for plain HTTP. */
   public String caCertificatePem() {
-    return certificates == null ? null : certificates.caCertificatePem();
+    TestPki pki = certificates();
+    return pki == null ? null : pki.caCertificatePem();
   }
 
   /** The generated certificates; null for plain HTTP. */
   public TestPki certificates() {
-    return certificates;
+    return mount != null ? mount.fleet().certificates() : certificates;
   }
 
   public String gitVersion() {
@@ -253,6 +237,11 @@ public final class KubernetesApiServer implements AutoCloseable {
    */
   public int activeWatches() {
     return hub.activeWatches();
+  }
+
+  /** Objects returned by list requests so far (every page counted): what clients listed. */
+  public long listedObjects() {
+    return resources.listedObjects();
   }
 
   /**
@@ -340,15 +329,6 @@ public final class KubernetesApiServer implements AutoCloseable {
                     "no resource of kind " + kind + " is served at " + apiVersion));
   }
 
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
-  }
-
   /** Options; every one has a default that suits most tests. */
   public static final class Builder {
     private boolean https = true;
@@ -358,6 +338,7 @@ public final class KubernetesApiServer implements AutoCloseable {
     private int eventHistoryLimit = 10_000;
     private Duration bookmarkInterval = Duration.ofSeconds(60);
     private Duration defaultWatchTimeout = Duration.ofMinutes(30);
+    private Duration watchStallTimeout = Duration.ofSeconds(10);
     private boolean requireNamespaces = true;
     private List<String> initialNamespaces =
         List.of("default", "kube-system", "kube-public", "kube-node-lease");
@@ -407,6 +388,15 @@ public final class KubernetesApiServer implements AutoCloseable {
     /** How long a watch without timeoutSeconds stays open. */
     public Builder defaultWatchTimeout(Duration timeout) {
       this.defaultWatchTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * How long one write to a watch's client may block (the client does not read) before the watch
+     * is ended; 10 s by default.
+     */
+    public Builder watchStallTimeout(Duration timeout) {
+      this.watchStallTimeout = timeout;
       return this;
     }
 

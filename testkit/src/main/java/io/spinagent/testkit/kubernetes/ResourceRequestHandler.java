@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves requests for resources: maps HTTP method and URL to a Kubernetes verb (get, list, watch,
@@ -17,6 +18,7 @@ final class ResourceRequestHandler {
   private final Duration defaultWatchTimeout;
   private final Duration bookmarkInterval;
   private final PodLogs podLogs;
+  private final LongAdder listedObjects = new LongAdder();
 
   ResourceRequestHandler(
       ResourceStore store,
@@ -31,7 +33,8 @@ final class ResourceRequestHandler {
     this.podLogs = podLogs;
   }
 
-  void handle(ApiExchange exchange, ResourcePath path, AccessControl.Principal principal)
+  void handle(
+      ApiExchange exchange, ResourcePath path, AccessControl.Principal principal, WatchPump pump)
       throws IOException {
     ResourceType type = path.type();
     boolean watch = path.legacyWatch() || exchange.flag("watch");
@@ -89,9 +92,10 @@ final class ResourceRequestHandler {
       case "list" -> {
         ResourceStore.ListResult result =
             store.list(type, path.namespace(), selector(exchange), listOptions(exchange));
+        listedObjects.add(result.items().size());
         exchange.sendJson(200, shape.list(type, result, includeObject));
       }
-      case "watch" -> watch(exchange, path, shape, includeObject);
+      case "watch" -> watch(exchange, path, shape, includeObject, pump);
       case "create" -> {
         StoredObject created =
             store.create(type, path.namespace(), Json.parseObject(exchange.body()), dryRun);
@@ -136,6 +140,11 @@ final class ResourceRequestHandler {
       }
       default -> throw ApiError.methodNotAllowed();
     }
+  }
+
+  /** Objects returned by list requests so far, every page counted. */
+  long listedObjects() {
+    return listedObjects.sum();
   }
 
   private void patch(ApiExchange exchange, ResourcePath path, boolean dryRun) throws IOException {
@@ -214,7 +223,11 @@ final class ResourceRequestHandler {
   }
 
   private void watch(
-      ApiExchange exchange, ResourcePath path, ResponseShape shape, String includeObject)
+      ApiExchange exchange,
+      ResourcePath path,
+      ResponseShape shape,
+      String includeObject,
+      WatchPump pump)
       throws IOException {
     Selectors.Selector selector = selector(exchange);
     if (path.name() != null) {
@@ -236,7 +249,7 @@ final class ResourceRequestHandler {
             exchange.flag("allowWatchBookmarks"),
             bookmarkInterval.toMillis(),
             sendInitialEvents)
-        .run(start);
+        .start(start, pump);
   }
 
   private static Selectors.Selector selector(ApiExchange exchange) {

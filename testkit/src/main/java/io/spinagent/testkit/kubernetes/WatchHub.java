@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The event history and the live watchers. It keeps a bounded window of committed changes; a watch
@@ -119,6 +118,7 @@ final class WatchHub {
     private final BlockingQueue<Delivery> queue = new LinkedBlockingQueue<>();
     private final long startResourceVersion;
     private volatile boolean closed;
+    private volatile Runnable onAvailable = () -> {};
     private long delivered;
 
     private Subscription(WatchFilter filter, long startResourceVersion) {
@@ -141,24 +141,25 @@ final class WatchHub {
         return;
       }
       queue.add(delivery);
+      onAvailable.run();
     }
 
     /**
-     * Next delivery, null on timeout; {@link #isClosed()} tells a closed subscription from a quiet
-     * one.
+     * Calls {@code listener} whenever a delivery is queued or the subscription closes. It runs on
+     * the publishing thread while the store is locked, so it must only hand off (never write).
      */
-    Delivery poll(long timeoutMillis) throws InterruptedException {
-      if (closed && queue.isEmpty()) {
+    void onAvailable(Runnable listener) {
+      this.onAvailable = listener;
+    }
+
+    /** The next delivery without waiting; null when none is queued (or the subscription closed). */
+    Delivery next() {
+      Delivery next = queue.poll();
+      if (next == null || next == CLOSED) {
         return null;
       }
-      Delivery next = queue.poll(Math.max(0, timeoutMillis), TimeUnit.MILLISECONDS);
-      if (next == CLOSED) {
-        return null;
-      }
-      if (next != null) {
-        synchronized (WatchHub.this) {
-          delivered = Math.max(delivered, next.resourceVersion());
-        }
+      synchronized (WatchHub.this) {
+        delivered = Math.max(delivered, next.resourceVersion());
       }
       return next;
     }
@@ -189,6 +190,7 @@ final class WatchHub {
       if (!closed) {
         closed = true;
         queue.add(CLOSED);
+        onAvailable.run();
       }
     }
   }
