@@ -1,0 +1,322 @@
+package io.spinagent.benchmarks.fleet;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One agent with {@code accounts} accounts (infrastructure mode: a kubeconfig each), every account
+ * a cluster of {@link ClusterObjects#clusterSize()} objects on one {@link ClusterFleetMain}
+ * process, streaming to one Clouddriver replica; and, against the same clusters, the baseline of
+ * plain client-java informers. Each runs in a JVM of its own, measured from outside (see {@link
+ * AgentResult}).
+ */
+final class AgentScenario {
+
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  /** Before exiting is reported as not done (the issue's own limit). */
+  static final Duration EXIT_LIMIT = Duration.ofSeconds(120);
+
+  private final FleetEnvironment environment;
+  private final FleetDatabase database;
+  private final int accounts;
+  private final Path dir;
+
+  AgentScenario(FleetEnvironment environment, FleetDatabase database, int accounts) {
+    this.environment = environment;
+    this.database = database;
+    this.accounts = accounts;
+    this.dir = environment.work().resolve("agent-" + accounts);
+  }
+
+  AgentResult run() {
+    AgentResult result = new AgentResult(accounts, ClusterObjects.clusterSize());
+    result.agentJdk = environment.agentJdk().toString();
+    try (ChildProcess clusters = startClusters()) {
+      result.clustersStarted = clusters.status();
+      baseline(clusters, result);
+      // The baseline's watches would linger until the servers next wrote to them.
+      clusters.ask("close-watches", "STATS closed", Duration.ofSeconds(30));
+      FleetDatabase.Scenario db = database.freshScenario("fleet_agent_" + accounts);
+      try (PluginReplica plugin = new PluginReplica("agent" + accounts, environment, db, false)) {
+        plugin.start();
+        idleAgent(plugin, result);
+        agent(clusters, plugin, db, result);
+      }
+    }
+    return result;
+  }
+
+  private ChildProcess startClusters() {
+    List<String> command = new ArrayList<>();
+    command.add(environment.hostJdk().java().toString());
+    // About 6 MB a cluster (110 objects with their JSON trees, history and discovery documents).
+    command.add("-Xmx" + Math.max(1024, accounts * 8) + "m");
+    command.add("-cp");
+    command.add(environment.benchmarkClasspath());
+    command.add(ClusterFleetMain.class.getName());
+    command.add("--clusters=" + accounts);
+    command.add("--dir=" + dir.resolve("kubeconfigs"));
+    ChildProcess clusters =
+        ChildProcess.start(
+            "test API servers",
+            command,
+            environment.logs().resolve("clusters-" + accounts + ".log"),
+            environment.hostJdk().home());
+    clusters.awaitLine(line -> line.startsWith("READY"), Duration.ofMinutes(10));
+    return clusters;
+  }
+
+  private void baseline(ChildProcess clusters, AgentResult result) {
+    List<String> command = new ArrayList<>();
+    command.add(environment.agentJdk().java().toString());
+    command.add("-Xmx" + environment.options().agentHeap());
+    command.add("-cp");
+    command.add(environment.benchmarkClasspath());
+    command.add(InformerBaselineMain.class.getName());
+    command.add("--dir=" + dir.resolve("kubeconfigs"));
+    command.add("--accounts=" + accounts);
+    try (ChildProcess informers =
+        ChildProcess.start(
+            "informer baseline",
+            command,
+            environment.logs().resolve("baseline-" + accounts + ".log"),
+            environment.agentJdk().home())) {
+      informers.awaitLine(line -> line.equals("READY idle"), Duration.ofMinutes(1));
+      result.baselineIdle = measure(informers);
+      try (ProcessSampler sampler =
+          new ProcessSampler(informers, environment.options().threadGuard())) {
+        informers.send("start");
+        try {
+          String synced =
+              informers.awaitLine(
+                  line -> line.startsWith("READY synced"), environment.options().activeTimeout());
+          result.baselineSyncMillis = Long.parseLong(synced.split(" ")[2]);
+          result.baseline = measure(informers);
+          result.watchesWithBaseline = stats(clusters).watches();
+        } catch (IllegalStateException e) {
+          result.baselineFailure =
+              sampler.guardTripped()
+                  ? "stopped at the thread guard (" + sampler.peakThreads() + " threads)"
+                  : e.getMessage();
+        }
+        result.baselinePeakThreads = sampler.peakThreads();
+      }
+    }
+  }
+
+  /** The agent with no accounts: its fixed threads and heap. */
+  private void idleAgent(PluginReplica plugin, AgentResult result) {
+    Path config = writeConfig("agent-idle.yaml", plugin, 0, FleetEnvironment.freePort());
+    try (ChildProcess agent = startAgent(config, "agent-idle-" + accounts)) {
+      awaitHealth(agent, portOf(config));
+      result.agentIdle = measure(agent);
+      agent.terminate(EXIT_LIMIT);
+    }
+  }
+
+  private void agent(
+      ChildProcess clusters, PluginReplica plugin, FleetDatabase.Scenario db, AgentResult result) {
+    int adminPort = FleetEnvironment.freePort();
+    Path config = writeConfig("agent.yaml", plugin, accounts, adminPort);
+    ChildProcess agent = startAgent(config, "agent-" + accounts);
+    try (ProcessSampler sampler = new ProcessSampler(agent, environment.options().threadGuard())) {
+      long start = System.nanoTime();
+      Optional<Duration> active = awaitActive(plugin, agent, sampler, start);
+      result.agentPeakThreads = sampler.peakThreads();
+      result.agentPeakRss = sampler.peakRss();
+      if (active.isEmpty()) {
+        result.agentFailure = failure(agent, sampler, plugin);
+        agent.kill();
+        return;
+      }
+      result.allActive = active.get();
+      sleep(Duration.ofSeconds(5));
+      result.agent = measure(agent);
+      result.definitions = db.accountDefinitions();
+      result.watchesWithAgent = stats(clusters).watches();
+      result.exit = agent.terminate(EXIT_LIMIT);
+    }
+    if (!environment.options().restarts()) {
+      return;
+    }
+    // Agent restart: the same configuration again, the clusters unchanged.
+    awaitFewerActive(plugin);
+    clusters.ask("close-watches", "STATS closed", Duration.ofSeconds(30));
+    long listedBefore = stats(clusters).listed();
+    long restartedAt = System.currentTimeMillis();
+    ChildProcess again = startAgent(config, "agent-" + accounts + "-restarted");
+    try (ProcessSampler sampler = new ProcessSampler(again, environment.options().threadGuard())) {
+      Optional<Duration> active = awaitActive(plugin, again, sampler, System.nanoTime());
+      if (active.isEmpty()) {
+        result.restartFailure = failure(again, sampler, plugin);
+        again.kill();
+        return;
+      }
+      result.restartActive = active.get();
+      sleep(Duration.ofSeconds(5));
+      result.relisted = stats(clusters).listed() - listedBefore;
+      result.rewritten = db.cacheRows(restartedAt);
+      result.secondExit = again.terminate(EXIT_LIMIT);
+    }
+  }
+
+  private String failure(ChildProcess agent, ProcessSampler sampler, PluginReplica plugin) {
+    if (sampler.guardTripped()) {
+      return "stopped at the thread guard ("
+          + String.format("%,d", sampler.peakThreads())
+          + " threads), "
+          + Math.max(0, plugin.accounts("ACTIVE"))
+          + " accounts ACTIVE by then";
+    }
+    if (!agent.isAlive()) {
+      return "the agent ended (see " + agent.log() + ")";
+    }
+    return "not all ACTIVE within "
+        + environment.options().activeTimeout().toSeconds()
+        + " s: "
+        + Math.max(0, plugin.accounts("ACTIVE"))
+        + " of "
+        + accounts;
+  }
+
+  private Optional<Duration> awaitActive(
+      PluginReplica plugin, ChildProcess agent, ProcessSampler sampler, long start) {
+    long deadline = start + environment.options().activeTimeout().toNanos();
+    while (System.nanoTime() < deadline && agent.isAlive() && !sampler.guardTripped()) {
+      if (plugin.accounts("ACTIVE") >= accounts) {
+        return Optional.of(Duration.ofNanos(System.nanoTime() - start));
+      }
+      sleep(Duration.ofMillis(250));
+    }
+    return Optional.empty();
+  }
+
+  /** After the agent left, its accounts stop being ACTIVE (ORPHANED) once the plugin notices. */
+  private void awaitFewerActive(PluginReplica plugin) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (System.nanoTime() < deadline && plugin.accounts("ACTIVE") >= accounts) {
+      sleep(Duration.ofMillis(250));
+    }
+  }
+
+  private ChildProcess startAgent(Path config, String name) {
+    List<String> command = new ArrayList<>();
+    command.add(environment.agentJdk().java().toString());
+    command.add("-Xmx" + environment.options().agentHeap());
+    command.add("-XX:+ExitOnOutOfMemoryError");
+    command.add("-jar");
+    command.add(environment.options().agentJar().toString());
+    command.add("--config");
+    command.add(config.toString());
+    return ChildProcess.start(
+        name, command, environment.logs().resolve(name + ".log"), environment.agentJdk().home());
+  }
+
+  private Path writeConfig(String file, PluginReplica plugin, int count, int adminPort) {
+    StringBuilder yaml = new StringBuilder();
+    yaml.append("agent:\n  id: fleet-bench-agent\n");
+    yaml.append("clouddriver:\n  grpc: 127.0.0.1:")
+        .append(plugin.grpcPort())
+        .append("\n  insecure: true\n");
+    yaml.append("server:\n  port: ").append(adminPort).append('\n');
+    yaml.append("kubernetes:\n  accounts:");
+    if (count == 0) {
+      yaml.append(" []\n");
+    } else {
+      yaml.append('\n');
+      for (int i = 1; i <= count; i++) {
+        String name = ClusterFleetMain.accountName(i);
+        yaml.append("    - name: ").append(name).append('\n');
+        yaml.append("      kubeconfigFile: ")
+            .append(ClusterFleetMain.kubeconfig(dir.resolve("kubeconfigs"), name).toAbsolutePath())
+            .append('\n');
+      }
+    }
+    try {
+      Files.createDirectories(dir);
+      return Files.writeString(dir.resolve(file), yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static int portOf(Path config) {
+    try {
+      for (String line : Files.readAllLines(config)) {
+        if (line.trim().startsWith("port:")) {
+          return Integer.parseInt(line.trim().substring(5).trim());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    throw new IllegalStateException("no server.port in " + config);
+  }
+
+  private static void awaitHealth(ChildProcess agent, int adminPort) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    while (System.nanoTime() < deadline && agent.isAlive()) {
+      try {
+        HttpResponse<Void> health =
+            HTTP.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health"))
+                    .build(),
+                HttpResponse.BodyHandlers.discarding());
+        if (health.statusCode() == 200) {
+          return;
+        }
+      } catch (IOException notYet) {
+        // Still starting.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+      sleep(Duration.ofMillis(200));
+    }
+    throw new IllegalStateException("the idle agent did not get healthy; see " + agent.log());
+  }
+
+  /** Threads and memory now, and the heap after two full GCs. */
+  private static AgentResult.Sample measure(ChildProcess process) {
+    long heap = process.heapAfterFullGc();
+    return new AgentResult.Sample(process.status(), heap);
+  }
+
+  /** What the test API servers served: watches open now, objects listed so far. */
+  record ClusterStats(int watches, long listed) {}
+
+  private static ClusterStats stats(ChildProcess clusters) {
+    String line = clusters.ask("stats", "STATS", Duration.ofSeconds(30));
+    int watches = 0;
+    long listed = 0;
+    for (String field : line.split(" ")) {
+      if (field.startsWith("watches=")) {
+        watches = Integer.parseInt(field.substring("watches=".length()));
+      } else if (field.startsWith("listed=")) {
+        listed = Long.parseLong(field.substring("listed=".length()));
+      }
+    }
+    return new ClusterStats(watches, listed);
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

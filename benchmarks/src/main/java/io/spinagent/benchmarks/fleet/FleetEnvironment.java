@@ -1,0 +1,117 @@
+package io.spinagent.benchmarks.fleet;
+
+import io.spinagent.benchmarks.fleet.Jdks.Jdk;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.stream.Collectors;
+
+/**
+ * Where the benchmark's processes come from: the JDKs, the agent's jar, the plugin's bundle, the
+ * class paths (the benchmark's own for the test API servers and the informer baseline, the
+ * sandbox's for the Clouddriver stand-in) and the directory for logs and generated files.
+ */
+final class FleetEnvironment {
+
+  private final FleetOptions options;
+  private final Jdk agentJdk;
+  private final Jdk hostJdk;
+  private final String benchmarkClasspath;
+  private final String hostClasspath;
+  private final Path logs;
+
+  FleetEnvironment(FleetOptions options) {
+    this.options = options;
+    this.agentJdk = Jdks.forAgent(options.agentJava(), 21);
+    this.hostJdk = Jdks.current();
+    this.benchmarkClasspath = System.getProperty("java.class.path");
+    this.hostClasspath = hostClasspath(options);
+    this.logs = options.work().resolve("logs");
+    try {
+      Files.createDirectories(logs);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    require(options.agentJar(), "the agent's jar (build it: ./mvnw -pl agent -am package)");
+  }
+
+  /**
+   * This benchmark's classes first (for {@link PluginHostMain}), then the sandbox's classes and its
+   * runtime class path, jars and directories only: not the plugin's bundle (the host loads the
+   * plugin from its plugins root only) nor the platform's POM.
+   */
+  private static String hostClasspath(FleetOptions options) {
+    Path file = options.hostClasspath();
+    require(file, "the sandbox's class path (built with the sandbox module)");
+    try {
+      String ownClasses =
+          Path.of(PluginHostMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+              .toString();
+      String sandbox = Files.readString(file).trim();
+      return ownClasses
+          + java.io.File.pathSeparator
+          + file.toAbsolutePath().getParent().resolve("classes")
+          + java.io.File.pathSeparator
+          + Arrays.stream(sandbox.split(java.io.File.pathSeparator))
+              .filter(entry -> entry.endsWith(".jar") || Files.isDirectory(Path.of(entry)))
+              .collect(Collectors.joining(java.io.File.pathSeparator));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (java.net.URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void require(Path file, String what) {
+    if (file == null || !Files.isRegularFile(file)) {
+      throw new IllegalStateException("missing " + what + ": " + file);
+    }
+  }
+
+  FleetOptions options() {
+    return options;
+  }
+
+  /** The agent's and its baseline's JDK. */
+  Jdk agentJdk() {
+    return agentJdk;
+  }
+
+  /** The JDK of everything else: the Clouddriver stand-in and the test API servers. */
+  Jdk hostJdk() {
+    return hostJdk;
+  }
+
+  String benchmarkClasspath() {
+    return benchmarkClasspath;
+  }
+
+  String hostClasspath() {
+    return hostClasspath;
+  }
+
+  Path bundle() {
+    require(options.bundle(), "the plugin's bundle (built with the plugin module)");
+    return options.bundle();
+  }
+
+  Path logs() {
+    return logs;
+  }
+
+  Path work() {
+    return options.work();
+  }
+
+  static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot find a free port", e);
+    }
+  }
+}

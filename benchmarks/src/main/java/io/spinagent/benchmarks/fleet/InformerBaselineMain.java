@@ -1,0 +1,110 @@
+package io.spinagent.benchmarks.fleet;
+
+import io.kubernetes.client.informer.SharedIndexInformer;
+import io.kubernetes.client.informer.SharedInformerFactory;
+import io.kubernetes.client.openapi.ApiClient;
+import io.kubernetes.client.util.ClientBuilder;
+import io.kubernetes.client.util.KubeConfig;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
+import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The agent benchmark's baseline, in a process of its own: what the same accounts cost with plain
+ * client-java informers and nothing else. Per account an {@link ApiClient} from its kubeconfig and,
+ * for each of the kinds the agent watches by default, a {@link SharedInformerFactory} with one
+ * informer on {@link DynamicKubernetesObject} (a factory keeps one informer per Java type).
+ *
+ * <p>Prints {@code READY idle} and waits for {@code start} on stdin (so that the idle process can
+ * be measured), starts every informer, prints {@code READY synced <millis>} once all have synced,
+ * and stops at the end of its input.
+ */
+public final class InformerBaselineMain {
+
+  /** The agent's default kinds: group, version, plural. */
+  static final String[][] DEFAULT_KINDS = {
+    {"", "v1", "namespaces"},
+    {"", "v1", "pods"},
+    {"", "v1", "services"},
+    {"apps", "v1", "deployments"},
+    {"apps", "v1", "replicasets"},
+    {"apps", "v1", "daemonsets"},
+    {"apps", "v1", "statefulsets"},
+    {"batch", "v1", "jobs"},
+    {"batch", "v1", "cronjobs"},
+    {"networking.k8s.io", "v1", "ingresses"},
+    {"networking.k8s.io", "v1", "networkpolicies"},
+    {"apiextensions.k8s.io", "v1", "customresourcedefinitions"},
+  };
+
+  private InformerBaselineMain() {}
+
+  public static void main(String[] args) throws Exception {
+    Path dir = null;
+    int accounts = 0;
+    for (String arg : args) {
+      if (arg.startsWith("--dir=")) {
+        dir = Path.of(arg.substring("--dir=".length()));
+      } else if (arg.startsWith("--accounts=")) {
+        accounts = Integer.parseInt(arg.substring("--accounts=".length()));
+      } else {
+        throw new IllegalArgumentException("unknown argument " + arg);
+      }
+    }
+    BufferedReader commands =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+    System.out.println("READY idle");
+    System.out.flush();
+    if (!"start".equals(commands.readLine())) {
+      return;
+    }
+    long start = System.nanoTime();
+    List<SharedInformerFactory> factories = new ArrayList<>();
+    List<SharedIndexInformer<DynamicKubernetesObject>> informers = new ArrayList<>();
+    for (int i = 1; i <= accounts; i++) {
+      ApiClient client = client(ClusterFleetMain.kubeconfig(dir, ClusterFleetMain.accountName(i)));
+      for (String[] kind : DEFAULT_KINDS) {
+        SharedInformerFactory factory = new SharedInformerFactory(client);
+        informers.add(
+            factory.sharedIndexInformerFor(
+                new DynamicKubernetesApi(kind[0], kind[1], kind[2], client),
+                DynamicKubernetesObject.class,
+                0));
+        factory.startAllRegisteredInformers();
+        factories.add(factory);
+      }
+    }
+    while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
+      Thread.sleep(20);
+    }
+    int objects = informers.stream().mapToInt(i -> i.getIndexer().list().size()).sum();
+    System.out.println(
+        "READY synced "
+            + Duration.ofNanos(System.nanoTime() - start).toMillis()
+            + " objects="
+            + objects);
+    System.out.flush();
+    while (commands.readLine() != null) {
+      // Holds the informers until the benchmark has measured and closes stdin.
+    }
+    factories.forEach(SharedInformerFactory::stopAllRegisteredInformers);
+    System.exit(0);
+  }
+
+  private static ApiClient client(Path kubeconfig) throws IOException {
+    try (Reader reader = Files.newBufferedReader(kubeconfig)) {
+      return ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader))
+          .setReadTimeout(Duration.ZERO)
+          .build();
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package io.spinagent.benchmarks.fleet;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One Clouddriver replica with the plugin ({@link PluginHostMain}) as the benchmark drives it: on
+ * fixed ports, so that it can be stopped and started again where agents reconnect, and asked over
+ * the plugin's REST API how many accounts are ACTIVE.
+ */
+final class PluginReplica implements AutoCloseable {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  private final String name;
+  private final FleetEnvironment environment;
+  private final FleetDatabase.Scenario database;
+  private final int httpPort;
+  private final int grpcPort;
+  private final int tunnelPort;
+  private final int haPort;
+  private final boolean ha;
+  private ChildProcess process;
+  private int starts;
+
+  PluginReplica(
+      String name, FleetEnvironment environment, FleetDatabase.Scenario database, boolean ha) {
+    this.name = name;
+    this.environment = environment;
+    this.database = database;
+    this.ha = ha;
+    this.httpPort = FleetEnvironment.freePort();
+    this.grpcPort = FleetEnvironment.freePort();
+    this.tunnelPort = FleetEnvironment.freePort();
+    this.haPort = FleetEnvironment.freePort();
+  }
+
+  String name() {
+    return name;
+  }
+
+  int grpcPort() {
+    return grpcPort;
+  }
+
+  /** Starts the replica's process and waits until Clouddriver has started. */
+  PluginReplica start() {
+    starts++;
+    List<String> command = new ArrayList<>();
+    command.add(environment.hostJdk().java().toString());
+    command.add("-Xmx" + environment.options().pluginHeap());
+    command.add("-XX:+ExitOnOutOfMemoryError");
+    // The plugin's own log lines (connections, accounts) at INFO; everything else at WARN.
+    command.add("-Dspinagent.sandbox.log-level=INFO");
+    command.add("-cp");
+    command.add(environment.hostClasspath());
+    command.add(PluginHostMain.class.getName());
+    command.add("--bundle=" + environment.bundle());
+    command.add("--jdbc-url=" + database.jdbcUrl());
+    command.add("--db-user=" + database.user());
+    command.add("--db-password=" + database.password());
+    command.add("--http-port=" + httpPort);
+    command.add("--grpc-port=" + grpcPort);
+    command.add("--tunnel-port=" + tunnelPort);
+    if (ha) {
+      command.add("--ha-port=" + haPort);
+      command.add("--ha-secret=fleet-benchmark");
+    }
+    Path log = environment.logs().resolve("plugin-" + name + "-" + starts + ".log");
+    process = ChildProcess.start("plugin " + name, command, log, environment.hostJdk().home());
+    process.awaitLine(line -> line.startsWith("READY"), Duration.ofMinutes(3));
+    return this;
+  }
+
+  ChildProcess process() {
+    return process;
+  }
+
+  /** SIGTERM; how long the replica took to exit, empty if it had not after {@code limit}. */
+  Optional<Duration> stop(Duration limit) {
+    return process.terminate(limit);
+  }
+
+  /**
+   * Accounts in {@code state} as this replica's API reports them ({@code GET
+   * /spinagent/accounts?state=...}: its own accounts live, the other replicas' from the shared
+   * table); -1 when the replica does not answer.
+   */
+  int accounts(String state) {
+    HttpRequest request =
+        HttpRequest.newBuilder(
+                URI.create(
+                    "http://127.0.0.1:"
+                        + httpPort
+                        + "/spinagent/accounts?state="
+                        + state
+                        + "&size=1"))
+            .timeout(Duration.ofSeconds(30))
+            .build();
+    try {
+      HttpResponse<String> response = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        return -1;
+      }
+      JsonNode page = JSON.readTree(response.body());
+      return page.path("total").asInt(-1);
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    if (process != null) {
+      process.close();
+    }
+  }
+}
