@@ -23,6 +23,8 @@ final class AgentResult {
   String load;
 
   ProcStatus clustersStarted;
+  ProcStatus clustersWithAgent;
+  int clustersPeakThreads;
   int watchesWithBaseline;
   int watchesWithAgent;
 
@@ -30,6 +32,7 @@ final class AgentResult {
   Sample baseline;
   Long baselineSyncMillis;
   int baselinePeakThreads;
+  long baselinePeakRss;
   String baselineFailure;
 
   Sample agentIdle;

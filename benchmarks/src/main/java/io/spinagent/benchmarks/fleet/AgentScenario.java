@@ -43,7 +43,8 @@ final class AgentScenario {
   AgentResult run() {
     AgentResult result = new AgentResult(accounts, ClusterObjects.clusterSize());
     result.agentJdk = environment.agentJdk().toString();
-    try (ChildProcess clusters = startClusters()) {
+    try (ChildProcess clusters = startClusters();
+        ProcessSampler clusterSampler = new ProcessSampler(clusters, Integer.MAX_VALUE)) {
       result.clustersStarted = clusters.status();
       baseline(clusters, result);
       // The baseline's watches would linger until the servers next wrote to them.
@@ -54,6 +55,7 @@ final class AgentScenario {
         idleAgent(plugin, result);
         agent(clusters, plugin, db, result);
       }
+      result.clustersPeakThreads = clusterSampler.peakThreads();
     }
     return result;
   }
@@ -112,6 +114,7 @@ final class AgentScenario {
                   : e.getMessage();
         }
         result.baselinePeakThreads = sampler.peakThreads();
+        result.baselinePeakRss = sampler.peakRss();
       }
     }
   }
@@ -146,6 +149,7 @@ final class AgentScenario {
       result.agent = measure(agent);
       result.definitions = db.accountDefinitions();
       result.watchesWithAgent = stats(clusters).watches();
+      result.clustersWithAgent = clusters.status();
       result.exit = agent.terminate(EXIT_LIMIT);
     }
     if (!environment.options().restarts()) {

@@ -61,9 +61,7 @@ public final class FleetBenchmark {
           }
         }
         if (options.pluginAgents() > 0) {
-          PluginResult result = new PluginScenario(environment, database).run();
-          result.load = load();
-          report.plugin(result);
+          new PluginScenario(environment, database).run(report);
         }
       }
     }

@@ -65,7 +65,12 @@ final class FleetReport {
             r.baseline == null ? null : (double) r.baseline.status().rssBytes(),
             r.agent == null ? null : (double) r.agent.status().rssBytes()),
         r.accounts == 200 ? "≤ 600 MB" : "");
-    row("  peak while syncing", "", megabytes(r.agentPeakRss == 0 ? null : r.agentPeakRss), "", "");
+    row(
+        "  peak while syncing",
+        megabytes(r.baselinePeakRss == 0 ? null : r.baselinePeakRss),
+        megabytes(r.agentPeakRss == 0 ? null : r.agentPeakRss),
+        "",
+        "");
     row(
         "heap after full GC",
         megabytes(r.baseline == null ? null : r.baseline.heapBytes()),
@@ -122,11 +127,15 @@ final class FleetReport {
       row("  cache rows rewritten", "", rows(r.rewritten), "", "");
       row("  SIGTERM → exit after the restart", "", exit(r.secondExit), "", "");
     }
+    ProcStatus servers = r.clustersWithAgent != null ? r.clustersWithAgent : r.clustersStarted;
     out.printf(
-        "  test API servers: %,d threads, %.0f MB RSS (their own process, %d clusters)%n",
-        r.clustersStarted == null ? 0 : r.clustersStarted.threads(),
-        r.clustersStarted == null ? 0.0 : r.clustersStarted.rssMegabytes(),
-        r.accounts);
+        "  test API servers (%,d clusters, one process): %,d threads and %,.0f MB RSS holding the"
+            + " agent's %,d watches; at most %,d threads%n",
+        r.accounts,
+        servers == null ? 0 : servers.threads(),
+        servers == null ? 0.0 : servers.rssMegabytes(),
+        r.watchesWithAgent,
+        r.clustersPeakThreads);
     out.flush();
   }
 
@@ -192,6 +201,11 @@ final class FleetReport {
         r.fleetCounts.sessionsEnded() + " (" + r.fleetCounts.silenceEnded() + ")",
         "",
         "");
+    out.flush();
+  }
+
+  /** The replica restart of {@link #plugin}'s run. */
+  void pluginRestart(PluginResult r) {
     if (r.restartActive != null || r.restartExit != null) {
       row("replica restart: SIGTERM → exit", "", exit(r.restartExit), "", "");
       row("  SIGTERM → the new process started", "", seconds(r.restartReady), "", "");
@@ -204,6 +218,11 @@ final class FleetReport {
           "",
           "");
     }
+    out.flush();
+  }
+
+  /** The rolling restart of two replicas of {@link #plugin}'s run. */
+  void pluginRolling(PluginResult r) {
     if (r.rollingFailure != null) {
       out.printf("  rolling restart of two replicas: %s%n", r.rollingFailure);
     } else if (r.rollingSteps != null) {

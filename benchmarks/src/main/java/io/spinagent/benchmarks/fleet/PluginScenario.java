@@ -32,7 +32,8 @@ final class PluginScenario {
     this.seconds = environment.options().seconds();
   }
 
-  PluginResult run() {
+  /** Runs every phase, printing each part of {@code report} as soon as it is measured. */
+  PluginResult run(FleetReport report) {
     PluginResult result = new PluginResult(database.kind(), agents, objects);
     FleetDatabase.Scenario db = database.freshScenario("fleet_plugin_" + agents);
     try (PluginReplica replica = new PluginReplica("single", environment, db, false)) {
@@ -42,6 +43,7 @@ final class PluginScenario {
           ProcessSampler sampler = new ProcessSampler(replica.process(), Integer.MAX_VALUE)) {
         connect(fleet, replica, db, result);
         if (result.allActive == null) {
+          result.load = FleetBenchmark.load();
           result.failure =
               "not all ACTIVE within "
                   + environment.options().activeTimeout().toSeconds()
@@ -49,6 +51,7 @@ final class PluginScenario {
                   + replica.accounts("ACTIVE")
                   + " of "
                   + agents;
+          report.plugin(result);
           return result;
         }
         result.pluginAtActive = replica.process().status();
@@ -66,13 +69,17 @@ final class PluginScenario {
               () -> replica.accounts("ACTIVE"), agents + 1, environment.options().activeTimeout());
           result.baseline = one.perAgent(agents, warmUp, seconds);
         }
+        result.load = FleetBenchmark.load();
+        report.plugin(result);
         if (environment.options().restarts()) {
           restart(fleet, replica, db, result);
+          report.pluginRestart(result);
         }
       }
     }
     if (environment.options().restarts()) {
       rolling(result);
+      report.pluginRolling(result);
     }
     return result;
   }

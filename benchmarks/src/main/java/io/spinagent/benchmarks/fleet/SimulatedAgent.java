@@ -30,6 +30,7 @@ import io.spinagent.protocol.v1.Welcome;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -46,8 +47,8 @@ import java.util.concurrent.TimeUnit;
  * asks for one, changes batched from an outbox while the stream is ready, heartbeats, the silence
  * rule, acknowledgements, and reconnection with the agent's default backoff to the next replica of
  * its list. Version 1 sends each resync marker as a frame of its own; version 2 sends markers and
- * watch progress inline in the batches, lists only kinds without a resume point, and relists what a
- * ResyncRequest names.
+ * watch progress inline in the batches (progress after each listing, and with a kind's changes at
+ * most every 5 s), lists only kinds without a resume point, and relists what a ResyncRequest names.
  *
  * <p>The account's objects are a {@link ClusterObjects#application} kept in memory; a change
  * updates one of them (a new resourceVersion and annotation). A change offered for a {@link
@@ -66,6 +67,10 @@ final class SimulatedAgent {
           kind("", "Service", "services"));
 
   private static final int MAX_CHANGES_PER_BATCH = 500;
+
+  /** Version 2: a kind's watch progress goes out at most this often (with its changes). */
+  private static final long PROGRESS_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   private static final long STABLE_SESSION_NANOS = TimeUnit.SECONDS.toNanos(10);
   private static final int SILENT_INTERVALS = 3;
 
@@ -76,6 +81,7 @@ final class SimulatedAgent {
   private final AccountInfo info;
   private final Map<String, ObjectNode> objects = new LinkedHashMap<>();
   private final Map<String, Kind> kindOf = new LinkedHashMap<>();
+  private final Map<Kind, Long> lastProgressNanos = new HashMap<>();
 
   // Guarded by this.
   private final ArrayDeque<Entry> outbox = new ArrayDeque<>();
@@ -204,6 +210,15 @@ final class SimulatedAgent {
     }
     long sequence = nextSequence++;
     outbox.add(new Entry(sequence, upsert(key, sequence), null, null, dueNanos, latencies));
+    if (protocolVersion >= 2) {
+      Kind kind = kindOf.get(key);
+      long now = System.nanoTime();
+      Long last = lastProgressNanos.get(kind);
+      if (last == null || now - last >= PROGRESS_INTERVAL_NANOS) {
+        lastProgressNanos.put(kind, now);
+        outbox.add(progress(kind));
+      }
+    }
     drain();
   }
 
@@ -338,24 +353,30 @@ final class SimulatedAgent {
       }
       outbox.add(marker(kind, ResyncPhase.RESYNC_PHASE_END, resyncId));
       if (protocolVersion >= 2) {
-        long sequence = nextSequence++;
-        outbox.add(
-            new Entry(
-                sequence,
-                null,
-                null,
-                WatchProgress.newBuilder()
-                    .setKind(kind)
-                    .setResourceVersion(String.valueOf(resourceVersion))
-                    .setSequence(sequence)
-                    .build(),
-                0,
-                null));
+        // The listing's resourceVersion: where the kind's watch starts.
+        lastProgressNanos.put(kind, System.nanoTime());
+        outbox.add(progress(kind));
       }
     }
     if (requested) {
       fleet.counters().listingsRequested.incrementAndGet();
     }
+  }
+
+  /** Version 2: every change of {@code kind} up to the current resourceVersion is in the outbox. */
+  private Entry progress(Kind kind) {
+    long sequence = nextSequence++;
+    return new Entry(
+        sequence,
+        null,
+        null,
+        WatchProgress.newBuilder()
+            .setKind(kind)
+            .setResourceVersion(String.valueOf(resourceVersion))
+            .setSequence(sequence)
+            .build(),
+        0,
+        null);
   }
 
   private Entry marker(Kind kind, ResyncPhase phase, String resyncId) {
