@@ -4,7 +4,6 @@ import io.spinagent.testkit.db.EmbeddedDatabase;
 import io.spinagent.testkit.db.EmbeddedMariaDb;
 import io.spinagent.testkit.db.EmbeddedPostgreSql;
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -137,12 +136,21 @@ final class FleetDatabase implements AutoCloseable {
       }
     }
 
+    /**
+     * This scenario's cache tables. Read from information_schema for the connection's own database
+     * (MariaDB) or schema (PostgreSQL): JDBC metadata on MariaDB also lists the tables of the
+     * server's other databases, the earlier scenarios'.
+     */
     private List<String> cacheTables(Connection c) throws SQLException {
+      String current = kind.equals("postgres") ? "current_schema()" : "DATABASE()";
       List<String> tables = new ArrayList<>();
-      DatabaseMetaData meta = c.getMetaData();
-      try (ResultSet rows = meta.getTables(c.getCatalog(), null, "%", new String[] {"TABLE"})) {
+      try (Statement s = c.createStatement();
+          ResultSet rows =
+              s.executeQuery(
+                  "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                      + current)) {
         while (rows.next()) {
-          String table = rows.getString("TABLE_NAME").toLowerCase(java.util.Locale.ROOT);
+          String table = rows.getString(1).toLowerCase(java.util.Locale.ROOT);
           if ((table.startsWith("cats_v1_") && !table.endsWith("_template"))
               || table.equals("spinagent_objects")) {
             tables.add(table);
