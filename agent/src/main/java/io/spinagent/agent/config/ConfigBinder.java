@@ -36,7 +36,9 @@ final class ConfigBinder {
     AgentIdentityConfig agent = r.section("agent", this::agent);
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
     KubernetesConfig kubernetes =
-        r.section("kubernetes", k -> new KubernetesConfig(new AccountBinder().accounts(k)));
+        r.section(
+            "kubernetes",
+            k -> new KubernetesConfig(new AccountBinder().accounts(k), cacheGroups(k)));
     ServerConfig server =
         r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
     PrometheusConfig prometheus = r.section("prometheus", p -> prometheus(p, server));
@@ -214,6 +216,13 @@ final class ConfigBinder {
 
   private static int port(MapReader r, int defaultPort) {
     return r.integer("port", defaultPort, 1, 65535);
+  }
+
+  /** Armory's names and forms: a count and whole milliseconds; both above zero turn it on. */
+  private static KubernetesConfig.CacheGroups cacheGroups(MapReader k) {
+    int size = k.integer("cacheGroupSize", 0, 0, Integer.MAX_VALUE);
+    long delayMs = k.longInteger("cacheGroupDelayMs", 0, 0, Long.MAX_VALUE);
+    return new KubernetesConfig.CacheGroups(size, Duration.ofMillis(delayMs));
   }
 
   private TasksConfig tasks(MapReader t) {

@@ -30,6 +30,15 @@ public final class ConfigSummary {
       lines.add(accounts.size() + (accounts.size() == 1 ? " account:" : " accounts:"));
       accounts.forEach(account -> lines.add("  " + account(account)));
     }
+    KubernetesConfig.CacheGroups groups = config.kubernetes().cacheGroups();
+    if (groups.isStaggered()) {
+      lines.add(
+          "accounts start in groups of "
+              + groups.size()
+              + ", "
+              + groups.delay().toMillis()
+              + " ms apart (kubernetes.cacheGroupSize, cacheGroupDelayMs)");
+    }
 
     lines.add(
         "server port "
