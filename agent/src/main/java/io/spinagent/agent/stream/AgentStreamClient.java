@@ -15,6 +15,7 @@ import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.ProtocolVersion;
+import io.spinagent.protocol.v1.ResyncRequest;
 import io.spinagent.protocol.v1.Role;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.Welcome;
@@ -44,11 +45,12 @@ import org.slf4j.LoggerFactory;
  * {@code clouddriver.backoff} whenever it ends, and streams the {@link Outbox} of the accounts
  * Clouddriver lets this agent cache.
  *
- * <p>Producers (informers) put changes into the outbox; this client sends them, applies
- * acknowledgements, and resends whatever was not acknowledged after a reconnect. Accounts refused
- * by Clouddriver, or served by this agent as standby, are {@linkplain Outbox#suspend suspended} in
- * the outbox; whenever Clouddriver asks for it (an account starts streaming, or Clouddriver lost
- * track of it), {@link StreamListener#resyncRequired} asks for a complete listing.
+ * <p>Producers (the cluster side's watches) put changes into the outbox; this client sends them,
+ * applies acknowledgements, and resends whatever was not acknowledged after a reconnect. It offers
+ * protocol versions 1 and 2 and speaks whichever Clouddriver chooses. Accounts refused by
+ * Clouddriver, or served by this agent as standby, are {@linkplain Outbox#suspend suspended} in the
+ * outbox; every decision goes to {@link StreamListener#accountDecided}, which starts, keeps or
+ * stops the account's watches.
  *
  * <p>All protocol work happens on one thread, {@code spinagent-stream}; the public methods may be
  * called from any thread.
@@ -84,6 +86,7 @@ public final class AgentStreamClient implements AutoCloseable {
   private boolean started;
   private volatile boolean closed;
   private volatile boolean connected;
+  private volatile int protocolVersion;
 
   private AgentStreamClient(
       ClouddriverConnection connection,
@@ -282,6 +285,25 @@ public final class AgentStreamClient implements AutoCloseable {
     return connected;
   }
 
+  /** The protocol version of the current session; 0 while not connected. */
+  public int protocolVersion() {
+    return connected ? protocolVersion : 0;
+  }
+
+  /**
+   * Waits, at most {@code timeout}, until Clouddriver has acknowledged everything in the outbox:
+   * called while the agent stops, after its producers have stopped. Returns at once when no session
+   * is up.
+   *
+   * @return whether nothing is left unacknowledged
+   */
+  public boolean awaitAcknowledged(Duration timeout) throws InterruptedException {
+    if (!connected) {
+      return outbox.size() == 0;
+    }
+    return outbox.awaitEmpty(timeout);
+  }
+
   /** The latest decision for each account, as far as this client knows. */
   public Map<String, AccountDecision> decisions() {
     return callOnStreamThread(() -> Map.copyOf(decisions));
@@ -342,6 +364,7 @@ public final class AgentStreamClient implements AutoCloseable {
     Hello hello =
         Hello.newBuilder()
             .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
+            .addProtocolVersions(ProtocolVersion.PROTOCOL_VERSION_2_VALUE)
             .setAgentId(identity.agentId())
             .setAgentVersion(identity.agentVersion())
             .setZoneId(identity.zoneId())
@@ -370,6 +393,7 @@ public final class AgentStreamClient implements AutoCloseable {
       if (s != session) {
         return;
       }
+      protocolVersion = welcome.getProtocolVersion();
       connected = true;
       metrics.connected(true);
       log.info(
@@ -381,7 +405,10 @@ public final class AgentStreamClient implements AutoCloseable {
           welcome.getSessionId(),
           welcome.getProtocolVersion(),
           welcome.getHeartbeatIntervalSeconds());
-      listener.connected(welcome.getReplicaId(), welcome.getSessionId());
+      int version = welcome.getProtocolVersion();
+      safely(
+          () -> listener.connected(welcome.getReplicaId(), welcome.getSessionId(), version),
+          "connected");
       welcome.getAccountsList().forEach(this::apply);
       announceChangesSinceHello(s);
     }
@@ -406,6 +433,32 @@ public final class AgentStreamClient implements AutoCloseable {
       if (s == session) {
         apply(decision);
       }
+    }
+
+    @Override
+    public void resyncRequested(ChannelSession s, ResyncRequest request) {
+      if (s != session) {
+        return;
+      }
+      if (!streaming.contains(request.getAccount())) {
+        log.debug(
+            "Agent '{}': ignoring a resync request for account '{}', which this agent does not"
+                + " stream",
+            identity.agentId(),
+            request.getAccount());
+        return;
+      }
+      log.info(
+          "Agent '{}': Clouddriver asks for a complete listing of {} of account '{}': {}",
+          identity.agentId(),
+          request.getKindsList().stream().map(k -> k.getKind()).toList(),
+          request.getAccount(),
+          request.getReason());
+      safely(
+          () ->
+              listener.resyncRequested(
+                  request.getAccount(), request.getKindsList(), request.getReason()),
+          "resyncRequested");
     }
 
     @Override
@@ -451,9 +504,6 @@ public final class AgentStreamClient implements AutoCloseable {
           streamingView = List.copyOf(streaming);
           log.info("Agent '{}' streams account '{}'", identity.agentId(), account);
         }
-        if (decision.getResyncRequired()) {
-          safely(() -> listener.resyncRequired(account), "resyncRequired");
-        }
       } else {
         log.info(
             "Agent '{}' serves account '{}' as standby: another agent streams it",
@@ -463,6 +513,11 @@ public final class AgentStreamClient implements AutoCloseable {
         outbox.suspend(account);
       }
       safely(() -> listener.accountDecided(decision), "accountDecided");
+      if (decision.getAccepted()
+          && decision.getRole() == Role.ROLE_CACHING
+          && decision.getResyncRequired()) {
+        safely(() -> listener.resyncRequired(account), "resyncRequired");
+      }
     }
 
     @Override

@@ -11,7 +11,8 @@ import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Heartbeat;
 import io.spinagent.protocol.v1.Hello;
 import io.spinagent.protocol.v1.PluginMessage;
-import io.spinagent.protocol.v1.ProtocolVersion;
+import io.spinagent.protocol.v1.RefusedChange;
+import io.spinagent.protocol.v1.ResyncRequest;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.Welcome;
 import java.time.Duration;
@@ -39,7 +40,12 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   /** Used when a plugin sends no interval; the plugin's own default. */
   private static final int DEFAULT_HEARTBEAT_SECONDS = 10;
 
-  /** The plugin ends a session silent for three intervals; this side applies the same rule. */
+  /**
+   * The plugin ends a session silent for three intervals; this side applies the same rule, counting
+   * frames of any type. A version 2 plugin sends heartbeats on its own, whether or not it is
+   * reading (a busy plugin stops reading); a version 1 plugin answers this agent's heartbeats when
+   * it reads them, so with it a plugin that stops reading for three intervals ends the session.
+   */
   static final int SILENT_INTERVALS = 3;
 
   /**
@@ -53,6 +59,9 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
     void welcomed(ChannelSession session, Welcome welcome);
 
     void decided(ChannelSession session, AccountDecision decision);
+
+    /** Version 2: the plugin asks for a complete listing of some kinds of an account. */
+    void resyncRequested(ChannelSession session, ResyncRequest request);
 
     void tunnel(ChannelSession session, TunnelFrame frame);
 
@@ -81,6 +90,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   private ScheduledFuture<?> heartbeats;
   private ScheduledFuture<?> welcomeTimeout;
   private boolean welcomed;
+  private int protocolVersion;
   private boolean ended;
   private long lastReceivedNanos = System.nanoTime();
   private Duration reconnectAfter = Duration.ZERO;
@@ -124,7 +134,6 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   @Override
   public void beforeStart(ClientCallStreamObserver<AgentMessage> requestStream) {
     this.stream = requestStream;
-    this.sender = new OutboxSender(outbox, streamingAccounts, requestStream, this::send);
     requestStream.setOnReadyHandler(this::drain);
   }
 
@@ -135,6 +144,11 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
 
   boolean isWelcomed() {
     return welcomed && !ended;
+  }
+
+  /** The protocol version Clouddriver chose; 0 before Welcome. */
+  int protocolVersion() {
+    return protocolVersion;
   }
 
   Duration age() {
@@ -187,8 +201,10 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       }
       case ACK -> {
         metrics.acknowledged();
+        message.getAck().getRefusedList().forEach(r -> refused(message.getAck().getAccount(), r));
         outbox.acknowledge(message.getAck().getAccount(), message.getAck().getSequence());
       }
+      case RESYNC_REQUEST -> events.resyncRequested(this, message.getResyncRequest());
       case HEARTBEAT -> {
         // Liveness only: lastReceivedNanos was updated above.
       }
@@ -216,7 +232,7 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       protocolError("Clouddriver sent Welcome twice");
       return;
     }
-    if (welcome.getProtocolVersion() != ProtocolVersion.PROTOCOL_VERSION_1_VALUE) {
+    if (!hello.getProtocolVersionsList().contains(welcome.getProtocolVersion())) {
       protocolError(
           "Clouddriver chose protocol version "
               + welcome.getProtocolVersion()
@@ -226,6 +242,8 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       return;
     }
     welcomed = true;
+    protocolVersion = welcome.getProtocolVersion();
+    sender = new OutboxSender(outbox, streamingAccounts, stream, this::send, protocolVersion);
     int interval =
         welcome.getHeartbeatIntervalSeconds() > 0
             ? welcome.getHeartbeatIntervalSeconds()
@@ -269,6 +287,25 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
         AgentMessage.newBuilder()
             .setHeartbeat(Heartbeat.newBuilder().setSentAtMillis(System.currentTimeMillis()))
             .build());
+  }
+
+  /**
+   * A change the plugin committed as "not stored": sending it again would not help, so it is only
+   * logged and counted. The operator fixes the object (or the plugin's limits).
+   */
+  private void refused(String account, RefusedChange change) {
+    metrics.refused();
+    log.warn(
+        "Agent '{}': Clouddriver did not store account '{}' {} {}{} (sequence {}): {}",
+        agentId,
+        account,
+        change.getKind().getGroup().isEmpty()
+            ? change.getKind().getKind()
+            : change.getKind().getKind() + "." + change.getKind().getGroup(),
+        change.getNamespace().isEmpty() ? "" : change.getNamespace() + "/",
+        change.getName(),
+        change.getSequence(),
+        change.getReason());
   }
 
   private void command(Command command) {

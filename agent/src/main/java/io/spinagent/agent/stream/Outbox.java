@@ -4,7 +4,9 @@ import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
 import io.spinagent.protocol.v1.ResyncPhase;
+import io.spinagent.protocol.v1.WatchProgress;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,6 +36,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Resync markers</b> share the sequence space, are never coalesced, and pin the changes
  *       before them: a change listed between BEGIN and END is not moved past END by a later update,
  *       or the plugin would sweep the object at END as "not listed".
+ *   <li><b>Watch progress</b> (protocol version 2) shares the sequence space too, and is coalesced
+ *       per kind like objects: only the latest progress of a kind is kept. It never waits for space
+ *       (there is at most one per kind), so it can be reported from a timer.
  *   <li><b>Acks are cumulative</b>: {@link #acknowledge} removes every entry whose <em>current</em>
  *       sequence is at or below the ack.
  *   <li><b>Bounded in bytes.</b> A put that would exceed {@code maxBytes} blocks its producer until
@@ -47,8 +52,12 @@ import org.slf4j.LoggerFactory;
  *       that run averaged more than one change per microsecond.
  * </ul>
  *
- * <p>Thread-safe. Producers call {@link #put} and {@link #putResyncMarker}; the stream reads with
- * {@link #entriesAfter} and applies {@link #acknowledge}.
+ * <p>Longer than most classes because every operation keeps the same per-account indexes (sequence
+ * order, latest per object, markers, progress) consistent under one lock; split up, each part would
+ * need the others' invariants.
+ *
+ * <p>Thread-safe. Producers call {@link #put}, {@link #putResyncMarker} and {@link #putProgress};
+ * the stream reads with {@link #entriesAfter} and applies {@link #acknowledge}.
  */
 public final class Outbox {
 
@@ -157,7 +166,48 @@ public final class Outbox {
       entries.bySequence.put(
           sequence,
           new OutboxEntry.Marker(account, marker.setSequence(sequence).build(), entryBytes));
-      entries.markerSequences.put(sequence, kind.getGroup() + "/" + kind.getKind());
+      entries.markerSequences.put(sequence, kindKey(kind));
+      bytes += entryBytes;
+      size++;
+    } finally {
+      lock.unlock();
+    }
+    entriesAdded.run();
+    return sequence;
+  }
+
+  /**
+   * Records that every change of {@code kind} up to {@code resourceVersion} has been put (protocol
+   * version 2's WatchProgress), with the account's next sequence number, replacing the kind's
+   * earlier progress if it is still held. Never waits for space: there is at most one per kind.
+   *
+   * @return the sequence assigned, or 0 when the account is suspended or the outbox is closed
+   */
+  public long putProgress(String account, Kind kind, String resourceVersion) {
+    Objects.requireNonNull(account, "account");
+    WatchProgress.Builder progress =
+        WatchProgress.newBuilder().setKind(kind).setResourceVersion(resourceVersion);
+    long entryBytes = progress.build().getSerializedSize() + 10 + OutboxEntry.OVERHEAD_BYTES;
+    String kindKey = kindKey(kind);
+    long sequence;
+    lock.lock();
+    try {
+      if (closed) {
+        return 0;
+      }
+      AccountEntries entries = entries(account);
+      if (entries.suspended) {
+        return 0;
+      }
+      OutboxEntry.Progress previous = entries.progress.get(kindKey);
+      if (previous != null) {
+        remove(entries, previous);
+      }
+      sequence = entries.nextSequence();
+      OutboxEntry.Progress entry =
+          new OutboxEntry.Progress(account, progress.setSequence(sequence).build(), entryBytes);
+      entries.bySequence.put(sequence, entry);
+      entries.progress.put(kindKey, entry);
       bytes += entryBytes;
       size++;
     } finally {
@@ -269,20 +319,35 @@ public final class Outbox {
 
   /**
    * Drops everything held for {@code account} and ignores its puts until {@link #resume}: for an
-   * account this agent does not stream (refused, standby, removed). Whoever streams it later starts
-   * with a full resync, which makes the dropped changes moot.
+   * account this agent does not stream (refused, standby, removed). Whoever streams it later lists
+   * it, or watches from the plugin's resume points, which are below anything dropped here: the
+   * dropped changes are moot either way.
    */
   public void suspend(String account) {
     lock.lock();
     try {
       AccountEntries entries = entries(account);
       entries.suspended = true;
+      entries.suspensions++;
       entries.bySequence.values().forEach(entry -> forget(entries, entry));
       entries.bySequence.clear();
       spaceFreed.signalAll();
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * How often {@code account} has been {@linkplain #suspend suspended}: a producer that kept
+   * producing across a suspension knows from a changed count that some of its changes were dropped
+   * unsent.
+   */
+  public long suspensions(String account) {
+    return underLock(
+        () -> {
+          AccountEntries entries = accounts.get(account);
+          return entries == null ? 0L : entries.suspensions;
+        });
   }
 
   /** Accepts puts for {@code account} again. Its sequence numbers continue where they were. */
@@ -293,6 +358,33 @@ public final class Outbox {
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Waits until every entry has been acknowledged (or dropped), at most {@code timeout}: lets the
+   * agent send what it holds before it stops.
+   *
+   * @return whether the outbox is empty
+   */
+  public boolean awaitEmpty(Duration timeout) throws InterruptedException {
+    long left = timeout.toNanos();
+    lock.lock();
+    try {
+      while (size > 0) {
+        if (left <= 0) {
+          return false;
+        }
+        left = spaceFreed.awaitNanos(left);
+      }
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Whether {@link #close} was called: puts fail. */
+  public boolean isClosed() {
+    return underLock(() -> closed);
   }
 
   /** Wakes blocked producers, which then fail, and refuses further puts. */
@@ -403,11 +495,17 @@ public final class Outbox {
   private void forget(AccountEntries entries, OutboxEntry entry) {
     if (entry instanceof OutboxEntry.Change change) {
       entries.latest.remove(ObjectKey.of(change.change()), change);
+    } else if (entry instanceof OutboxEntry.Progress progress) {
+      entries.progress.remove(kindKey(progress.progress().getKind()), progress);
     } else {
       entries.markerSequences.remove(entry.sequence());
     }
     bytes -= entry.bytes();
     size--;
+  }
+
+  private static String kindKey(Kind kind) {
+    return kind.getGroup() + "/" + kind.getKind();
   }
 
   private static long epochMicros(Instant now) {
@@ -424,8 +522,12 @@ public final class Outbox {
     /** Sequence of each marker held, to its "group/kind". */
     final NavigableMap<Long, String> markerSequences = new TreeMap<>();
 
+    /** The progress held per "group/kind": at most one. */
+    final Map<String, OutboxEntry.Progress> progress = new HashMap<>();
+
     long lastSequence;
     boolean suspended;
+    long suspensions;
 
     AccountEntries(long seed) {
       this.lastSequence = Math.max(seed, 0);
@@ -440,8 +542,9 @@ public final class Outbox {
       if (markerSequences.isEmpty()) {
         return false;
       }
-      String kind = entry.change().getKind().getGroup() + "/" + entry.change().getKind().getKind();
-      return markerSequences.tailMap(entry.sequence(), false).containsValue(kind);
+      return markerSequences
+          .tailMap(entry.sequence(), false)
+          .containsValue(kindKey(entry.change().getKind()));
     }
   }
 }

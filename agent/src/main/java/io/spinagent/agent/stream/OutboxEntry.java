@@ -2,11 +2,13 @@ package io.spinagent.agent.stream;
 
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
+import io.spinagent.protocol.v1.WatchProgress;
 import java.util.Objects;
 
 /**
- * One item waiting in the {@link Outbox}: an object change or a resync marker, already stamped with
- * its account's sequence number. Immutable; a newer state of the same object is a new entry.
+ * One item waiting in the {@link Outbox}: an object change, a resync marker or a kind's watch
+ * progress, already stamped with its account's sequence number. Immutable; a newer state of the
+ * same object (or newer progress of the same kind) is a new entry.
  */
 public sealed interface OutboxEntry {
 
@@ -46,6 +48,22 @@ public sealed interface OutboxEntry {
     @Override
     public long sequence() {
       return marker.getSequence();
+    }
+  }
+
+  /**
+   * How far a kind has been sent (protocol version 2); {@link WatchProgress#getSequence()} equals
+   * {@link #sequence()}.
+   */
+  record Progress(String account, WatchProgress progress, long bytes) implements OutboxEntry {
+    public Progress {
+      Objects.requireNonNull(account, "account");
+      Objects.requireNonNull(progress, "progress");
+    }
+
+    @Override
+    public long sequence() {
+      return progress.getSequence();
     }
   }
 }

@@ -3,7 +3,7 @@ package io.spinagent.agent.stream;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.spinagent.protocol.v1.AgentMessage;
 import io.spinagent.protocol.v1.ChangeBatch;
-import java.util.ArrayList;
+import io.spinagent.protocol.v1.ProtocolVersion;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,16 +16,23 @@ import java.util.function.Supplier;
  * block. Nothing is buffered here beyond the one frame being written.
  *
  * <p>Per account, entries go out in sequence order from where this session got to; a new session
- * starts from the beginning of the outbox, which is how unacknowledged changes are resent. Changes
- * are batched per account (at most {@link #MAX_CHANGES_PER_BATCH} and about {@link
- * #MAX_BATCH_BYTES}); a resync marker goes in its own frame. Accounts take turns, so one busy
- * account does not starve the others.
+ * starts from the beginning of the outbox, which is how unacknowledged changes are resent. Entries
+ * are batched per account (at most {@link #MAX_ENTRIES_PER_BATCH} and about {@link
+ * #MAX_BATCH_BYTES}). How depends on the session's protocol version:
  *
- * <p>Not thread-safe: used only on the stream's thread.
+ * <ul>
+ *   <li>version 2: changes, resync markers and watch progress travel together in one ChangeBatch,
+ *       each with its sequence;
+ *   <li>version 1: a resync marker goes in a frame of its own, and watch progress (which a version
+ *       1 plugin does not know) is skipped.
+ * </ul>
+ *
+ * <p>Accounts take turns, so one busy account does not starve the others. Not thread-safe: used
+ * only on the stream's thread.
  */
 final class OutboxSender {
 
-  static final int MAX_CHANGES_PER_BATCH = 500;
+  static final int MAX_ENTRIES_PER_BATCH = 500;
 
   /** A quarter of the plugin's default 4 MiB inbound limit, leaving room for one large object. */
   static final long MAX_BATCH_BYTES = 1L << 20;
@@ -34,8 +41,9 @@ final class OutboxSender {
   private final Supplier<List<String>> streamingAccounts;
   private final ClientCallStreamObserver<AgentMessage> stream;
   private final Consumer<AgentMessage> send;
+  private final boolean inlineMarkers;
 
-  /** Highest sequence sent in this session, per account. */
+  /** Highest sequence sent (or skipped) in this session, per account. */
   private final Map<String, Long> sentUpTo = new HashMap<>();
 
   private int nextAccount;
@@ -44,11 +52,13 @@ final class OutboxSender {
       Outbox outbox,
       Supplier<List<String>> streamingAccounts,
       ClientCallStreamObserver<AgentMessage> stream,
-      Consumer<AgentMessage> send) {
+      Consumer<AgentMessage> send,
+      int protocolVersion) {
     this.outbox = outbox;
     this.streamingAccounts = streamingAccounts;
     this.stream = stream;
     this.send = send;
+    this.inlineMarkers = protocolVersion >= ProtocolVersion.PROTOCOL_VERSION_2_VALUE;
   }
 
   /** Sends until the stream is not ready or nothing is left. */
@@ -60,6 +70,7 @@ final class OutboxSender {
     }
   }
 
+  /** Sends (or skips) the next run of one account's entries; false when there was none. */
   private boolean sendNextFrame() {
     List<String> accounts = streamingAccounts.get();
     for (int i = 0; i < accounts.size(); i++) {
@@ -67,36 +78,56 @@ final class OutboxSender {
       String account = accounts.get(index);
       long after = sentUpTo.getOrDefault(account, 0L);
       List<OutboxEntry> entries =
-          outbox.entriesAfter(account, after, MAX_CHANGES_PER_BATCH, MAX_BATCH_BYTES);
+          outbox.entriesAfter(account, after, MAX_ENTRIES_PER_BATCH, MAX_BATCH_BYTES);
       if (entries.isEmpty()) {
         continue;
       }
       nextAccount = index + 1;
-      sentUpTo.put(account, send(account, entries));
+      sentUpTo.put(account, inlineMarkers ? sendBatch(account, entries) : sendV1(account, entries));
       return true;
     }
     return false;
   }
 
-  /** Sends a prefix of {@code entries} as one frame; returns the last sequence sent. */
-  private long send(String account, List<OutboxEntry> entries) {
+  /** Version 2: every entry in one batch; returns the last sequence sent. */
+  private long sendBatch(String account, List<OutboxEntry> entries) {
+    ChangeBatch.Builder batch = ChangeBatch.newBuilder().setAccount(account);
+    for (OutboxEntry entry : entries) {
+      if (entry instanceof OutboxEntry.Change change) {
+        batch.addChanges(change.change());
+      } else if (entry instanceof OutboxEntry.Marker marker) {
+        batch.addMarkers(marker.marker());
+      } else if (entry instanceof OutboxEntry.Progress progress) {
+        batch.addProgress(progress.progress());
+      }
+    }
+    send.accept(AgentMessage.newBuilder().setChanges(batch).build());
+    return entries.get(entries.size() - 1).sequence();
+  }
+
+  /**
+   * Version 1: a leading marker alone, or the changes up to the next marker in one batch, skipping
+   * progress; returns the last sequence sent or skipped.
+   */
+  private long sendV1(String account, List<OutboxEntry> entries) {
     if (entries.get(0) instanceof OutboxEntry.Marker marker) {
       send.accept(AgentMessage.newBuilder().setResync(marker.marker()).build());
       return marker.sequence();
     }
-    List<io.spinagent.protocol.v1.ObjectChange> changes = new ArrayList<>(entries.size());
+    ChangeBatch.Builder batch = ChangeBatch.newBuilder().setAccount(account);
     long last = 0;
     for (OutboxEntry entry : entries) {
-      if (!(entry instanceof OutboxEntry.Change change)) {
+      if (entry instanceof OutboxEntry.Marker) {
         break;
       }
-      changes.add(change.change());
-      last = change.sequence();
+      if (entry instanceof OutboxEntry.Change change) {
+        batch.addChanges(change.change());
+      }
+      last = entry.sequence();
     }
-    send.accept(
-        AgentMessage.newBuilder()
-            .setChanges(ChangeBatch.newBuilder().setAccount(account).addAllChanges(changes))
-            .build());
+    if (batch.getChangesCount() > 0) {
+      send.accept(AgentMessage.newBuilder().setChanges(batch).build());
+    }
     return last;
   }
 }

@@ -4,7 +4,9 @@ import io.grpc.Status;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
+import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.TunnelFrame;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -17,18 +19,37 @@ public interface StreamListener {
   /** A session with Clouddriver was established (Welcome received). */
   default void connected(String replicaId, String sessionId) {}
 
+  /**
+   * A session with Clouddriver was established, speaking {@code protocolVersion}. Called before the
+   * Welcome's account decisions are reported. By default calls {@link #connected(String, String)}.
+   */
+  default void connected(String replicaId, String sessionId, int protocolVersion) {
+    connected(replicaId, sessionId);
+  }
+
   /** The session ended or could not be established; the client reconnects by itself. */
   default void disconnected(Status status) {}
 
-  /** Clouddriver decided about an account: accepted or refused, caching or standby. */
+  /**
+   * Clouddriver decided about an account: accepted or refused, caching or standby, and for caching
+   * accounts whether to list everything again ({@code resync_required}) and where each kind may
+   * resume ({@code resume_points}, protocol version 2).
+   */
   default void accountDecided(AccountDecision decision) {}
 
   /**
-   * Clouddriver needs a complete listing of {@code account} (this agent started streaming it, took
-   * over from another replica, or reconnected): for each kind send a BEGIN marker, every object,
-   * and an END marker. The informers' stores are enough; the API server need not be listed again.
+   * Clouddriver needs a complete listing of every kind of {@code account} (this agent started
+   * streaming it, took over from another replica, or reconnected to a version 1 plugin): for each
+   * kind a BEGIN marker, every object, and an END marker. Called after {@link #accountDecided} of
+   * the decision that asks for it.
    */
   default void resyncRequired(String account) {}
+
+  /**
+   * Protocol version 2: Clouddriver asks for a complete listing of {@code kinds} of {@code account}
+   * (e.g. it saw the END of a listing whose BEGIN reached another replica).
+   */
+  default void resyncRequested(String account, List<Kind> kinds, String reason) {}
 
   /**
    * A frame of a Kubernetes API request Clouddriver relays through this agent (see {@link

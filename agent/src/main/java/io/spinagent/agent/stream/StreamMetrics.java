@@ -22,6 +22,7 @@ public final class StreamMetrics {
   private final AtomicInteger connected = new AtomicInteger();
   private final Counter reconnects;
   private final Counter acks;
+  private final Counter refused;
 
   public StreamMetrics(MeterRegistry registry, Outbox outbox) {
     this.registry = registry;
@@ -36,8 +37,14 @@ public final class StreamMetrics {
         Counter.builder("spinagent.agent.acks.received")
             .description("Acknowledgements received from Clouddriver")
             .register(registry);
+    refused =
+        Counter.builder("spinagent.agent.changes.refused")
+            .description(
+                "Changes Clouddriver committed as not stored (Ack.refused), each logged with the"
+                    + " reason")
+            .register(registry);
     Gauge.builder("spinagent.agent.outbox.entries", outbox, Outbox::size)
-        .description("Changes and resync markers not yet acknowledged")
+        .description("Changes, resync markers and watch progress not yet acknowledged")
         .register(registry);
     Gauge.builder("spinagent.agent.outbox.bytes", outbox, Outbox::bytes)
         .description("Bytes held in the outbox, counted against clouddriver.outbox.maxBytes")
@@ -66,6 +73,10 @@ public final class StreamMetrics {
 
   void acknowledged() {
     acks.increment();
+  }
+
+  void refused() {
+    refused.increment();
   }
 
   void sent(AgentMessage message) {

@@ -20,8 +20,16 @@ import io.spinagent.protocol.v1.Heartbeat
 import io.spinagent.protocol.v1.Hello
 import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.ProtocolVersion
+import io.spinagent.protocol.v1.Kind
+import io.spinagent.protocol.v1.ObjectChange
+import io.spinagent.protocol.v1.RefusedChange
 import io.spinagent.protocol.v1.RemoveAccount
+import io.spinagent.protocol.v1.ResumePoint
+import io.spinagent.protocol.v1.ResyncMarker
+import io.spinagent.protocol.v1.ResyncPhase
+import io.spinagent.protocol.v1.ResyncRequest
 import io.spinagent.protocol.v1.Role
+import io.spinagent.protocol.v1.WatchProgress
 import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelRequestHead
@@ -31,13 +39,22 @@ import io.spinagent.protocol.v1.Welcome
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
+import java.util.concurrent.Executors
+import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.TimeUnit
 
 /**
  * The plugin's end of the agent channel, for specs of the agent: a real gRPC server on a free
  * loopback port speaking the protocol as the plugin does, reduced to what agent specs observe. It
- * accepts every account for caching (asking for a resync), acknowledges every change, keeps the
+ * accepts every account for caching, commits and acknowledges every batch (changes and resync
+ * markers in sequence order, sweeping at a listing's END what the listing did not send), keeps the
  * latest state of each object per account, and sends commands, returning their results.
+ *
+ * <p>It speaks protocol version 1 (asking for a resync of every account, as the plugin does) unless
+ * {@link #protocolVersion} is 2; then it keeps the last committed WatchProgress per account and kind
+ * as resume points (which outlive sessions, as the plugin's table does), returns them in its
+ * decisions, asks for a resync only when {@link #resyncRequired} says so, and sends heartbeats on
+ * its own every interval.
  */
 class ChannelServer implements AutoCloseable {
 
@@ -64,6 +81,45 @@ class ChannelServer implements AutoCloseable {
   final Map<String, Set<String>> objects = new ConcurrentHashMap<>()
   /** Per account, how many changes arrived in all. */
   final Map<String, Integer> changeCounts = new ConcurrentHashMap<>()
+  /** Per account, every change committed, in order. */
+  final Map<String, List<ObjectChange>> committedChanges = new ConcurrentHashMap<>()
+  /** Per account, every resync marker committed, in order. */
+  final Map<String, List<ResyncMarker>> committedMarkers = new ConcurrentHashMap<>()
+  /** Version 2: per account, "group/Kind" to the last committed progress, as a resume point. */
+  final Map<String, Map<String, ResumePoint>> resumePoints = new ConcurrentHashMap<>()
+  /** Every ChangeBatch received (committed or not), in order. */
+  final List<io.spinagent.protocol.v1.ChangeBatch> batches = new CopyOnWriteArrayList<>()
+  /** Every resync marker received as a frame of its own (protocol version 1), in order. */
+  final List<ResyncMarker> resyncFrames = new CopyOnWriteArrayList<>()
+  /** Heartbeats received from agents. */
+  final java.util.concurrent.atomic.AtomicInteger heartbeatsReceived = new java.util.concurrent.atomic.AtomicInteger()
+  /** Version 1: whether agents' heartbeats are answered (a busy version 1 plugin does not read them). */
+  volatile boolean answerHeartbeats = true
+
+  /** The highest protocol version this plugin speaks (1 or 2). */
+  volatile int protocolVersion = ProtocolVersion.PROTOCOL_VERSION_1_VALUE
+  /** The heartbeat interval Welcome announces. */
+  volatile int heartbeatIntervalSeconds = 10
+  /** Version 2: whether decisions ask for a complete listing of every kind. */
+  volatile boolean resyncRequired
+  /**
+   * While true, batches are received but neither committed nor acknowledged, as by a plugin that
+   * ends up dropping the session before committing them. Meant to stay on until the session ends:
+   * a plugin never commits a later batch of an account after skipping an earlier one.
+   */
+  volatile boolean dropBatches
+  /**
+   * Accounts whose batches are received but not committed until the account is withdrawn (a
+   * plugin discards what it has not committed of an account it lets go).
+   */
+  final Set<String> dropUntilWithdrawn = ConcurrentHashMap.newKeySet()
+  /** While true, the plugin sends nothing at all: no heartbeats, no acks (a hung replica). */
+  volatile boolean silent
+  /** Names of objects the plugin commits as "not stored", with this reason, reported on the Ack. */
+  final Map<String, String> refuse = new ConcurrentHashMap<>()
+  /** Per account, listings between BEGIN and END: resync id to the keys sent so far. */
+  private final Map<String, Map<String, Set<String>>> listings = new ConcurrentHashMap<>()
+  private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor()
 
   ChannelServer() {
     server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
@@ -175,29 +231,113 @@ class ChannelServer implements AutoCloseable {
     objects.getOrDefault(account, [] as Set)
   }
 
+  /** Version 2: asks the newest session's agent for a complete listing of some kinds. */
+  void requestResync(String account, List<Kind> kinds, String reason = 'test') {
+    welcomedSession().send(PluginMessage.newBuilder().setResyncRequest(ResyncRequest.newBuilder()
+        .setAccount(account).addAllKinds(kinds).setReason(reason)).build())
+  }
+
+  /** Sends decisions on the newest session. */
+  void decide(AccountDecision... decisions) {
+    welcomedSession().send(PluginMessage.newBuilder().setDecisions(AccountDecisions.newBuilder()
+        .addAllAccounts(decisions as List)).build())
+  }
+
+  /** Sends a frame that is not a heartbeat: an acknowledgement that acknowledges nothing. */
+  void sendIdleAck() {
+    welcomedSession().send(PluginMessage.newBuilder().setAck(Ack.newBuilder().setAccount('no-such-account')).build())
+  }
+
+  /** Sessions opened so far. */
+  int sessionCount() {
+    sessions.size()
+  }
+
+  /** The protocol version the newest welcomed session speaks. */
+  int sessionVersion() {
+    welcomedSession().version
+  }
+
   @Override
   void close() {
+    heartbeats.shutdownNow()
     dropSessions()
     server.shutdownNow()
     server.awaitTermination(10, TimeUnit.SECONDS)
   }
 
-  private static AccountDecision accept(String account) {
-    AccountDecision.newBuilder().setAccount(account).setAccepted(true).setRole(Role.ROLE_CACHING)
-        .setResyncRequired(true).build()
+  private AccountDecision accept(String account, int version) {
+    def decision = AccountDecision.newBuilder().setAccount(account).setAccepted(true).setRole(Role.ROLE_CACHING)
+    if (version >= 2) {
+      decision.setResyncRequired(resyncRequired)
+      decision.addAllResumePoints(resumePoints.getOrDefault(account, [:]).values())
+    } else {
+      decision.setResyncRequired(true)
+    }
+    decision.build()
+  }
+
+  static String key(ObjectChange change) {
+    "${change.kind.kind} ${change.namespace ? change.namespace + '/' : ''}${change.name}".toString()
+  }
+
+  static String groupKind(Kind kind) {
+    "${kind.group}/${kind.kind}".toString()
+  }
+
+  /** Commits a run of entries of one account in sequence order; returns the refused changes. */
+  private synchronized List<RefusedChange> commit(String account, List<Object> entries) {
+    def held = objects.computeIfAbsent(account) { ConcurrentHashMap.newKeySet() }
+    def open = listings.computeIfAbsent(account) { new ConcurrentHashMap<>() }
+    List<RefusedChange> refused = []
+    entries.sort { it.sequence }.each { entry ->
+      if (entry instanceof ObjectChange) {
+        def change = entry as ObjectChange
+        open.values().each { it << key(change) }
+        if (refuse.containsKey(change.name)) {
+          refused << RefusedChange.newBuilder().setSequence(change.sequence).setKind(change.kind)
+              .setNamespace(change.namespace).setName(change.name).setReason(refuse[change.name]).build()
+          return
+        }
+        committedChanges.computeIfAbsent(account) { new CopyOnWriteArrayList<>() } << change
+        if (change.type == ChangeType.CHANGE_TYPE_DELETE) {
+          held.remove(key(change))
+        } else {
+          held.add(key(change))
+        }
+      } else if (entry instanceof ResyncMarker) {
+        def marker = entry as ResyncMarker
+        committedMarkers.computeIfAbsent(account) { new CopyOnWriteArrayList<>() } << marker
+        if (marker.phase == ResyncPhase.RESYNC_PHASE_BEGIN) {
+          open[marker.resyncId] = ConcurrentHashMap.newKeySet()
+        } else {
+          def listed = open.remove(marker.resyncId)
+          if (listed != null) {
+            held.removeIf { it.startsWith(marker.kind.kind + ' ') && !listed.contains(it) }
+          }
+        }
+      } else if (entry instanceof WatchProgress) {
+        def progress = entry as WatchProgress
+        resumePoints.computeIfAbsent(account) { new ConcurrentHashMap<>() }[groupKind(progress.kind)] =
+            ResumePoint.newBuilder().setKind(progress.kind).setResourceVersion(progress.resourceVersion)
+                .setCommittedAtMillis(System.currentTimeMillis()).build()
+      }
+    }
+    refused
   }
 
   private class Session implements StreamObserver<AgentMessage> {
     final StreamObserver<PluginMessage> responses
     volatile boolean welcomed
     volatile boolean ended
+    volatile int version
 
     Session(StreamObserver<PluginMessage> responses) {
       this.responses = responses
     }
 
     synchronized void send(PluginMessage message) {
-      if (!ended) {
+      if (!ended && !silent) {
         responses.onNext(message)
       }
     }
@@ -215,13 +355,22 @@ class ChannelServer implements AutoCloseable {
         case AgentMessage.BodyCase.HELLO:
           hellos << message.hello
           message.hello.accountsList.each { accounts[it.name] = it }
+          version = message.hello.protocolVersionsList.findAll { it <= protocolVersion }.max() ?: 0
           Runnable welcome = {
             send(PluginMessage.newBuilder().setWelcome(Welcome.newBuilder()
-                .setProtocolVersion(ProtocolVersion.PROTOCOL_VERSION_1_VALUE)
+                .setProtocolVersion(version)
                 .setSessionId(UUID.randomUUID().toString()).setReplicaId('test-replica')
-                .setHeartbeatIntervalSeconds(10)
-                .addAllAccounts(message.hello.accountsList.collect { accept(it.name) })).build())
+                .setHeartbeatIntervalSeconds(heartbeatIntervalSeconds)
+                .addAllAccounts(message.hello.accountsList.collect { accept(it.name, version) })).build())
             welcomed = true
+            if (version >= 2) {
+              heartbeats.scheduleAtFixedRate({
+                if (!ended) {
+                  send(PluginMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
+                      .setSentAtMillis(System.currentTimeMillis())).build())
+                }
+              }, heartbeatIntervalSeconds, heartbeatIntervalSeconds, TimeUnit.SECONDS)
+            }
           }
           if (holdWelcomes) {
             heldWelcomes << welcome
@@ -234,29 +383,39 @@ class ChannelServer implements AutoCloseable {
           changed.removedList.each {
             withdrawn << it
             accounts.remove(it)
-            objects.remove(it)
+            dropUntilWithdrawn.remove(it)
+            if (version < 2) {
+              // A version 2 plugin keeps the rows and resume points of a withdrawn account for when
+              // it is announced again.
+              objects.remove(it)
+            }
           }
           changed.addedList.each { accounts[it.name] = it }
           if (changed.addedCount > 0) {
             send(PluginMessage.newBuilder().setDecisions(AccountDecisions.newBuilder()
-                .addAllAccounts(changed.addedList.collect { accept(it.name) })).build())
+                .addAllAccounts(changed.addedList.collect { accept(it.name, version) })).build())
           }
           break
         case AgentMessage.BodyCase.CHANGES:
           def batch = message.changes
-          def held = objects.computeIfAbsent(batch.account) { ConcurrentHashMap.newKeySet() }
-          batch.changesList.each { change ->
-            def key = "${change.kind.kind} ${change.namespace ? change.namespace + '/' : ''}${change.name}".toString()
-            if (change.type == ChangeType.CHANGE_TYPE_DELETE) {
-              held.remove(key)
-            } else {
-              held.add(key)
-            }
+          batches << batch
+          if (dropBatches || dropUntilWithdrawn.contains(batch.account)) {
+            break
           }
           changeCounts.merge(batch.account, batch.changesCount, Integer::sum)
-          ack(batch.account, batch.changesList*.sequence.max())
+          List<Object> entries = []
+          entries.addAll(batch.changesList)
+          entries.addAll(batch.markersList)
+          entries.addAll(batch.progressList)
+          def refused = commit(batch.account, entries)
+          ack(batch.account, entries*.sequence.max(), refused)
           break
         case AgentMessage.BodyCase.RESYNC:
+          resyncFrames << message.resync
+          if (dropBatches) {
+            break
+          }
+          commit(message.resync.account, [message.resync])
           ack(message.resync.account, message.resync.sequence)
           break
         case AgentMessage.BodyCase.COMMAND_RESULT:
@@ -292,16 +451,21 @@ class ChannelServer implements AutoCloseable {
           }
           break
         case AgentMessage.BodyCase.HEARTBEAT:
-          send(PluginMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
-              .setSentAtMillis(System.currentTimeMillis())).build())
+          heartbeatsReceived.incrementAndGet()
+          if (version < 2 && answerHeartbeats) {
+            // A version 1 plugin answers heartbeats; a version 2 one sends its own.
+            send(PluginMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder()
+                .setSentAtMillis(System.currentTimeMillis())).build())
+          }
           break
         default:
           break
       }
     }
 
-    private void ack(String account, long sequence) {
-      send(PluginMessage.newBuilder().setAck(Ack.newBuilder().setAccount(account).setSequence(sequence)).build())
+    private void ack(String account, long sequence, List<RefusedChange> refused = []) {
+      send(PluginMessage.newBuilder().setAck(Ack.newBuilder().setAccount(account).setSequence(sequence)
+          .addAllRefused(refused)).build())
     }
 
     @Override

@@ -374,4 +374,83 @@ class OutboxSpec extends Specification {
     then:
     calls == 2
   }
+
+  def "watch progress takes the account's next sequence and only the latest of a kind is kept"() {
+    when:
+    long change = outbox.put('prod', upsert('a'))
+    long first = outbox.putProgress('prod', DEPLOYMENT, '10')
+    long pods = outbox.putProgress('prod', POD, '11')
+    long second = outbox.putProgress('prod', DEPLOYMENT, '12')
+
+    then:
+    [change, first, pods, second] == [1001L, 1002L, 1003L, 1004L]
+    all()*.sequence() == [change, pods, second]
+    (all()[2] as OutboxEntry.Progress).progress().resourceVersion == '12'
+    (all()[2] as OutboxEntry.Progress).progress().sequence == second
+    outbox.size() == 3
+
+    when:
+    outbox.acknowledge('prod', second)
+
+    then:
+    outbox.size() == 0
+    outbox.bytes() == 0
+  }
+
+  def "watch progress never waits for space, and is not kept for a suspended account or a closed outbox"() {
+    given:
+    def small = new Outbox(1_000, { 0L })
+    small.put('prod', sized('a', 900))
+
+    expect: "a full outbox takes progress at once"
+    small.putProgress('prod', DEPLOYMENT, '5') == 2
+    small.blockedPuts() == 0
+
+    when:
+    small.suspend('prod')
+
+    then:
+    small.putProgress('prod', DEPLOYMENT, '6') == 0
+    small.size() == 0
+
+    when:
+    small.resume('prod')
+    small.close()
+
+    then:
+    small.putProgress('prod', DEPLOYMENT, '7') == 0
+    small.isClosed()
+  }
+
+  def "suspensions are counted per account, so a producer can tell that changes were dropped"() {
+    expect:
+    outbox.suspensions('prod') == 0
+
+    when:
+    outbox.put('prod', upsert('a'))
+    outbox.suspend('prod')
+    outbox.resume('prod')
+    outbox.suspend('prod')
+
+    then:
+    outbox.suspensions('prod') == 2
+    outbox.suspensions('staging') == 0
+  }
+
+  def "awaitEmpty tells whether everything was acknowledged in time"() {
+    given:
+    long s = outbox.put('prod', upsert('a'))
+
+    expect:
+    !outbox.awaitEmpty(java.time.Duration.ZERO)
+
+    when:
+    def acknowledger = Thread.start { outbox.acknowledge('prod', s) }
+
+    then:
+    outbox.awaitEmpty(java.time.Duration.ofSeconds(60))
+
+    cleanup:
+    acknowledger?.join()
+  }
 }
