@@ -19,10 +19,12 @@ import io.spinagent.agent.stream.AgentStreamClient;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.agent.stream.StreamListener;
 import io.spinagent.agent.tunnel.TunnelExecutor;
+import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
+import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.TunnelFrame;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -95,9 +97,16 @@ public final class AgentRuntime implements AutoCloseable {
     StreamListener streamListener =
         new StreamListener() {
           @Override
-          public void resyncRequired(String account) {
+          public void accountDecided(AccountDecision decision) {
             if (manager[0] != null) {
-              manager[0].resyncRequired(account);
+              manager[0].decided(decision);
+            }
+          }
+
+          @Override
+          public void resyncRequested(String account, List<Kind> kinds, String reason) {
+            if (manager[0] != null) {
+              manager[0].resyncRequested(account, kinds);
             }
           }
 

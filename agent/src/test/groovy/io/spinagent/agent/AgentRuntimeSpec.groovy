@@ -7,6 +7,7 @@ import io.spinagent.agent.cluster.AccountState
 import io.spinagent.agent.cluster.ClusterOptions
 import io.spinagent.agent.config.ConfigLoadResult
 import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import spock.lang.Specification
 import spock.lang.TempDir
@@ -19,7 +20,10 @@ import java.nio.file.Path
 import java.nio.file.StandardCopyOption
 import java.time.Duration
 
-/** The whole agent runtime: admin endpoint, account lifecycle and configuration reload. */
+/**
+ * The whole agent runtime: admin endpoint, account lifecycle and configuration reload, streaming to
+ * a test Clouddriver that caches every account from this agent.
+ */
 class AgentRuntimeSpec extends Specification {
 
   static final ClusterOptions FAST = ClusterOptions.DEFAULTS.withRetry(Duration.ofMillis(200), Duration.ofSeconds(1))
@@ -27,9 +31,11 @@ class AgentRuntimeSpec extends Specification {
   @TempDir Path dir
   List<AutoCloseable> closeables = []
   HttpClient http = HttpClient.newHttpClient()
+  ChannelServer channel = new ChannelServer()
 
   def cleanup() {
     closeables.reverse().each { it.close() }
+    channel.close()
   }
 
   KubernetesApiServer server() {
@@ -50,8 +56,9 @@ class AgentRuntimeSpec extends Specification {
   }
 
   /** A configuration with the given accounts (name to [kubeconfig, kinds]). */
-  static String yaml(Map<String, List> accounts) {
-    def lines = ["clouddriver: {grpc: 'localhost:${freePort()}', insecure: true}", 'kubernetes:', '  accounts:']
+  String yaml(Map<String, List> accounts) {
+    def lines = ["clouddriver: {grpc: '${channel.target()}', insecure: true, backoff: {baseDelay: 100ms, maxDelay: 500ms}}",
+                 'kubernetes:', '  accounts:']
     accounts.each { name, spec ->
       lines << "    - name: $name"
       lines << "      kubeconfigFile: ${spec[0]}"
@@ -139,7 +146,7 @@ class AgentRuntimeSpec extends Specification {
 
     then:
     eventually { runtime.clusters().status('b').map { it.state() == AccountState.READY }.orElse(false) }
-    runtime.outbox().size('b') == 3
+    eventually { channel.objects('b') == ['Pod default/p1'] as Set }
 
     when: "an account is changed"
     write(file, yaml([a: [kc, ['Pod', 'Deployment']], b: [kc, ['Pod']]]))

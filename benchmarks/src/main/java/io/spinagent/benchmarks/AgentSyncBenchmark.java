@@ -13,6 +13,8 @@ import io.spinagent.agent.config.AccountPermissions;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.TasksConfig;
 import io.spinagent.agent.stream.Outbox;
+import io.spinagent.protocol.v1.AccountDecision;
+import io.spinagent.protocol.v1.Role;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import java.io.FileReader;
 import java.io.IOException;
@@ -125,9 +127,25 @@ public final class AgentSyncBenchmark {
 
   private static Running agent(Path kubeconfig, int objects) throws InterruptedException {
     Outbox outbox = new Outbox(1L << 31);
+    ClusterManager[] holder = new ClusterManager[1];
+    // Accounts are watched once Clouddriver decides to cache them: decide as a plugin would.
     ClusterManager manager =
         new ClusterManager(
-            outbox, new TasksConfig(1000, 50), 30, ClusterOptions.DEFAULTS, accounts -> {});
+            outbox,
+            new TasksConfig(1000, 50),
+            30,
+            ClusterOptions.DEFAULTS,
+            accounts ->
+                accounts.forEach(
+                    account ->
+                        holder[0].decided(
+                            AccountDecision.newBuilder()
+                                .setAccount(account.getName())
+                                .setAccepted(true)
+                                .setRole(Role.ROLE_CACHING)
+                                .setResyncRequired(true)
+                                .build())));
+    holder[0] = manager;
     manager.apply(
         List.of(
             new KubernetesAccountConfig(

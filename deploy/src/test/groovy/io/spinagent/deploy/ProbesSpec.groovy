@@ -59,8 +59,11 @@ class ProbesSpec extends Specification {
     Files.writeString(mounts.'clouddriver-token'.resolve('token'), 'agent-token')
     Files.createDirectories(mounts.config)
     def configFile = mounts.config.resolve('spinagent.yaml')
+    // A stand-in for Clouddriver, which accepts the accounts: an agent watches them only then.
+    def clouddriver = new ClouddriverStandIn()
+    closeables << clouddriver
     Files.writeString(configFile, mountedUnderRoot(infrastructure.agentConfig())
-        .replace('spin-clouddriver-grpc.spinnaker:9091', "127.0.0.1:${freePort()}"))
+        .replace('grpc: spin-clouddriver-grpc.spinnaker:9091', "grpc: ${clouddriver.target()}\n  insecure: true"))
 
     when: 'the agent starts on that configuration'
     def runtime = start(configFile)
@@ -118,10 +121,6 @@ class ProbesSpec extends Specification {
         HttpResponse.BodyHandlers.ofString())
     [status: response.statusCode(), text: response.body(),
      json: response.headers().firstValue('Content-Type').orElse('').contains('json') ? new JsonSlurper().parseText(response.body()) : null]
-  }
-
-  private static int freePort() {
-    new ServerSocket(0).withCloseable { it.localPort }
   }
 
   /** Polls a condition the agent reaches asynchronously; the limit only bounds a failing run. */

@@ -1,25 +1,29 @@
 package io.spinagent.agent.cluster;
 
-import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
-import io.kubernetes.client.openapi.apis.AuthorizationV1Api;
+import io.kubernetes.client.openapi.JSON;
 import io.kubernetes.client.openapi.models.V1ResourceAttributes;
 import io.kubernetes.client.openapi.models.V1SelfSubjectAccessReview;
 import io.kubernetes.client.openapi.models.V1SelfSubjectAccessReviewSpec;
 import io.kubernetes.client.openapi.models.V1SubjectAccessReviewStatus;
+import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import okhttp3.Response;
 
 /**
  * Asks the API server, with SelfSubjectAccessReview, whether the account's credentials may list and
- * watch a resource where the agent would watch it.
+ * watch a resource where the agent would watch it. Sent over the account's {@link KubeHttp}
+ * connections, with client-java's models.
  */
 final class AccessReview {
 
-  private final AuthorizationV1Api api;
+  static final String PATH = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
 
-  AccessReview(ApiClient client) {
-    this.api = new AuthorizationV1Api(client);
+  private final KubeHttp http;
+
+  AccessReview(KubeHttp http) {
+    this.http = http;
   }
 
   /**
@@ -34,18 +38,7 @@ final class AccessReview {
             : java.util.Collections.singletonList(null);
     for (String namespace : scopes) {
       for (String verb : List.of("list", "watch")) {
-        V1SelfSubjectAccessReview review =
-            new V1SelfSubjectAccessReview()
-                .spec(
-                    new V1SelfSubjectAccessReviewSpec()
-                        .resourceAttributes(
-                            new V1ResourceAttributes()
-                                .group(resource.group())
-                                .resource(resource.plural())
-                                .verb(verb)
-                                .namespace(namespace)));
-        V1SubjectAccessReviewStatus status =
-            api.createSelfSubjectAccessReview(review).execute().getStatus();
+        V1SubjectAccessReviewStatus status = review(resource, verb, namespace).getStatus();
         if (status == null || !Boolean.TRUE.equals(status.getAllowed())) {
           String reason =
               status != null && status.getReason() != null && !status.getReason().isEmpty()
@@ -63,5 +56,26 @@ final class AccessReview {
       }
     }
     return Optional.empty();
+  }
+
+  private V1SelfSubjectAccessReview review(ApiResource resource, String verb, String namespace)
+      throws ApiException {
+    V1SelfSubjectAccessReview review =
+        new V1SelfSubjectAccessReview()
+            .apiVersion("authorization.k8s.io/v1")
+            .kind("SelfSubjectAccessReview")
+            .spec(
+                new V1SelfSubjectAccessReviewSpec()
+                    .resourceAttributes(
+                        new V1ResourceAttributes()
+                            .group(resource.group())
+                            .resource(resource.plural())
+                            .verb(verb)
+                            .namespace(namespace)));
+    try (Response response = KubeHttp.execute(http.newPost(PATH, review), "POST " + PATH)) {
+      return JSON.deserialize(response.body().string(), V1SelfSubjectAccessReview.class);
+    } catch (IOException | RuntimeException e) {
+      throw new ApiException("POST " + PATH + " failed: " + e.getMessage(), e, 0, null);
+    }
   }
 }

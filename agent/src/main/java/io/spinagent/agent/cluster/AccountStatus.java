@@ -12,7 +12,7 @@ import java.util.List;
  * @param kubernetesVersion gitVersion of the cluster, once connected
  * @param watchedKinds the kinds watched, as {@code Kind.group}
  * @param unwatchableKinds kinds asked for but not permitted, with the reason
- * @param objects objects currently held by the informers
+ * @param objects objects the agent knows of (their keys and resourceVersions)
  * @param attempts connection attempts so far (more than one after failures)
  * @param dynamic added by a command from Clouddriver rather than configured in the file
  */
@@ -33,7 +33,13 @@ public record AccountStatus(
     unwatchableKinds = List.copyOf(unwatchableKinds);
   }
 
+  /**
+   * Whether the account has nothing left to do before it is in service: READY, or left to another
+   * agent (STANDBY) or refused by Clouddriver (REFUSED), which watch nothing.
+   */
   public boolean isSynced() {
-    return state == AccountState.READY;
+    return state == AccountState.READY
+        || state == AccountState.STANDBY
+        || state == AccountState.REFUSED;
   }
 }

@@ -4,34 +4,47 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.stream.Outbox;
+import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.ClusterIdentity;
+import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.KindProblem;
 import io.spinagent.protocol.v1.Permissions;
+import io.spinagent.protocol.v1.Role;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything one account does, on its own thread: connect (client, cluster identity, discovery,
- * permission checks) with backoff until it works, then run a {@link KindWatch} per watched
- * resource, send each kind's first complete listing once it has synced, and discover again
- * periodically and when CustomResourceDefinitions change.
+ * Everything one account does. Its own work (connect: client, cluster identity, discovery,
+ * permission checks; decisions; rediscovery) runs as tasks one at a time on the shared account
+ * workers, and its watches as {@link KindWatch}es on the shared watch executor: an account owns no
+ * thread (see {@link ClusterThreads}).
+ *
+ * <ol>
+ *   <li>Connects, with backoff until it works, and announces the account to Clouddriver.
+ *   <li>Waits for Clouddriver's decision. Only a caching account is watched, each kind from a
+ *       complete listing. A standby or refused account keeps its connection (Clouddriver's relayed
+ *       requests use it) but watches nothing.
+ *   <li>Discovers again periodically and when CustomResourceDefinitions change.
+ * </ol>
  */
-final class AccountWatcher {
+final class AccountWatcher implements KindWatch.Account {
 
   private static final Logger log = LoggerFactory.getLogger(AccountWatcher.class);
-  private static final Duration SYNC_POLL = Duration.ofMillis(100);
   private static final Duration CRD_SETTLE = Duration.ofMillis(500);
 
   /** What the manager learns from an account. */
@@ -47,23 +60,33 @@ final class AccountWatcher {
   private final ListBudget.Account budget;
   private final int timeoutSeconds;
   private final ClusterOptions options;
+  private final ClusterThreads threads;
   private final Events events;
-  private final ScheduledThreadPoolExecutor thread;
+  private final Executor serial;
+  private final Set<String> omitNamespaces;
   private final AtomicBoolean rediscoveryPending = new AtomicBoolean();
 
-  // Touched only on the account's thread, read through volatile snapshots.
-  private final Map<String, KindWatch> watches = new LinkedHashMap<>();
+  private final AccountWatches watches;
+
+  // Touched only by the account's tasks, one at a time.
+  private List<ApiResource> selected = List.of();
+  private AccountDecision decision;
+  private Duration nextDelay;
+
+  /** {@link Outbox#suspensions} when the running watches started. */
+  private long suspensionsWatched;
+
+  // Read by status() and stop() from other threads.
+  private volatile boolean stopped;
   private volatile KubeHttp http;
   private volatile ClusterIdentity identity;
   private volatile List<KindProblem> unwatchable = List.of();
-  private Duration nextDelay;
-  private ScheduledFuture<?> syncPoll;
-  private ScheduledFuture<?> rediscovery;
+  private volatile ScheduledFuture<?> retry;
+  private volatile ScheduledFuture<?> rediscovery;
   private volatile AccountState state = AccountState.CONNECTING;
   private volatile String error;
-  private volatile int attempts;
+  private final AtomicInteger attempts = new AtomicInteger();
   private volatile AccountInfo info;
-  private volatile List<KindWatch> watchSnapshot = List.of();
 
   AccountWatcher(
       KubernetesAccountConfig config,
@@ -72,6 +95,7 @@ final class AccountWatcher {
       ListBudget.Account budget,
       int timeoutSeconds,
       ClusterOptions options,
+      ClusterThreads threads,
       Events events) {
     this.config = config;
     this.dynamic = dynamic;
@@ -79,24 +103,20 @@ final class AccountWatcher {
     this.budget = budget;
     this.timeoutSeconds = timeoutSeconds;
     this.options = options;
+    this.threads = threads;
     this.events = events;
+    this.serial = threads.serialExecutor();
+    this.omitNamespaces = Set.copyOf(config.omitNamespaces());
     this.nextDelay = options.retryBaseDelay();
-    this.thread =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread t = new Thread(runnable, "spinagent-account-" + config.name());
-              t.setDaemon(true);
-              return t;
-            });
-    thread.setRemoveOnCancelPolicy(true);
+    this.watches = new AccountWatches(config, options, this);
   }
 
   KubernetesAccountConfig config() {
     return config;
   }
 
-  String name() {
+  @Override
+  public String name() {
     return config.name();
   }
 
@@ -109,54 +129,53 @@ final class AccountWatcher {
     return Optional.ofNullable(info);
   }
 
+  /** Starts connecting; returns at once. */
   void start() {
-    try {
-      thread.execute(this::connect);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      // Stopped before it started: a configuration reload and a command raced for the same name.
-    }
+    run(this::connect);
   }
 
-  /**
-   * Sends a complete listing of every kind that has synced (the others send theirs when they do).
-   */
-  void resyncRequired() {
+  /** Clouddriver decided about the account (again); applied once the account is connected. */
+  void decided(AccountDecision decision) {
     run(
         () -> {
-          for (KindWatch watch : watches.values()) {
-            if (watch.isForwarding()) {
-              watch.resync();
-            }
-          }
+          this.decision = decision;
+          applyDecision();
         });
   }
 
-  void stop() {
+  /** Clouddriver asks for complete listings of {@code kinds} (all kinds when empty). */
+  void resyncRequested(List<Kind> kinds) {
+    run(() -> watches.requestListings(kinds, "Clouddriver asked for it"));
+  }
+
+  /**
+   * Stops the account: cancels its requests and timers and ends its loops, without waiting.
+   *
+   * @return completes once every loop has ended
+   */
+  CompletableFuture<Void> stop() {
+    stopped = true;
     state = AccountState.STOPPED;
-    thread.shutdownNow();
-    watchSnapshot.forEach(KindWatch::stop);
-    try {
-      thread.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    watches.values().forEach(KindWatch::stop);
+    cancel(retry);
+    cancel(rediscovery);
+    return watches.close();
   }
 
   AccountStatus status() {
     List<String> watched = new ArrayList<>();
     int objects = 0;
     String watchError = null;
-    for (KindWatch watch : watchSnapshot) {
+    for (KindWatch watch : watches.snapshot()) {
       watched.add(watch.resource().qualifiedKind());
       objects += watch.size();
-      if (watchError == null && watch.lastError() != null) {
-        watchError = watch.resource() + ": " + watch.lastError();
+      String kindError = watch.lastError();
+      if (watchError == null && kindError != null) {
+        watchError = watch.resource() + ": " + kindError;
       }
     }
     ClusterIdentity id = identity;
     List<String> denied =
-        unwatchable.stream().map(p -> kindName(p) + ": " + p.getReason()).toList();
+        unwatchable.stream().map(p -> WatchableKinds.kindName(p) + ": " + p.getReason()).toList();
     // While watching, a failing watch (e.g. the API server went away after the sync) is the error.
     String shownError = error != null ? error : watchError;
     return new AccountStatus(
@@ -168,25 +187,85 @@ final class AccountWatcher {
         watched,
         denied,
         objects,
-        attempts,
+        attempts.get(),
         dynamic);
   }
 
-  private static String kindName(KindProblem problem) {
-    return problem.getKind().getGroup().isEmpty()
-        ? problem.getKind().getKind()
-        : problem.getKind().getKind() + "." + problem.getKind().getGroup();
+  /** List-then-watch loops running now. */
+  int loops() {
+    return watches.snapshot().stream().mapToInt(KindWatch::loops).sum();
   }
 
-  // ---------------------------------------------------------------------------------------------
+  /** The account's API client once connected: Clouddriver's relayed requests use it. */
+  Optional<ApiClient> apiClient() {
+    return Optional.ofNullable(http).map(KubeHttp::client);
+  }
 
+  // ------------------------------------------------------------------------- KindWatch.Account
+
+  @Override
+  public Outbox outbox() {
+    return outbox;
+  }
+
+  @Override
+  public ListBudget.Account budget() {
+    return budget;
+  }
+
+  @Override
+  public ExecutorService watches() {
+    return threads.watches();
+  }
+
+  @Override
+  public boolean includes(String namespace) {
+    return omitNamespaces.isEmpty() || !omitNamespaces.contains(namespace);
+  }
+
+  @Override
+  public void readinessChanged() {
+    run(this::updateReadiness);
+  }
+
+  @Override
+  public void crdChanged() {
+    if (rediscoveryPending.compareAndSet(false, true)) {
+      log.info("Account '{}': CustomResourceDefinitions changed, discovering again", name());
+      try {
+        ScheduledFuture<?> unused =
+            threads
+                .timers()
+                .schedule(
+                    () -> {
+                      rediscoveryPending.set(false);
+                      run(this::rediscover);
+                    },
+                    CRD_SETTLE.toMillis(),
+                    TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException e) {
+        rediscoveryPending.set(false);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ tasks
+
+  private interface Task {
+    void run() throws InterruptedException;
+  }
+
+  /** Runs {@code task} after the account's earlier tasks, unless the account stops first. */
   private void run(Task task) {
-    if (thread.isShutdown()) {
+    if (stopped) {
       return;
     }
     try {
-      thread.execute(
+      serial.execute(
           () -> {
+            if (stopped) {
+              return;
+            }
             try {
               task.run();
             } catch (InterruptedException e) {
@@ -195,58 +274,64 @@ final class AccountWatcher {
               log.error("Account '{}': unexpected error", name(), e);
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException ignored) {
-      // Stopping.
+    } catch (RejectedExecutionException stopping) {
+      // The agent is stopping.
     }
   }
 
-  private interface Task {
-    void run() throws InterruptedException;
-  }
-
-  /** The account's API client once connected: Clouddriver's relayed requests use it. */
-  Optional<ApiClient> apiClient() {
-    return Optional.ofNullable(http).map(KubeHttp::client);
-  }
-
-  private void connect() {
-    if (state == AccountState.STOPPED) {
-      return;
-    }
-    attempts++;
+  private void connect() throws InterruptedException {
+    attempts.incrementAndGet();
     try {
       ClusterClients.Connection connection = ClusterClients.connect(config, timeoutSeconds);
-      http = new KubeHttp(connection.client(), timeoutSeconds);
-      ResourceDiscovery discovery = new ResourceDiscovery(http);
-      String gitVersion = discovery.gitVersion();
-      identity =
-          ClusterIdentity.newBuilder()
-              .setApiServerHost(connection.apiServerHost())
-              .setCaFingerprintSha256(connection.caFingerprintSha256())
-              .setKubernetesVersion(gitVersion == null ? "" : gitVersion)
-              .build();
-      List<ApiResource> selected = allowed(discovery.discover());
-      state = AccountState.SYNCING;
+      KubeHttp connected =
+          new KubeHttp(
+              connection.client(),
+              timeoutSeconds,
+              threads.connections(),
+              threads.singleUseConnections());
+      http = connected;
+      List<ApiResource> resources;
+      budget.acquire();
+      try {
+        ResourceDiscovery discovery = new ResourceDiscovery(connected);
+        String gitVersion = discovery.gitVersion();
+        identity =
+            ClusterIdentity.newBuilder()
+                .setApiServerHost(connection.apiServerHost())
+                .setCaFingerprintSha256(connection.caFingerprintSha256())
+                .setKubernetesVersion(gitVersion == null ? "" : gitVersion)
+                .build();
+        resources = allowed(discovery);
+      } finally {
+        budget.release();
+      }
+      selected = resources;
       error = null;
       nextDelay = options.retryBaseDelay();
       log.info(
-          "Account '{}': connected to {} ({}), watching {} kinds{}",
+          "Account '{}': connected to {} ({}), {} kinds to watch{}",
           name(),
           identity.getApiServerHost(),
           identity.getKubernetesVersion(),
           selected.size(),
           unwatchable.isEmpty() ? "" : ", " + unwatchable.size() + " kinds not permitted");
-      reconcileWatches(selected);
-      announce();
-      events.health(name(), AccountHealth.ACCOUNT_HEALTH_SYNCING, "");
-      syncPoll =
-          thread.scheduleWithFixedDelay(
-              this::pollSync, 0, SYNC_POLL.toMillis(), TimeUnit.MILLISECONDS);
+      state = AccountState.WAITING;
       long every = options.rediscoveryInterval().toMillis();
       rediscovery =
-          thread.scheduleWithFixedDelay(this::rediscover, every, every, TimeUnit.MILLISECONDS);
+          threads
+              .timers()
+              .scheduleWithFixedDelay(
+                  () -> run(this::rediscover), every, every, TimeUnit.MILLISECONDS);
+      if (stopped) {
+        cancel(rediscovery);
+        return;
+      }
+      announce();
+      applyDecision();
+    } catch (InterruptedException e) {
+      throw e;
     } catch (Exception e) {
-      if (state == AccountState.STOPPED || Thread.currentThread().isInterrupted()) {
+      if (stopped) {
         return;
       }
       state = AccountState.FAILED;
@@ -258,8 +343,11 @@ final class AccountWatcher {
           error);
       events.health(name(), AccountHealth.ACCOUNT_HEALTH_FAILED, error);
       try {
-        thread.schedule(this::connect, nextDelay.toMillis(), TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException ignored) {
+        retry =
+            threads
+                .timers()
+                .schedule(() -> run(this::connect), nextDelay.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (RejectedExecutionException stopping) {
         return;
       }
       long doubled = Math.min(nextDelay.toMillis() * 2, options.retryMaxDelay().toMillis());
@@ -283,95 +371,97 @@ final class AccountWatcher {
     return message == null ? e.toString() : message;
   }
 
-  /**
-   * Selected by configuration, then checked against RBAC; what is denied goes to {@link
-   * #unwatchable}.
-   */
-  private List<ApiResource> allowed(List<ApiResource> discovered) throws ApiException {
-    List<ApiResource> selected = KindSelection.select(discovered, config);
-    AccessReview review = new AccessReview(http.client());
-    List<ApiResource> allowed = new ArrayList<>();
-    List<KindProblem> denied = new ArrayList<>();
-    for (ApiResource resource : selected) {
-      Optional<String> reason;
+  /** Starts, keeps or stops the watches as the latest decision says. */
+  private void applyDecision() throws InterruptedException {
+    AccountDecision d = decision;
+    if (d == null || http == null || state == AccountState.FAILED) {
+      return; // connect() applies it once connected
+    }
+    if (!d.getAccepted()) {
+      stopWatches();
+      state = AccountState.REFUSED;
+      error = "refused by Clouddriver: " + d.getReason();
+      return;
+    }
+    if (d.getRole() != Role.ROLE_CACHING) {
+      stopWatches();
+      state = AccountState.STANDBY;
+      error = null;
+      return;
+    }
+    error = null;
+    long suspensions = outbox.suspensions(name());
+    if (suspensions != suspensionsWatched && !watches.isEmpty()) {
+      // The outbox dropped what these watches had put and Clouddriver had not committed (the
+      // account was withdrawn meanwhile): list again.
+      log.info(
+          "Account '{}': changes not yet committed were dropped while it was withdrawn; starting"
+              + " its watches again",
+          name());
+      watches.stopAll();
+    }
+    suspensionsWatched = suspensions;
+    if (state != AccountState.SYNCING && state != AccountState.READY) {
+      state = AccountState.SYNCING;
+      events.health(name(), AccountHealth.ACCOUNT_HEALTH_SYNCING, "");
+    }
+    watches.apply(d, selected, http);
+    updateReadiness();
+  }
+
+  private void stopWatches() {
+    if (!watches.isEmpty()) {
+      log.info("Account '{}': not caching from this agent, stopping its watches", name());
+      watches.stopAll();
+    }
+  }
+
+  /** Discovers what the account may watch; what is denied goes to {@link #unwatchable}. */
+  private List<ApiResource> allowed(ResourceDiscovery discovery) throws ApiException {
+    WatchableKinds found = WatchableKinds.find(discovery.discover(), config, http);
+    unwatchable = found.denied();
+    return found.allowed();
+  }
+
+  private void rediscover() throws InterruptedException {
+    if (http == null) {
+      return;
+    }
+    List<ApiResource> resources;
+    try {
+      budget.acquire();
       try {
-        reason = review.denied(resource, config.namespaces());
-      } catch (ApiException e) {
-        if (e.getCode() == 401 || e.getCode() == 0) {
-          throw e;
-        }
-        // The review itself is not allowed or not served: try to watch, and report failures then.
-        log.debug(
-            "Account '{}': access review for {} failed: {}", name(), resource, e.getMessage());
-        reason = Optional.empty();
+        resources = allowed(new ResourceDiscovery(http));
+      } finally {
+        budget.release();
       }
-      if (reason.isPresent()) {
-        denied.add(
-            KindProblem.newBuilder().setKind(resource.toKind()).setReason(reason.get()).build());
-      } else {
-        allowed.add(resource);
-      }
-    }
-    unwatchable = List.copyOf(denied);
-    if (!denied.isEmpty()) {
+    } catch (ApiException | RuntimeException e) {
       log.warn(
-          "Account '{}': not permitted to watch {}",
-          name(),
-          denied.stream().map(AccountWatcher::kindName).toList());
+          "Account '{}': discovery failed, keeping the current watches: {}", name(), describe(e));
+      return;
     }
-    return allowed;
+    selected = resources;
+    announce();
+    if (state != AccountState.SYNCING && state != AccountState.READY) {
+      return;
+    }
+    watches.reconcile(selected, http);
+    updateReadiness();
   }
 
-  private void reconcileWatches(List<ApiResource> wanted) {
-    Map<String, ApiResource> byKey = new LinkedHashMap<>();
-    wanted.forEach(r -> byKey.put(key(r), r));
-    for (var it = watches.entrySet().iterator(); it.hasNext(); ) {
-      var entry = it.next();
-      if (!byKey.containsKey(entry.getKey())) {
-        log.info(
-            "Account '{}': {} is no longer served or selected, stopping its watch",
-            name(),
-            entry.getValue().resource());
-        entry.getValue().stop();
-        it.remove();
-      }
+  /** READY once every selected kind is watched and ready; events are driven by the kinds. */
+  private void updateReadiness() {
+    if (state != AccountState.SYNCING && state != AccountState.READY) {
+      return;
     }
-    String labelSelector =
-        config.onlySpinnakerManaged() ? "app.kubernetes.io/managed-by=spinnaker" : null;
-    for (ApiResource resource : byKey.values()) {
-      if (watches.containsKey(key(resource))) {
-        continue;
-      }
-      boolean metadataOnly = resource.isSecret() && options.scrubSecrets();
-      ObjectScrubber scrubber = new ObjectScrubber(resource.isSecret() && options.scrubSecrets());
-      Runnable afterChange = resource.isCustomResourceDefinition() ? this::crdChanged : () -> {};
-      KindWatch watch =
-          new KindWatch(
-              name(),
-              resource,
-              config.namespaces(),
-              java.util.Set.copyOf(config.omitNamespaces()),
-              (namespace, problems) ->
-                  new DynamicListerWatcher(
-                      http,
-                      resource,
-                      namespace,
-                      labelSelector,
-                      metadataOnly,
-                      scrubber,
-                      budget,
-                      options.pageSize(),
-                      problems),
-              outbox,
-              afterChange);
-      watches.put(key(resource), watch);
-      watch.start();
+    boolean all = watches.allReady(selected);
+    if (all && state == AccountState.SYNCING) {
+      state = AccountState.READY;
+      log.info("Account '{}': synced {} kinds", name(), selected.size());
+      events.health(name(), AccountHealth.ACCOUNT_HEALTH_READY, "");
+    } else if (!all && state == AccountState.READY) {
+      state = AccountState.SYNCING;
     }
-    watchSnapshot = List.copyOf(watches.values());
-  }
-
-  private static String key(ApiResource resource) {
-    return resource.group() + "/" + resource.version() + "/" + resource.plural();
   }
 
   private void announce() {
@@ -381,7 +471,7 @@ final class AccountWatcher {
             .setCluster(identity)
             .addAllNamespaces(config.namespaces())
             .addAllOmitNamespaces(config.omitNamespaces())
-            .addAllKinds(watches.values().stream().map(w -> w.resource().toKind()).toList())
+            .addAllKinds(selected.stream().map(ApiResource::toKind).toList())
             .setPermissions(
                 Permissions.newBuilder()
                     .addAllRead(config.permissions().read())
@@ -395,75 +485,9 @@ final class AccountWatcher {
     }
   }
 
-  private void pollSync() {
-    try {
-      boolean all = true;
-      for (KindWatch watch : watches.values()) {
-        if (watch.isForwarding()) {
-          continue;
-        }
-        if (watch.hasSynced()) {
-          watch.resync();
-        } else {
-          all = false;
-        }
-      }
-      if (all && state == AccountState.SYNCING) {
-        state = AccountState.READY;
-        log.info("Account '{}': synced {} kinds", name(), watches.size());
-        events.health(name(), AccountHealth.ACCOUNT_HEALTH_READY, "");
-      } else if (!all && state == AccountState.READY) {
-        state = AccountState.SYNCING;
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    } catch (RuntimeException e) {
-      if (state != AccountState.STOPPED) {
-        log.error("Account '{}': sync check failed", name(), e);
-      }
-    }
-  }
-
-  private void crdChanged() {
-    if (rediscoveryPending.compareAndSet(false, true)) {
-      try {
-        thread.schedule(
-            () -> {
-              rediscoveryPending.set(false);
-              rediscover();
-            },
-            CRD_SETTLE.toMillis(),
-            TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        rediscoveryPending.set(false);
-      }
-    }
-  }
-
-  private void rediscover() {
-    if (state == AccountState.STOPPED || http == null) {
-      return;
-    }
-    try {
-      List<ApiResource> selected = allowed(new ResourceDiscovery(http).discover());
-      reconcileWatches(selected);
-      announce();
-      if (state == AccountState.READY
-          && watches.values().stream().anyMatch(w -> !w.isForwarding())) {
-        state = AccountState.SYNCING;
-      }
-    } catch (Exception e) {
-      log.warn(
-          "Account '{}': discovery failed, keeping the current watches: {}", name(), describe(e));
-    }
-  }
-
-  void cancelTimers() {
-    if (syncPoll != null) {
-      syncPoll.cancel(false);
-    }
-    if (rediscovery != null) {
-      rediscovery.cancel(false);
+  private static void cancel(ScheduledFuture<?> future) {
+    if (future != null) {
+      future.cancel(false);
     }
   }
 }

@@ -5,15 +5,22 @@ import io.spinagent.agent.config.AccountDefinitionException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.TasksConfig;
 import io.spinagent.agent.stream.Outbox;
+import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
+import io.spinagent.protocol.v1.Kind;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,6 +29,8 @@ import org.slf4j.LoggerFactory;
  * as the configuration changes ({@link #apply}) or as Clouddriver adds, updates and removes dynamic
  * accounts by command ({@link #addDynamic}, {@link #updateDynamic}, {@link #removeDynamic}). An
  * account that cannot reach its cluster is retried on its own and never holds up the others.
+ * Accounts share one set of threads ({@link ClusterThreads}), and are watched once Clouddriver
+ * decides to cache them from this agent ({@link #decided}).
  *
  * <p>Dynamic accounts live in memory only: they survive reconnects to Clouddriver and configuration
  * reloads, not a restart of the agent (Clouddriver sends them again when the agent reconnects).
@@ -34,6 +43,7 @@ public final class ClusterManager implements AutoCloseable {
   public interface Listener {
     /**
      * The accounts that can be announced to Clouddriver changed; {@code accounts} is all of them.
+     * Calls come one at a time, in the order the lists were taken; must return quickly.
      */
     void accountsChanged(List<AccountInfo> accounts);
 
@@ -41,17 +51,27 @@ public final class ClusterManager implements AutoCloseable {
     default void accountHealth(String account, AccountHealth health, String error) {}
   }
 
+  /**
+   * How long stopping accounts waits for their loops to end; their requests are cancelled, so they
+   * end at once unless a thread is stuck.
+   */
+  static final Duration STOP_TIMEOUT = Duration.ofSeconds(3);
+
   private final Outbox outbox;
   private final ListBudget budget;
   private final int timeoutSeconds;
   private final ClusterOptions options;
   private final Listener listener;
+  private final ClusterThreads threads;
   private final Map<String, AccountWatcher> accounts = new LinkedHashMap<>();
-  private boolean closed;
 
-  public ClusterManager(Outbox outbox, TasksConfig tasks, int timeoutSeconds, Listener listener) {
-    this(outbox, tasks, timeoutSeconds, ClusterOptions.DEFAULTS, listener);
-  }
+  /**
+   * Held while the accounts are listed and handed to the listener, so that lists reach it in the
+   * order they were taken: an older list arriving last would withdraw an account just announced.
+   */
+  private final Object announcing = new Object();
+
+  private boolean closed;
 
   public ClusterManager(
       Outbox outbox,
@@ -64,6 +84,7 @@ public final class ClusterManager implements AutoCloseable {
     this.timeoutSeconds = timeoutSeconds;
     this.options = Objects.requireNonNull(options, "options");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.threads = new ClusterThreads();
   }
 
   /**
@@ -196,7 +217,14 @@ public final class ClusterManager implements AutoCloseable {
   private AccountWatcher register(KubernetesAccountConfig config, boolean dynamic) {
     AccountWatcher watcher =
         new AccountWatcher(
-            config, dynamic, outbox, budget.forAccount(), timeoutSeconds, options, new Events());
+            config,
+            dynamic,
+            outbox,
+            budget.forAccount(),
+            timeoutSeconds,
+            options,
+            threads,
+            new Events());
     accounts.put(config.name(), watcher);
     return watcher;
   }
@@ -257,24 +285,70 @@ public final class ClusterManager implements AutoCloseable {
     }
   }
 
-  /** Outside the lock: stopping waits for the accounts' threads. */
+  /** Outside the lock: stopping waits (briefly) for the accounts' loops to end. */
   private void stopAndStart(List<AccountWatcher> stopping, List<AccountWatcher> starting) {
-    stopping.forEach(AccountWatcher::stop);
+    stopAll(stopping);
     if (!stopping.isEmpty()) {
       announceAll();
     }
     starting.forEach(AccountWatcher::start);
   }
 
-  /** Clouddriver needs a complete listing of {@code account}; returns at once. */
-  public void resyncRequired(String account) {
+  /** Stops every account at once, and waits at most {@link #STOP_TIMEOUT} for all of them. */
+  private static void stopAll(List<AccountWatcher> stopping) {
+    if (stopping.isEmpty()) {
+      return;
+    }
+    CompletableFuture<?>[] stopped =
+        stopping.stream().map(AccountWatcher::stop).toArray(CompletableFuture[]::new);
+    try {
+      CompletableFuture.allOf(stopped).get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      log.warn(
+          "Some of {} stopping accounts did not end their watches within {}",
+          stopping.size(),
+          STOP_TIMEOUT);
+    }
+  }
+
+  /**
+   * Clouddriver decided about an account: watch it (caching), or stop watching it (standby,
+   * refused). Returns at once.
+   */
+  public void decided(AccountDecision decision) {
+    AccountWatcher watcher;
+    synchronized (this) {
+      watcher = accounts.get(decision.getAccount());
+    }
+    if (watcher != null) {
+      watcher.decided(decision);
+    }
+  }
+
+  /**
+   * Clouddriver asks for complete listings of {@code kinds} of {@code account} (every kind when
+   * empty). Returns at once.
+   */
+  public void resyncRequested(String account, List<Kind> kinds) {
     AccountWatcher watcher;
     synchronized (this) {
       watcher = accounts.get(account);
     }
     if (watcher != null) {
-      watcher.resyncRequired();
+      watcher.resyncRequested(List.copyOf(kinds));
     }
+  }
+
+  /** The threads the watches run on. */
+  public ClusterThreads.Mode threadMode() {
+    return threads.mode();
+  }
+
+  /** List-then-watch loops running now, across accounts: one per kind and namespace scope. */
+  public synchronized int watchLoops() {
+    return accounts.values().stream().mapToInt(AccountWatcher::loops).sum();
   }
 
   /** The API client of a connected account, for requests Clouddriver relays through the agent. */
@@ -290,7 +364,10 @@ public final class ClusterManager implements AutoCloseable {
     return Optional.ofNullable(accounts.get(account)).map(AccountWatcher::status);
   }
 
-  /** True when every account has completed its first listing of every kind it watches. */
+  /**
+   * True when every account has completed its first listing of every kind it watches, or is left to
+   * another agent or refused ({@link AccountStatus#isSynced}).
+   */
   public synchronized boolean allSynced() {
     return accounts.values().stream().allMatch(a -> a.status().isSynced());
   }
@@ -304,6 +381,10 @@ public final class ClusterManager implements AutoCloseable {
     return accounts.values().stream().flatMap(a -> a.info().stream()).toList();
   }
 
+  /**
+   * Stops every account at once: their requests are cancelled rather than drained, and each loop
+   * ends where it is. Returns within about {@link #STOP_TIMEOUT}, however many accounts there are.
+   */
   @Override
   public void close() {
     List<AccountWatcher> all;
@@ -312,11 +393,18 @@ public final class ClusterManager implements AutoCloseable {
       all = new ArrayList<>(accounts.values());
       accounts.clear();
     }
-    all.forEach(AccountWatcher::stop);
+    stopAll(all);
+    threads.close(Duration.ofMillis(500));
   }
 
   private void announceAll() {
-    listener.accountsChanged(accountInfos());
+    synchronized (announcing) {
+      try {
+        listener.accountsChanged(accountInfos());
+      } catch (RuntimeException e) {
+        log.error("Announcing the accounts failed", e);
+      }
+    }
   }
 
   private final class Events implements AccountWatcher.Events {
@@ -332,7 +420,11 @@ public final class ClusterManager implements AutoCloseable {
 
     @Override
     public void health(String account, AccountHealth health, String error) {
-      listener.accountHealth(account, health, error);
+      try {
+        listener.accountHealth(account, health, error);
+      } catch (RuntimeException e) {
+        log.error("Reporting the health of account '{}' failed", account, e);
+      }
     }
   }
 }

@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * The cluster side's meters: accounts per state, watched kinds and cached objects. Gauges read the
- * manager's status when scraped, so nothing is counted twice.
+ * The cluster side's meters: accounts per state, watched kinds, watches and known objects. Gauges
+ * read the manager's status when scraped, so nothing is counted twice.
  */
 public final class ClusterMetrics {
 
@@ -43,7 +43,13 @@ public final class ClusterMetrics {
             "spinagent.kubernetes.objects",
             manager,
             m -> m.statuses().stream().mapToInt(AccountStatus::objects).sum())
-        .description("Objects held by the informers across all accounts")
+        .description(
+            "Objects the agent knows of (key and resourceVersion each) across all accounts")
+        .register(registry);
+    Gauge.builder("spinagent.kubernetes.watches", manager, ClusterManager::watchLoops)
+        .description(
+            "List-then-watch loops running, one per account, kind and namespace scope; each holds"
+                + " one connection")
         .register(registry);
   }
 }

@@ -1,266 +1,215 @@
 package io.spinagent.agent.cluster;
 
-import com.google.gson.Gson;
-import com.google.gson.JsonObject;
-import com.google.protobuf.ByteString;
-import io.kubernetes.client.informer.ResourceEventHandler;
-import io.kubernetes.client.informer.impl.DefaultSharedIndexInformer;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesListObject;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.spinagent.agent.stream.Outbox;
-import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
-import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncPhase;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Watches one resource of one account: one {@link DefaultSharedIndexInformer} across the cluster,
- * or one per namespace when the account lists namespaces. Every add, update and delete goes to the
- * outbox; once all informers have synced, and whenever Clouddriver asks for it, a complete listing
- * goes out between BEGIN and END resync markers.
+ * One kind of one account: a {@link Reflector} per scope (one across the cluster, or one per listed
+ * namespace), and what they do together:
  *
- * <p>Events that arrive before the first complete listing are not forwarded: the listing, taken
- * under the same lock that forwarding takes, contains their outcome.
+ * <ul>
+ *   <li><b>Complete listings</b> between resync markers: BEGIN, every object of every scope, END.
+ *       The first scope to come round puts BEGIN; each scope stops its watch, lists and puts its
+ *       objects; the last one puts END. Requests that arrive meanwhile make one more listing.
+ *   <li><b>Readiness</b>: after the first complete listing.
+ * </ul>
+ *
+ * <p>Scopes of one kind hold disjoint objects, and each scope's list and watch run one after the
+ * other on its own loop, so an object's changes reach the outbox in order.
  */
 final class KindWatch {
 
   private static final Logger log = LoggerFactory.getLogger(KindWatch.class);
-  private static final Gson GSON = new Gson();
 
-  private final String account;
+  /** What a kind needs from its account. */
+  interface Account {
+    String name();
+
+    Outbox outbox();
+
+    ListBudget.Account budget();
+
+    ExecutorService watches();
+
+    /** Whether objects of {@code namespace} are sent ({@code omitNamespaces}). */
+    boolean includes(String namespace);
+
+    /** A kind became ready. Must not block. */
+    void readinessChanged();
+
+    /** An object of a CustomResourceDefinition kind changed. Must not block. */
+    void crdChanged();
+  }
+
+  /** One complete listing of the kind: its resync id, and the scopes yet to list. */
+  static final class Listing {
+    private final String resyncId;
+    private final int satisfies;
+    private final Set<Reflector> pending;
+
+    private Listing(String resyncId, int satisfies, Set<Reflector> pending) {
+      this.resyncId = resyncId;
+      this.satisfies = satisfies;
+      this.pending = pending;
+    }
+  }
+
+  private final Account account;
   private final ApiResource resource;
   private final Kind kind;
-  private final Outbox outbox;
-  private final Set<String> omitNamespaces;
-  private final List<
-          DefaultSharedIndexInformer<DynamicKubernetesObject, DynamicKubernetesListObject>>
-      informers = new ArrayList<>();
-  private final Runnable onChangeAfterSync;
-  private final AtomicLong changes = new AtomicLong();
-  private final AtomicReference<String> lastError = new AtomicReference<>();
-  private final Object lock = new Object();
-  private boolean forwarding;
+  private final List<Reflector> scopes = new ArrayList<>();
+  private final AtomicInteger listingsRequested = new AtomicInteger();
+  private final ReentrantLock lock = new ReentrantLock();
+  private volatile boolean ready;
   private volatile boolean stopped;
 
-  /**
-   * @param listerWatchers one per informer: from the namespace (null for the cluster) and a
-   *     consumer of request problems (null meaning success) to its lister-watcher
-   * @param onChangeAfterSync called after each forwarded change (e.g. to rediscover on CRD changes)
-   */
-  KindWatch(
-      String account,
-      ApiResource resource,
-      List<String> namespaces,
-      Set<String> omitNamespaces,
-      java.util.function.BiFunction<
-              String, java.util.function.Consumer<Throwable>, DynamicListerWatcher>
-          listerWatchers,
-      Outbox outbox,
-      Runnable onChangeAfterSync) {
+  // Guarded by lock.
+  private int listingsDone;
+  private Listing open;
+
+  KindWatch(Account account, ApiResource resource, List<ScopeListerWatcher> scopes) {
     this.account = account;
     this.resource = resource;
     this.kind = resource.toKind();
-    this.outbox = outbox;
-    this.omitNamespaces = Set.copyOf(omitNamespaces);
-    this.onChangeAfterSync = onChangeAfterSync;
-    List<String> scopes =
-        resource.namespaced() && !namespaces.isEmpty()
-            ? namespaces
-            : java.util.Collections.singletonList(null);
-    for (String namespace : scopes) {
-      DefaultSharedIndexInformer<DynamicKubernetesObject, DynamicKubernetesListObject> informer =
-          new DefaultSharedIndexInformer<>(
-              DynamicKubernetesObject.class,
-              listerWatchers.apply(namespace, this::requestOutcome),
-              0L,
-              new io.kubernetes.client.informer.cache.Cache<>(),
-              this::reflectorProblem);
-      informer.addEventHandler(new Handler());
-      informers.add(informer);
-    }
+    scopes.forEach(scope -> this.scopes.add(new Reflector(this, scope, account)));
   }
 
   ApiResource resource() {
     return resource;
   }
 
+  Kind kind() {
+    return kind;
+  }
+
+  /** Starts the scopes' loops, with a complete listing. */
   void start() {
-    informers.forEach(DefaultSharedIndexInformer::run);
-  }
-
-  boolean hasSynced() {
-    return informers.stream().allMatch(DefaultSharedIndexInformer::hasSynced);
-  }
-
-  /** Whether the first complete listing has gone out. */
-  boolean isForwarding() {
-    synchronized (lock) {
-      return forwarding;
-    }
-  }
-
-  long changes() {
-    return changes.get();
-  }
-
-  String lastError() {
-    return lastError.get();
-  }
-
-  int informerCount() {
-    return informers.size();
-  }
-
-  /** Objects currently held, across this kind's informers. */
-  int size() {
-    return informers.stream().mapToInt(i -> i.getIndexer().list().size()).sum();
-  }
-
-  /**
-   * Puts BEGIN, every object held, END into the outbox, and from then on forwards every change.
-   * Blocks while the outbox is full.
-   */
-  void resync() throws InterruptedException {
-    synchronized (lock) {
+    listingsRequested.incrementAndGet();
+    for (Reflector scope : scopes) {
       if (stopped) {
         return;
       }
-      String resyncId = UUID.randomUUID().toString();
-      outbox.putResyncMarker(account, kind, ResyncPhase.RESYNC_PHASE_BEGIN, resyncId);
-      int count = 0;
-      for (var informer : informers) {
-        for (Object object : informer.getIndexer().list()) {
-          DynamicKubernetesObject o = (DynamicKubernetesObject) object;
-          if (included(o)) {
-            outbox.put(account, change(o, ChangeType.CHANGE_TYPE_UPSERT));
-            count++;
-          }
-        }
-      }
-      outbox.putResyncMarker(account, kind, ResyncPhase.RESYNC_PHASE_END, resyncId);
-      forwarding = true;
-      log.debug("Account '{}': resync of {} sent {} objects", account, resource, count);
+      scope.start(account.watches());
     }
   }
 
+  /** Asks for a complete listing (BEGIN, every object, END); returns at once. */
+  void requestListing(String reason) {
+    listingsRequested.incrementAndGet();
+    log.info("Account '{}': listing {} again: {}", account.name(), resource, reason);
+    scopes.forEach(Reflector::interruptWatch);
+  }
+
+  /** Stops every scope's loop without waiting; see {@link #stopped()}. */
   void stop() {
     stopped = true;
-    informers.forEach(DefaultSharedIndexInformer::stop);
+    scopes.forEach(Reflector::stop);
   }
 
-  private void requestOutcome(Throwable problem) {
-    if (problem == null) {
-      lastError.set(null);
-    } else {
-      lastError.set(AccountWatcher.describe(problem));
+  /** Completes when every scope's loop has ended. */
+  CompletableFuture<Void> stopped() {
+    return CompletableFuture.allOf(
+        scopes.stream().map(Reflector::stopped).toArray(CompletableFuture[]::new));
+  }
+
+  /** Whether the kind has been listed once. */
+  boolean isReady() {
+    return ready;
+  }
+
+  /** Objects known, across scopes. */
+  int size() {
+    return scopes.stream().mapToInt(Reflector::size).sum();
+  }
+
+  /** Scopes running: one list-then-watch loop each. */
+  int loops() {
+    return (int) scopes.stream().filter(s -> !s.stopped().isDone()).count();
+  }
+
+  String lastError() {
+    return scopes.stream()
+        .map(Reflector::lastError)
+        .filter(Objects::nonNull)
+        .findFirst()
+        .orElse(null);
+  }
+
+  // ------------------------------------------------------------------- called by the scope loops
+
+  /**
+   * The listing {@code scope} must take part in now, or null. Opens one (and puts its BEGIN) when a
+   * listing was requested and none is open.
+   */
+  Listing listingFor(Reflector scope) throws InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      if (open == null && listingsDone < listingsRequested.get()) {
+        String resyncId = UUID.randomUUID().toString();
+        account
+            .outbox()
+            .putResyncMarker(account.name(), kind, ResyncPhase.RESYNC_PHASE_BEGIN, resyncId);
+        open = new Listing(resyncId, listingsRequested.get(), new HashSet<>(scopes));
+      }
+      return open != null && open.pending.contains(scope) ? open : null;
+    } finally {
+      lock.unlock();
     }
   }
 
-  private void reflectorProblem(Class<DynamicKubernetesObject> type, Throwable t) {
-    String message = t.getMessage() == null ? t.toString() : t.getMessage();
-    if (message.contains("got ERROR event")) {
-      // 410 Gone on a watch: the informer lists again; nothing is lost.
-      log.info("Account '{}': watch of {} expired, relisting", account, resource);
-      return;
-    }
-    lastError.set(message);
-    if (!stopped) {
-      log.warn("Account '{}': watching {} failed, retrying: {}", account, resource, message);
-    }
-  }
-
-  private boolean included(DynamicKubernetesObject object) {
-    if (omitNamespaces.isEmpty()) {
-      return true;
-    }
-    String namespace = namespaceOf(object);
-    return namespace == null || !omitNamespaces.contains(namespace);
-  }
-
-  private static String namespaceOf(DynamicKubernetesObject object) {
-    JsonObject metadata = object.getRaw().getAsJsonObject("metadata");
-    return metadata != null && metadata.has("namespace")
-        ? metadata.get("namespace").getAsString()
-        : null;
-  }
-
-  private static String field(JsonObject metadata, String name) {
-    return metadata != null && metadata.has(name) && metadata.get(name).isJsonPrimitive()
-        ? metadata.get(name).getAsString()
-        : "";
-  }
-
-  ObjectChange change(DynamicKubernetesObject object, ChangeType type) {
-    JsonObject metadata = object.getRaw().getAsJsonObject("metadata");
-    ObjectChange.Builder change =
-        ObjectChange.newBuilder()
-            .setKind(kind)
-            .setNamespace(field(metadata, "namespace"))
-            .setName(field(metadata, "name"))
-            .setUid(field(metadata, "uid"))
-            .setResourceVersion(field(metadata, "resourceVersion"))
-            .setType(type);
-    if (type == ChangeType.CHANGE_TYPE_UPSERT) {
-      change.setObjectJson(
-          ByteString.copyFrom(GSON.toJson(object.getRaw()), StandardCharsets.UTF_8));
-    }
-    return change.build();
-  }
-
-  private void forward(DynamicKubernetesObject object, ChangeType type) {
-    if (stopped || !included(object)) {
-      return;
-    }
-    synchronized (lock) {
-      if (!forwarding || stopped) {
+  /** {@code scope} has put every object it listed for {@code listing}. */
+  void listed(Reflector scope, Listing listing) throws InterruptedException {
+    boolean becameReady = false;
+    lock.lockInterruptibly();
+    try {
+      listing.pending.remove(scope);
+      if (!listing.pending.isEmpty() || open != listing) {
         return;
       }
-      try {
-        outbox.put(account, change(object, type));
-        changes.incrementAndGet();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      } catch (IllegalStateException e) {
-        // The outbox was closed: the agent is stopping.
-        return;
+      account
+          .outbox()
+          .putResyncMarker(account.name(), kind, ResyncPhase.RESYNC_PHASE_END, listing.resyncId);
+      open = null;
+      listingsDone = listing.satisfies;
+      log.debug("Account '{}': complete listing of {} sent", account.name(), resource);
+      if (!ready) {
+        ready = true;
+        becameReady = true;
       }
-    }
-    onChangeAfterSync.run();
-  }
-
-  private final class Handler implements ResourceEventHandler<DynamicKubernetesObject> {
-    @Override
-    public void onAdd(DynamicKubernetesObject object) {
-      forward(object, ChangeType.CHANGE_TYPE_UPSERT);
-    }
-
-    @Override
-    public void onUpdate(DynamicKubernetesObject before, DynamicKubernetesObject after) {
-      // A relist reports every object as updated; unchanged ones need not travel again.
-      if (before != null && Objects.equals(resourceVersion(before), resourceVersion(after))) {
-        return;
+      if (listingsDone < listingsRequested.get()) {
+        // Asked for again meanwhile: the scopes that are watching come round for the next one.
+        scopes.forEach(Reflector::interruptWatch);
       }
-      forward(after, ChangeType.CHANGE_TYPE_UPSERT);
+    } finally {
+      lock.unlock();
     }
-
-    @Override
-    public void onDelete(DynamicKubernetesObject object, boolean finalStateUnknown) {
-      forward(object, ChangeType.CHANGE_TYPE_DELETE);
+    if (becameReady) {
+      account.readinessChanged();
     }
   }
 
-  private static String resourceVersion(DynamicKubernetesObject object) {
-    return field(object.getRaw().getAsJsonObject("metadata"), "resourceVersion");
+  /** A scope forwarded a change. */
+  void changed() {
+    if (resource.isCustomResourceDefinition()) {
+      account.crdChanged();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return resource.toString();
   }
 }

@@ -12,12 +12,25 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.ConnectionPool;
 import okhttp3.OkHttpClient;
+import okhttp3.Protocol;
 import okhttp3.Response;
 
 /**
- * Raw GET requests through an {@link ApiClient}: its base path, TLS setup and authentication, but
- * our own {@code Accept} headers and our own handling of the response body (streamed, never read
- * whole into a String).
+ * One account's requests to its API server through its {@link ApiClient}: its base path, TLS setup
+ * and authentication, but our own {@code Accept} headers, our own handling of the response body
+ * (streamed, never read whole into a String), and our own connections:
+ *
+ * <ul>
+ *   <li>HTTP/1.1 only. OkHttp reads every HTTP/2 connection on a thread of its own for as long as
+ *       the connection lives; over HTTP/1.1 a watch is just its socket, read by the loop that owns
+ *       it, so a watch costs no more than the connection it holds.
+ *   <li>Connections kept in the agent's shared pool ({@link ClusterThreads#connections()}); they
+ *       are only ever reused for the same address and TLS settings, so never by another account.
+ *   <li>Every request is a {@link Call} its caller can cancel, which is how watches stop at once: a
+ *       cancelled call's socket is closed instead of its remaining body being read.
+ * </ul>
+ *
+ * <p>Relayed requests from Clouddriver (the tunnel) keep using the ApiClient's own client.
  */
 final class KubeHttp {
 
@@ -35,31 +48,30 @@ final class KubeHttp {
 
   /**
    * @param timeoutSeconds read timeout of ordinary requests ({@code timeoutSeconds})
+   * @param pool where connections are kept for reuse
+   * @param singleUse a pool that keeps nothing, for Secrets
    */
-  KubeHttp(ApiClient client, int timeoutSeconds) {
+  KubeHttp(ApiClient client, int timeoutSeconds, ConnectionPool pool, ConnectionPool singleUse) {
     this.client = client;
-    this.requests =
+    OkHttpClient base =
         client
             .getHttpClient()
             .newBuilder()
+            .protocols(List.of(Protocol.HTTP_1_1))
+            .connectionPool(pool)
+            .build();
+    this.requests =
+        base.newBuilder()
             .readTimeout(timeoutSeconds, TimeUnit.SECONDS)
             .callTimeout(0, TimeUnit.SECONDS)
             .build();
     // A quiet watch sends nothing until the server ends it; the server's own timeoutSeconds ends
     // it.
-    this.watches = client.getHttpClient().newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
+    this.watches = base.newBuilder().readTimeout(0, TimeUnit.SECONDS).build();
     // For Secrets: connections are not kept for reuse, so that their buffers (which held response
     // bytes) become garbage as soon as the response is done.
-    this.isolatedRequests =
-        requests
-            .newBuilder()
-            .connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
-            .build();
-    this.isolatedWatches =
-        watches
-            .newBuilder()
-            .connectionPool(new ConnectionPool(0, 1, TimeUnit.MILLISECONDS))
-            .build();
+    this.isolatedRequests = requests.newBuilder().connectionPool(singleUse).build();
+    this.isolatedWatches = watches.newBuilder().connectionPool(singleUse).build();
   }
 
   private static final byte[] ZEROS = new byte[256 * 1024];
@@ -79,16 +91,19 @@ final class KubeHttp {
     return client;
   }
 
-  /** Sends a GET; the caller closes the response. Non-2xx answers are thrown as ApiException. */
-  Response get(String path, Map<String, String> query, String accept, boolean watch)
-      throws ApiException {
-    return get(path, query, accept, watch, false);
+  /** Sends a GET and waits for its answer; the caller closes the response. */
+  Response get(String path, Map<String, String> query, String accept) throws ApiException {
+    return execute(newGet(path, query, accept, false, false), "GET " + path);
   }
 
   /**
+   * A GET, not yet sent: the caller registers it where it can be cancelled, then {@link #execute}s
+   * it.
+   *
+   * @param watch on the client without a read timeout
    * @param isolated on a connection of its own, closed after the response (for Secrets)
    */
-  Response get(
+  Call newGet(
       String path, Map<String, String> query, String accept, boolean watch, boolean isolated)
       throws ApiException {
     List<Pair> params = new ArrayList<>();
@@ -98,24 +113,42 @@ final class KubeHttp {
             params.add(new Pair(k, v));
           }
         });
-    Map<String, String> headers = new HashMap<>();
-    headers.put("Accept", accept);
-    Call template =
-        client.buildCall(
-            client.getBasePath(),
-            path,
-            "GET",
-            params,
-            List.of(),
-            null,
-            headers,
-            new HashMap<>(),
-            new HashMap<>(),
-            new String[] {"BearerToken"},
-            null);
     OkHttpClient http =
         isolated ? (watch ? isolatedWatches : isolatedRequests) : (watch ? watches : requests);
-    Call call = http.newCall(template.request());
+    return http.newCall(build(path, "GET", params, null, accept).request());
+  }
+
+  /** A POST of {@code body} (serialized by client-java), not yet sent. */
+  Call newPost(String path, Object body) throws ApiException {
+    return requests.newCall(build(path, "POST", List.of(), body, JSON).request());
+  }
+
+  private Call build(String path, String method, List<Pair> params, Object body, String accept)
+      throws ApiException {
+    Map<String, String> headers = new HashMap<>();
+    headers.put("Accept", accept);
+    if (body != null) {
+      headers.put("Content-Type", JSON);
+    }
+    return client.buildCall(
+        client.getBasePath(),
+        path,
+        method,
+        params,
+        List.of(),
+        body,
+        headers,
+        new HashMap<>(),
+        new HashMap<>(),
+        new String[] {"BearerToken"},
+        null);
+  }
+
+  /**
+   * Sends {@code call}; the caller closes the response. Non-2xx answers are thrown as ApiException
+   * with their status; failures to connect or read (and cancellation) with status 0.
+   */
+  static Response execute(Call call, String what) throws ApiException {
     Response response;
     try {
       response = call.execute();
@@ -132,7 +165,7 @@ final class KubeHttp {
         response.close();
       }
       throw new ApiException(
-          response.code() + " " + response.message() + " from GET " + path + ": " + body,
+          response.code() + " " + response.message() + " from " + what + ": " + body,
           response.code(),
           response.headers().toMultimap(),
           body);

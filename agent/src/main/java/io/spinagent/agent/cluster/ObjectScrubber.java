@@ -39,12 +39,40 @@ public final class ObjectScrubber {
           .build();
 
   private final boolean secret;
+  private final String apiVersion;
+  private final String kind;
 
   /**
    * @param secret whether objects are Secrets, whose payload fields are left out
    */
   public ObjectScrubber(boolean secret) {
+    this(secret, null, null);
+  }
+
+  /**
+   * @param secret whether objects are Secrets, whose payload fields are left out
+   * @param apiVersion when not null, written as the object's {@code apiVersion} in place of the one
+   *     read (with {@code kind}): metadata-only responses label every object {@code meta.k8s.io/v1
+   *     PartialObjectMetadata}
+   * @param kind the {@code kind} written with {@code apiVersion}
+   */
+  ObjectScrubber(boolean secret, String apiVersion, String kind) {
     this.secret = secret;
+    this.apiVersion = apiVersion;
+    this.kind = kind;
+  }
+
+  /**
+   * An object as sent: its scrubbed JSON, and the metadata the agent keeps or sends beside it
+   * (empty strings where the object has none).
+   */
+  // The bytes are handed on as they are and never compared, so array identity is all it needs.
+  @SuppressWarnings("ArrayRecordComponent")
+  record Scrubbed(byte[] json, String namespace, String name, String uid, String resourceVersion) {
+    /** {@code namespace/name}, or {@code /name} for a cluster-scoped object. */
+    String key() {
+      return namespace + "/" + name;
+    }
   }
 
   public boolean isSecret() {
@@ -52,25 +80,51 @@ public final class ObjectScrubber {
   }
 
   /**
-   * Scrubs the object whose START_OBJECT is the parser's current token; on return the parser is at
-   * the matching END_OBJECT.
+   * Scrubs the object whose START_OBJECT is the parser's current token, keeping its metadata; on
+   * return the parser is at the matching END_OBJECT.
    */
-  public byte[] scrub(JsonParser parser) throws IOException {
+  Scrubbed scrubObject(JsonParser parser) throws IOException {
     if (parser.currentToken() != JsonToken.START_OBJECT) {
       throw new IOException("expected a JSON object, got " + parser.currentToken());
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(512);
+    Metadata metadata = new Metadata();
     try (JsonGenerator generator = JSON.createGenerator(out)) {
-      copyObject(parser, generator, Level.ROOT);
+      copyObject(parser, generator, Level.ROOT, metadata);
     }
-    return out.toByteArray();
+    return new Scrubbed(
+        out.toByteArray(),
+        metadata.namespace,
+        metadata.name,
+        metadata.uid,
+        metadata.resourceVersion);
+  }
+
+  /** What {@link #scrubObject} picks up from {@code metadata} on the way. */
+  private static final class Metadata {
+    String namespace = "";
+    String name = "";
+    String uid = "";
+    String resourceVersion = "";
+
+    void set(String field, String value) {
+      switch (field) {
+        case "namespace" -> namespace = value;
+        case "name" -> name = value;
+        case "uid" -> uid = value;
+        case "resourceVersion" -> resourceVersion = value;
+        default -> {
+          // Not kept.
+        }
+      }
+    }
   }
 
   /** Scrubs one whole JSON object given as bytes. */
   public byte[] scrub(byte[] json) {
     try (JsonParser parser = JSON.createParser(json)) {
       parser.nextToken();
-      return scrub(parser);
+      return scrubObject(parser).json();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -83,8 +137,13 @@ public final class ObjectScrubber {
     OTHER
   }
 
-  private void copyObject(JsonParser p, JsonGenerator g, Level level) throws IOException {
+  private void copyObject(JsonParser p, JsonGenerator g, Level level, Metadata metadata)
+      throws IOException {
     g.writeStartObject();
+    if (level == Level.ROOT && apiVersion != null) {
+      g.writeStringField("apiVersion", apiVersion);
+      g.writeStringField("kind", kind);
+    }
     JsonToken token;
     while ((token = p.nextToken()) == JsonToken.FIELD_NAME) {
       String field = p.currentName();
@@ -94,6 +153,9 @@ public final class ObjectScrubber {
         p.skipChildren();
         continue;
       }
+      if (level == Level.METADATA && value == JsonToken.VALUE_STRING) {
+        metadata.set(field, p.getText());
+      }
       g.writeFieldName(field);
       Level child = Level.OTHER;
       if (level == Level.ROOT && "metadata".equals(field)) {
@@ -101,7 +163,7 @@ public final class ObjectScrubber {
       } else if (level == Level.METADATA && "annotations".equals(field)) {
         child = Level.ANNOTATIONS;
       }
-      copyValue(p, g, value, child);
+      copyValue(p, g, value, child, metadata);
     }
     if (token != JsonToken.END_OBJECT) {
       throw new IOException("malformed JSON object: " + token);
@@ -112,7 +174,8 @@ public final class ObjectScrubber {
   private boolean skip(Level level, String field) {
     switch (level) {
       case ROOT:
-        return secret && ("data".equals(field) || "stringData".equals(field));
+        return (secret && ("data".equals(field) || "stringData".equals(field)))
+            || (apiVersion != null && ("apiVersion".equals(field) || "kind".equals(field)));
       case METADATA:
         return "managedFields".equals(field);
       case ANNOTATIONS:
@@ -122,10 +185,11 @@ public final class ObjectScrubber {
     }
   }
 
-  private void copyValue(JsonParser p, JsonGenerator g, JsonToken value, Level level)
+  private void copyValue(
+      JsonParser p, JsonGenerator g, JsonToken value, Level level, Metadata metadata)
       throws IOException {
     switch (value) {
-      case START_OBJECT -> copyObject(p, g, level);
+      case START_OBJECT -> copyObject(p, g, level, metadata);
       case START_ARRAY -> {
         g.writeStartArray();
         JsonToken t;
@@ -133,11 +197,12 @@ public final class ObjectScrubber {
           if (t == null) {
             throw new IOException("unexpected end of JSON array");
           }
-          copyValue(p, g, t, Level.OTHER);
+          copyValue(p, g, t, Level.OTHER, metadata);
         }
         g.writeEndArray();
       }
-      default -> g.copyCurrentEvent(p);
+      // Exact: a number is written as it was read (1.50 stays 1.50, 1e3 stays 1e3).
+      default -> g.copyCurrentEventExact(p);
     }
   }
 }

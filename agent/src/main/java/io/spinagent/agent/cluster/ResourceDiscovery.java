@@ -94,7 +94,7 @@ final class ResourceDiscovery {
   }
 
   private JsonElement getJson(String path) throws ApiException {
-    try (Response response = http.get(path, Map.of(), KubeHttp.JSON, false);
+    try (Response response = http.get(path, Map.of(), KubeHttp.JSON);
         Reader reader =
             new InputStreamReader(response.body().byteStream(), StandardCharsets.UTF_8)) {
       return JsonParser.parseReader(reader);

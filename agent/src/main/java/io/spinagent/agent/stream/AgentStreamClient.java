@@ -53,7 +53,9 @@ import org.slf4j.LoggerFactory;
  * stops the account's watches.
  *
  * <p>All protocol work happens on one thread, {@code spinagent-stream}; the public methods may be
- * called from any thread.
+ * called from any thread. Longer than most classes because everything that outlives a session
+ * (accounts announced, decisions, the accounts streamed, reconnecting) is kept here, on that one
+ * thread, without locks; {@link ChannelSession} holds what lives and dies with one session.
  */
 public final class AgentStreamClient implements AutoCloseable {
 

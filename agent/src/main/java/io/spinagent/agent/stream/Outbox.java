@@ -42,9 +42,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Acks are cumulative</b>: {@link #acknowledge} removes every entry whose <em>current</em>
  *       sequence is at or below the ack.
  *   <li><b>Bounded in bytes.</b> A put that would exceed {@code maxBytes} blocks its producer until
- *       acknowledgements free space, so a slow Clouddriver slows the informers instead of filling
- *       the heap. Nothing is dropped. A single entry larger than the bound is admitted when the
- *       outbox is otherwise empty, so no producer waits forever.
+ *       acknowledgements free space, so a slow Clouddriver slows the watches instead of filling the
+ *       heap. Nothing is dropped. A single entry larger than the bound is admitted when the outbox
+ *       is otherwise empty, so no producer waits forever.
  *   <li><b>Sequences survive restarts.</b> The plugin remembers the highest sequence it committed
  *       per agent id and account, and may tell a reconnecting agent to drop everything at or below
  *       it. An account's counter therefore starts at the wall clock in microseconds when the

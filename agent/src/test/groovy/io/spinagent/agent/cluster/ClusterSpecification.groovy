@@ -7,9 +7,11 @@ import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.OutboxEntry
+import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.ResyncPhase
+import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import spock.lang.Specification
 
@@ -20,7 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * Base for specs that run the agent's cluster side against testkit's Kubernetes API server: servers,
- * kubeconfigs and managers made here are closed after each feature.
+ * kubeconfigs and managers made here are closed after each feature. Stands in for Clouddriver too:
+ * each manager's accounts are decided when they are announced (again after being withdrawn), as
+ * caching with a complete listing (a version 1 plugin's decision).
  */
 abstract class ClusterSpecification extends Specification {
 
@@ -60,9 +64,26 @@ abstract class ClusterSpecification extends Specification {
   }
 
   ClusterManager manager(ClusterOptions options = FAST, TasksConfig tasks = new TasksConfig(1000, 50)) {
-    def manager = new ClusterManager(outbox, tasks, 10, options, { accounts -> announcements << accounts } as ClusterManager.Listener)
+    ClusterManager manager
+    // Per manager: accounts decided since they were last announced by it.
+    Set<String> decided = Collections.synchronizedSet(new HashSet<String>())
+    manager = new ClusterManager(outbox, tasks, 10, options, { List<AccountInfo> accounts ->
+      announcements << accounts
+      decided.retainAll(accounts*.name)
+      accounts.each { info ->
+        if (decided.add(info.name)) {
+          manager.decided(caching(info.name))
+        }
+      }
+    } as ClusterManager.Listener)
     closeables << manager
     manager
+  }
+
+  /** What a version 1 plugin decides for an account it accepts. */
+  static AccountDecision caching(String account) {
+    AccountDecision.newBuilder().setAccount(account).setAccepted(true).setRole(Role.ROLE_CACHING)
+        .setResyncRequired(true).build()
   }
 
   ClusterManager watch(List<KubernetesAccountConfig> accounts, ClusterOptions options = FAST) {

@@ -293,7 +293,7 @@ class ClusterWatchSpec extends ClusterSpecification {
     def before = entries('prod').findAll { it instanceof OutboxEntry.Marker }.size()
 
     when:
-    manager.resyncRequired('prod')
+    manager.resyncRequested('prod', [])
 
     then:
     eventually { entries('prod').findAll { it instanceof OutboxEntry.Marker }.size() == before + 4 }
