@@ -25,6 +25,7 @@ import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.Kind;
+import io.spinagent.protocol.v1.ProtocolVersion;
 import io.spinagent.protocol.v1.TunnelFrame;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -96,6 +97,14 @@ public final class AgentRuntime implements AutoCloseable {
             config.agent().id());
     StreamListener streamListener =
         new StreamListener() {
+          @Override
+          public void connected(String replicaId, String sessionId, int protocolVersion) {
+            if (manager[0] != null) {
+              manager[0].setProgressReporting(
+                  protocolVersion >= ProtocolVersion.PROTOCOL_VERSION_2_VALUE);
+            }
+          }
+
           @Override
           public void accountDecided(AccountDecision decision) {
             if (manager[0] != null) {

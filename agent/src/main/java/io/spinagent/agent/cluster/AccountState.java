@@ -9,9 +9,11 @@ public enum AccountState {
    * is not connected to Clouddriver, or Clouddriver has not answered yet). Nothing is watched yet.
    */
   WAITING,
-  /** Clouddriver streams it from this agent; not every kind has been listed yet. */
+  /** Clouddriver streams it from this agent; not every kind has been listed or resumed yet. */
   SYNCING,
-  /** Every kind has been listed once and is watched. */
+  /**
+   * Every kind has been listed once (or resumed from Clouddriver's resume point) and is watched.
+   */
   READY,
   /**
    * Another agent streams it: this one keeps its connection for Clouddriver's relayed requests and

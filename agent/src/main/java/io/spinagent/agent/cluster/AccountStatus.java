@@ -12,7 +12,8 @@ import java.util.List;
  * @param kubernetesVersion gitVersion of the cluster, once connected
  * @param watchedKinds the kinds watched, as {@code Kind.group}
  * @param unwatchableKinds kinds asked for but not permitted, with the reason
- * @param objects objects the agent knows of (their keys and resourceVersions)
+ * @param objects objects the agent knows of (their keys and resourceVersions); for a kind resumed
+ *     from Clouddriver's resume point, only those that changed since
  * @param attempts connection attempts so far (more than one after failures)
  * @param dynamic added by a command from Clouddriver rather than configured in the file
  */

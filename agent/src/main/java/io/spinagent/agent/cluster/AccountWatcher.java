@@ -21,10 +21,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,9 +38,11 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>Connects, with backoff until it works, and announces the account to Clouddriver.
- *   <li>Waits for Clouddriver's decision. Only a caching account is watched, each kind from a
- *       complete listing. A standby or refused account keeps its connection (Clouddriver's relayed
- *       requests use it) but watches nothing.
+ *   <li>Waits for Clouddriver's decision. Only a caching account is watched: per kind,
+ *       Clouddriver's resume point is used when it is recent enough ({@code
+ *       maxResumableResourceAgeMs}) and no complete listing is required; otherwise the kind is
+ *       listed. A standby or refused account keeps its connection (Clouddriver's relayed requests
+ *       use it) but watches nothing.
  *   <li>Discovers again periodically and when CustomResourceDefinitions change.
  * </ol>
  */
@@ -61,6 +65,7 @@ final class AccountWatcher implements KindWatch.Account {
   private final int timeoutSeconds;
   private final ClusterOptions options;
   private final ClusterThreads threads;
+  private final BooleanSupplier progressEnabled;
   private final Events events;
   private final Executor serial;
   private final Set<String> omitNamespaces;
@@ -96,6 +101,7 @@ final class AccountWatcher implements KindWatch.Account {
       int timeoutSeconds,
       ClusterOptions options,
       ClusterThreads threads,
+      BooleanSupplier progressEnabled,
       Events events) {
     this.config = config;
     this.dynamic = dynamic;
@@ -104,6 +110,7 @@ final class AccountWatcher implements KindWatch.Account {
     this.timeoutSeconds = timeoutSeconds;
     this.options = options;
     this.threads = threads;
+    this.progressEnabled = progressEnabled;
     this.events = events;
     this.serial = threads.serialExecutor();
     this.omitNamespaces = Set.copyOf(config.omitNamespaces());
@@ -216,6 +223,21 @@ final class AccountWatcher implements KindWatch.Account {
   @Override
   public ExecutorService watches() {
     return threads.watches();
+  }
+
+  @Override
+  public ScheduledExecutorService timers() {
+    return threads.timers();
+  }
+
+  @Override
+  public boolean progressEnabled() {
+    return progressEnabled.getAsBoolean();
+  }
+
+  @Override
+  public Duration progressInterval() {
+    return options.progressInterval();
   }
 
   @Override
@@ -393,10 +415,10 @@ final class AccountWatcher implements KindWatch.Account {
     long suspensions = outbox.suspensions(name());
     if (suspensions != suspensionsWatched && !watches.isEmpty()) {
       // The outbox dropped what these watches had put and Clouddriver had not committed (the
-      // account was withdrawn meanwhile): list again.
+      // account was withdrawn meanwhile): start again from what Clouddriver holds.
       log.info(
           "Account '{}': changes not yet committed were dropped while it was withdrawn; starting"
-              + " its watches again",
+              + " its watches again from Clouddriver's resume points",
           name());
       watches.stopAll();
     }

@@ -3,6 +3,7 @@ package io.spinagent.agent.cluster;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.Kind;
+import io.spinagent.protocol.v1.ResumePoint;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -18,9 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kinds one account watches: a {@link KindWatch} per kind, started when Clouddriver decides to
- * cache the account, kept in line with discovery, and stopped. Used by the account's own tasks
- * only, one at a time; {@link #snapshot} may be read from any thread.
+ * The kinds one account watches: a {@link KindWatch} per kind, started as Clouddriver's decision
+ * says (from its resume point, or listing), kept in line with discovery, and stopped. Used by the
+ * account's own tasks only, one at a time; {@link #snapshot} may be read from any thread.
  */
 final class AccountWatches {
 
@@ -65,21 +66,43 @@ final class AccountWatches {
   /**
    * Watches every one of {@code selected} for a caching {@code decision}: a kind watched already
    * keeps its watch (and is listed again if the decision requires a complete listing); the others
-   * start with a listing.
+   * start from their resume point when it may be used, and otherwise list.
    */
   void apply(AccountDecision decision, List<ApiResource> selected, KubeHttp http)
       throws InterruptedException {
+    Map<String, ResumePoint> resumePoints = new HashMap<>();
+    decision.getResumePointsList().forEach(p -> resumePoints.put(groupKind(p.getKind()), p));
+    int resumed = 0;
     for (ApiResource resource : selected) {
       KindWatch running = watches.get(key(resource));
-      if (running == null) {
-        start(resource, http);
-      } else if (decision.getResyncRequired()) {
-        running.requestListing("Clouddriver requires a complete listing");
+      if (running != null) {
+        if (decision.getResyncRequired()) {
+          running.requestListing("Clouddriver requires a complete listing");
+        }
+        continue;
       }
+      String resumeFrom =
+          decision.getResyncRequired()
+              ? null
+              : usable(resource, resumePoints.get(groupKind(resource.toKind())));
+      if (resumeFrom != null) {
+        resumed++;
+      }
+      start(resource, resumeFrom, http);
+    }
+    if (resumed > 0) {
+      log.info(
+          "Account '{}': {} of {} kinds resume from Clouddriver's resume points",
+          account.name(),
+          resumed,
+          selected.size());
     }
   }
 
-  /** Follows a new discovery: kinds no longer selected stop, new ones start with a listing. */
+  /**
+   * Follows a new discovery: kinds no longer selected stop, new ones start with a listing (a resume
+   * point may predate their absence).
+   */
   void reconcile(List<ApiResource> selected, KubeHttp http) throws InterruptedException {
     Map<String, ApiResource> wanted = new LinkedHashMap<>();
     selected.forEach(r -> wanted.put(key(r), r));
@@ -96,7 +119,7 @@ final class AccountWatches {
     }
     for (ApiResource resource : wanted.values()) {
       if (!watches.containsKey(key(resource))) {
-        start(resource, http);
+        start(resource, null, http);
       }
     }
     publish();
@@ -140,7 +163,27 @@ final class AccountWatches {
     stopping.put(key, watch.stopped());
   }
 
-  private void start(ApiResource resource, KubeHttp http) throws InterruptedException {
+  /** The resume point's resourceVersion if it may be watched from; null to list. */
+  private String usable(ApiResource resource, ResumePoint point) {
+    if (point == null || point.getResourceVersion().isEmpty()) {
+      return null;
+    }
+    long age = System.currentTimeMillis() - point.getCommittedAtMillis();
+    if (point.getCommittedAtMillis() <= 0 || age >= config.maxResumableResourceAge().toMillis()) {
+      log.info(
+          "Account '{}': the resume point of {} is {} ms old (maxResumableResourceAgeMs {}),"
+              + " listing it",
+          account.name(),
+          resource,
+          age,
+          config.maxResumableResourceAge().toMillis());
+      return null;
+    }
+    return point.getResourceVersion();
+  }
+
+  private void start(ApiResource resource, String resumeFrom, KubeHttp http)
+      throws InterruptedException {
     String key = key(resource);
     CompletableFuture<Void> previous = stopping.remove(key);
     if (previous != null) {
@@ -175,7 +218,7 @@ final class AccountWatches {
       watch.stop();
       return;
     }
-    watch.start();
+    watch.start(resumeFrom);
   }
 
   private void publish() {
@@ -184,6 +227,10 @@ final class AccountWatches {
 
   private static String key(ApiResource resource) {
     return resource.group() + "/" + resource.version() + "/" + resource.plural();
+  }
+
+  private static String groupKind(Kind kind) {
+    return kind.getGroup() + "/" + kind.getKind();
   }
 
   private static boolean sameKind(Kind a, Kind b) {

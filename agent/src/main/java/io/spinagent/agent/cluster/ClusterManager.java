@@ -71,6 +71,7 @@ public final class ClusterManager implements AutoCloseable {
    */
   private final Object announcing = new Object();
 
+  private volatile boolean progressReporting;
   private boolean closed;
 
   public ClusterManager(
@@ -224,6 +225,7 @@ public final class ClusterManager implements AutoCloseable {
             timeoutSeconds,
             options,
             threads,
+            () -> progressReporting,
             new Events());
     accounts.put(config.name(), watcher);
     return watcher;
@@ -341,6 +343,14 @@ public final class ClusterManager implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether the session with Clouddriver takes watch progress (protocol version 2): set when a
+   * session is established, before its decisions arrive.
+   */
+  public void setProgressReporting(boolean enabled) {
+    this.progressReporting = enabled;
+  }
+
   /** The threads the watches run on. */
   public ClusterThreads.Mode threadMode() {
     return threads.mode();
@@ -365,8 +375,8 @@ public final class ClusterManager implements AutoCloseable {
   }
 
   /**
-   * True when every account has completed its first listing of every kind it watches, or is left to
-   * another agent or refused ({@link AccountStatus#isSynced}).
+   * True when every account has completed its first listing (or resumed) of every kind it watches,
+   * or is left to another agent or refused ({@link AccountStatus#isSynced}).
    */
   public synchronized boolean allSynced() {
     return accounts.values().stream().allMatch(a -> a.status().isSynced());

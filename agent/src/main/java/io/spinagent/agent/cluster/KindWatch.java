@@ -3,6 +3,7 @@ package io.spinagent.agent.cluster;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ResyncPhase;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +12,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -24,7 +29,12 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Complete listings</b> between resync markers: BEGIN, every object of every scope, END.
  *       The first scope to come round puts BEGIN; each scope stops its watch, lists and puts its
  *       objects; the last one puts END. Requests that arrive meanwhile make one more listing.
- *   <li><b>Readiness</b>: after the first complete listing.
+ *   <li><b>Watch progress</b> (protocol version 2): the lowest resourceVersion up to which every
+ *       scope has put everything, put into the outbox after each listing's END and, while watching,
+ *       at most once per {@link Account#progressInterval()} (a timer reports progress that would
+ *       otherwise wait). Never between a listing's markers.
+ *   <li><b>Readiness</b>: after the first complete listing, or once every scope's watch from a
+ *       resume point was accepted.
  * </ul>
  *
  * <p>Scopes of one kind hold disjoint objects, and each scope's list and watch run one after the
@@ -44,10 +54,17 @@ final class KindWatch {
 
     ExecutorService watches();
 
+    ScheduledExecutorService timers();
+
+    /** Whether the session with Clouddriver takes watch progress (protocol version 2). */
+    boolean progressEnabled();
+
+    Duration progressInterval();
+
     /** Whether objects of {@code namespace} are sent ({@code omitNamespaces}). */
     boolean includes(String namespace);
 
-    /** A kind became ready. Must not block. */
+    /** A kind became ready, or stopped being ready. Must not block. */
     void readinessChanged();
 
     /** An object of a CustomResourceDefinition kind changed. Must not block. */
@@ -73,17 +90,23 @@ final class KindWatch {
   private final List<Reflector> scopes = new ArrayList<>();
   private final AtomicInteger listingsRequested = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
+  private final long progressIntervalNanos;
   private volatile boolean ready;
+  private volatile boolean listedOnce;
   private volatile boolean stopped;
+  private volatile ScheduledFuture<?> progressFlush;
 
   // Guarded by lock.
   private int listingsDone;
   private Listing open;
+  private String progressSent;
+  private long progressSentAt;
 
   KindWatch(Account account, ApiResource resource, List<ScopeListerWatcher> scopes) {
     this.account = account;
     this.resource = resource;
     this.kind = resource.toKind();
+    this.progressIntervalNanos = account.progressInterval().toNanos();
     scopes.forEach(scope -> this.scopes.add(new Reflector(this, scope, account)));
   }
 
@@ -95,9 +118,28 @@ final class KindWatch {
     return kind;
   }
 
-  /** Starts the scopes' loops, with a complete listing. */
-  void start() {
-    listingsRequested.incrementAndGet();
+  /**
+   * Starts the scopes' loops: from a complete listing ({@code resumeFrom} null), or watching from
+   * {@code resumeFrom} (a resume point Clouddriver committed).
+   */
+  void start(String resumeFrom) {
+    if (resumeFrom == null) {
+      listingsRequested.incrementAndGet();
+    } else {
+      scopes.forEach(scope -> scope.resumeFrom(resumeFrom));
+      lock.lock();
+      try {
+        progressSent = resumeFrom;
+        progressSentAt = System.nanoTime();
+      } finally {
+        lock.unlock();
+      }
+      log.info(
+          "Account '{}': {} resumes watching from resourceVersion {}",
+          account.name(),
+          resource,
+          resumeFrom);
+    }
     for (Reflector scope : scopes) {
       if (stopped) {
         return;
@@ -113,9 +155,25 @@ final class KindWatch {
     scopes.forEach(Reflector::interruptWatch);
   }
 
+  /**
+   * A scope that resumed without listing met 410 Gone: the kind is listed, and is not ready until
+   * that listing is complete.
+   */
+  void expiredBeforeListing(String reason) {
+    if (!listedOnce && ready) {
+      ready = false;
+      account.readinessChanged();
+    }
+    requestListing(reason);
+  }
+
   /** Stops every scope's loop without waiting; see {@link #stopped()}. */
   void stop() {
     stopped = true;
+    ScheduledFuture<?> flush = progressFlush;
+    if (flush != null) {
+      flush.cancel(false);
+    }
     scopes.forEach(Reflector::stop);
   }
 
@@ -125,7 +183,7 @@ final class KindWatch {
         scopes.stream().map(Reflector::stopped).toArray(CompletableFuture[]::new));
   }
 
-  /** Whether the kind has been listed once. */
+  /** Whether the kind has been listed once, or resumed its watches. */
   boolean isReady() {
     return ready;
   }
@@ -185,10 +243,12 @@ final class KindWatch {
       open = null;
       listingsDone = listing.satisfies;
       log.debug("Account '{}': complete listing of {} sent", account.name(), resource);
+      listedOnce = true;
       if (!ready) {
         ready = true;
         becameReady = true;
       }
+      maybeReportProgress(true);
       if (listingsDone < listingsRequested.get()) {
         // Asked for again meanwhile: the scopes that are watching come round for the next one.
         scopes.forEach(Reflector::interruptWatch);
@@ -201,11 +261,121 @@ final class KindWatch {
     }
   }
 
+  /** A scope's watch from its resume point was accepted. */
+  void established() {
+    if (!ready && listingsDoneOrNone() && scopes.stream().allMatch(Reflector::isEstablished)) {
+      ready = true;
+      account.readinessChanged();
+    }
+  }
+
+  /** Whether no listing is requested or open: a resumed kind is ready only then. */
+  private boolean listingsDoneOrNone() {
+    lock.lock();
+    try {
+      return open == null && listingsDone >= listingsRequested.get();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** A scope forwarded a change. */
   void changed() {
     if (resource.isCustomResourceDefinition()) {
       account.crdChanged();
     }
+  }
+
+  /** A scope's progress moved on. */
+  void progressed() {
+    if (!account.progressEnabled()) {
+      return;
+    }
+    lock.lock();
+    try {
+      maybeReportProgress(false);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------ progress
+
+  /** Must hold the lock. Never blocks: progress never waits for space in the outbox. */
+  private void maybeReportProgress(boolean now) {
+    if (stopped
+        || !account.progressEnabled()
+        || open != null
+        || listingsDone < listingsRequested.get()) {
+      return;
+    }
+    String resourceVersion = lowestProgress();
+    if (resourceVersion == null || resourceVersion.equals(progressSent)) {
+      return;
+    }
+    long at = System.nanoTime();
+    if (now || progressSent == null || at - progressSentAt >= progressIntervalNanos) {
+      account.outbox().putProgress(account.name(), kind, resourceVersion);
+      progressSent = resourceVersion;
+      progressSentAt = at;
+    } else if (progressFlush == null) {
+      schedule(progressSentAt + progressIntervalNanos - at);
+    }
+  }
+
+  private void schedule(long delayNanos) {
+    try {
+      progressFlush =
+          account.timers().schedule(this::flushProgress, delayNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException stopping) {
+      progressFlush = null;
+    }
+  }
+
+  /** On the timer thread, which must never wait: if a scope holds the lock, try again later. */
+  private void flushProgress() {
+    if (stopped) {
+      return;
+    }
+    if (!lock.tryLock()) {
+      schedule(TimeUnit.SECONDS.toNanos(1));
+      return;
+    }
+    try {
+      progressFlush = null;
+      maybeReportProgress(true);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The lowest of the scopes' progress; null while a scope has none. resourceVersions are compared
+   * as numbers (as etcd's revisions are); if they are not numbers, only a single scope's counts.
+   */
+  private String lowestProgress() {
+    String lowest = null;
+    long lowestValue = Long.MAX_VALUE;
+    for (Reflector scope : scopes) {
+      String progress = scope.progress();
+      if (progress == null) {
+        return null;
+      }
+      if (scopes.size() == 1) {
+        return progress;
+      }
+      long value;
+      try {
+        value = Long.parseLong(progress);
+      } catch (NumberFormatException e) {
+        return null;
+      }
+      if (value < lowestValue) {
+        lowestValue = value;
+        lowest = progress;
+      }
+    }
+    return lowest;
   }
 
   @Override

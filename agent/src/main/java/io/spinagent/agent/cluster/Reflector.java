@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>A full listing (as part of its {@link KindWatch}'s listing, between resync markers) sends
  *       every object.
- *   <li>After 410 Gone, the scope lists again and sends only the differences.
+ *   <li>After 410 Gone, a scope that knows every key of its objects (it listed them in this
+ *       process) lists again and sends only the differences; one that resumed from a
+ *       resourceVersion without listing asks its kind for a full listing.
  *   <li>A watch that ends or breaks is watched again from the last resourceVersion seen; an API
  *       server that cannot be reached is retried with backoff.
  * </ul>
@@ -56,9 +58,12 @@ final class Reflector implements Runnable {
   // Confined to the loop's thread.
   private Map<String, String> known = new HashMap<>();
   private String resourceVersion;
+  private boolean complete;
 
   // Shared with the kind and the account.
   private volatile boolean stopped;
+  private volatile String progress;
+  private volatile boolean established;
   private volatile int size;
   private volatile String lastError;
   private final CompletableFuture<Void> done = new CompletableFuture<>();
@@ -74,6 +79,12 @@ final class Reflector implements Runnable {
     this.kind = kind;
     this.requests = requests;
     this.account = account;
+  }
+
+  /** Before {@link #start}: watch from {@code resourceVersion} instead of waiting for a listing. */
+  void resumeFrom(String resourceVersion) {
+    this.resourceVersion = resourceVersion;
+    this.progress = resourceVersion;
   }
 
   void start(ExecutorService executor) {
@@ -116,6 +127,16 @@ final class Reflector implements Runnable {
     }
   }
 
+  /** The resourceVersion up to which every change of this scope is in the outbox; null if none. */
+  String progress() {
+    return progress;
+  }
+
+  /** Whether a watch from the resume point was accepted by the API server. */
+  boolean isEstablished() {
+    return established;
+  }
+
   /** Objects this scope knows of. */
   int size() {
     return size;
@@ -142,7 +163,11 @@ final class Reflector implements Runnable {
             list(true);
             kind.listed(this, listing);
           } else if (resourceVersion == null) {
-            list(false);
+            if (complete) {
+              list(false);
+            } else {
+              kind.expiredBeforeListing(this + ": resumed without listing, and the watch expired");
+            }
           } else if (!watch()) {
             Thread.sleep(REWATCH_PAUSE_MILLIS);
           }
@@ -284,7 +309,10 @@ final class Reflector implements Runnable {
         sent);
     known = listed;
     size = listed.size();
+    complete = true;
     resourceVersion = listedAt;
+    progress = listedAt;
+    kind.progressed();
   }
 
   // ------------------------------------------------------------------------------------ watching
@@ -307,6 +335,10 @@ final class Reflector implements Runnable {
     }
     try {
       lastError = null;
+      if (!established) {
+        established = true;
+        kind.established();
+      }
       while (events.hasNext()) {
         Watch.Response<ObjectScrubber.Scrubbed> event = events.next();
         if ("ERROR".equals(event.type)) {
@@ -361,13 +393,18 @@ final class Reflector implements Runnable {
     }
     if (!object.resourceVersion().isEmpty()) {
       resourceVersion = object.resourceVersion();
+      progress = resourceVersion;
     }
     size = known.size();
+    kind.progressed();
   }
 
   private void expired() {
     log.info(
-        "Account '{}': watch of {} expired (410 Gone), listing it again", account.name(), this);
+        "Account '{}': watch of {} expired (410 Gone), {}",
+        account.name(),
+        this,
+        complete ? "listing it again" : "listing the kind again");
     resourceVersion = null;
   }
 
