@@ -159,6 +159,7 @@ public final class AgentRuntime implements AutoCloseable {
           new ClusterManager(
               outbox,
               config.tasks(),
+              config.kubernetes().cacheGroups(),
               config.timeoutSeconds(),
               options,
               new ClusterManager.Listener() {
@@ -243,7 +244,8 @@ public final class AgentRuntime implements AutoCloseable {
     configError = null;
     AgentConfig previous = running;
     running = next;
-    if (!Objects.equals(withoutAccounts(previous), withoutAccounts(next))) {
+    if (!Objects.equals(withoutAccounts(previous), withoutAccounts(next))
+        || !previous.kubernetes().cacheGroups().equals(next.kubernetes().cacheGroups())) {
       log.warn(
           "Configuration {}: only kubernetes.accounts take effect while running; restart the agent"
               + " for the other changes",

@@ -2,7 +2,10 @@ package io.spinagent.agent.cluster;
 
 /** Where an account stands, as {@code /accounts} shows it. */
 public enum AccountState {
-  /** Building the client, identifying the cluster, discovering and checking permissions. */
+  /**
+   * Waiting for its turn to start ({@code kubernetes.cacheGroupSize}), or building the client,
+   * identifying the cluster, discovering and checking permissions.
+   */
   CONNECTING,
   /**
    * Connected to its cluster and announced; waiting for Clouddriver to decide about it (the agent

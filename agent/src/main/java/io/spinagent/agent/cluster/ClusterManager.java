@@ -3,6 +3,7 @@ package io.spinagent.agent.cluster;
 import io.kubernetes.client.openapi.ApiClient;
 import io.spinagent.agent.config.AccountDefinitionException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
+import io.spinagent.agent.config.KubernetesConfig;
 import io.spinagent.agent.config.TasksConfig;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.protocol.v1.AccountDecision;
@@ -29,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * as the configuration changes ({@link #apply}) or as Clouddriver adds, updates and removes dynamic
  * accounts by command ({@link #addDynamic}, {@link #updateDynamic}, {@link #removeDynamic}). An
  * account that cannot reach its cluster is retried on its own and never holds up the others.
- * Accounts share one set of threads ({@link ClusterThreads}), and are watched once Clouddriver
- * decides to cache them from this agent ({@link #decided}).
+ * Accounts start all at once or in groups ({@code kubernetes.cacheGroupSize}), share one set of
+ * threads ({@link ClusterThreads}), and are watched once Clouddriver decides to cache them from
+ * this agent ({@link #decided}).
  *
  * <p>Dynamic accounts live in memory only: they survive reconnects to Clouddriver and configuration
  * reloads, not a restart of the agent (Clouddriver sends them again when the agent reconnects).
@@ -63,6 +65,7 @@ public final class ClusterManager implements AutoCloseable {
   private final ClusterOptions options;
   private final Listener listener;
   private final ClusterThreads threads;
+  private final StaggeredStart starts;
   private final Map<String, AccountWatcher> accounts = new LinkedHashMap<>();
 
   /**
@@ -80,12 +83,27 @@ public final class ClusterManager implements AutoCloseable {
       int timeoutSeconds,
       ClusterOptions options,
       Listener listener) {
+    this(outbox, tasks, KubernetesConfig.CacheGroups.NONE, timeoutSeconds, options, listener);
+  }
+
+  /**
+   * @param cacheGroups how accounts start ({@code kubernetes.cacheGroupSize}, {@code
+   *     cacheGroupDelayMs})
+   */
+  public ClusterManager(
+      Outbox outbox,
+      TasksConfig tasks,
+      KubernetesConfig.CacheGroups cacheGroups,
+      int timeoutSeconds,
+      ClusterOptions options,
+      Listener listener) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.budget = new ListBudget(tasks.totalBudget(), tasks.budgetPerAccount());
     this.timeoutSeconds = timeoutSeconds;
     this.options = Objects.requireNonNull(options, "options");
     this.listener = Objects.requireNonNull(listener, "listener");
     this.threads = new ClusterThreads();
+    this.starts = new StaggeredStart(cacheGroups, threads.timers());
   }
 
   /**
@@ -293,7 +311,7 @@ public final class ClusterManager implements AutoCloseable {
     if (!stopping.isEmpty()) {
       announceAll();
     }
-    starting.forEach(AccountWatcher::start);
+    starting.forEach(account -> starts.submit(account::start));
   }
 
   /** Stops every account at once, and waits at most {@link #STOP_TIMEOUT} for all of them. */
@@ -403,6 +421,7 @@ public final class ClusterManager implements AutoCloseable {
       all = new ArrayList<>(accounts.values());
       accounts.clear();
     }
+    starts.clear();
     stopAll(all);
     threads.close(Duration.ofMillis(500));
   }

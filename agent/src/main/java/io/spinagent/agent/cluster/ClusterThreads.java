@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
  *       ({@link #serialExecutor}), at most {@link #ACCOUNT_WORKERS} accounts at once, on virtual
  *       threads where available ({@code spinagent-account-…}).
  *   <li><b>timers</b>: one platform thread ({@code spinagent-cluster-timer}) for retries,
- *       rediscovery and progress reports. Timer tasks only hand work on; they never block.
+ *       rediscovery, staggered starts and progress reports. Timer tasks only hand work on; they
+ *       never block.
  *   <li><b>connection pools</b>: one for every account's pooled connections and one for the
  *       connections used once (Secrets). OkHttp cleans each pool with a task on its shared task
  *       threads, so a pool per account would cost up to a thread per account. Connections are only

@@ -4,6 +4,7 @@ import groovy.json.JsonSlurper
 import io.spinagent.agent.Eventually
 import io.spinagent.agent.config.AccountPermissions
 import io.spinagent.agent.config.KubernetesAccountConfig
+import io.spinagent.agent.config.KubernetesConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.stream.Outbox
 import io.spinagent.agent.stream.OutboxEntry
@@ -63,11 +64,12 @@ abstract class ClusterSpecification extends Specification {
         AccountPermissions.UNRESTRICTED, Duration.ofMinutes(5))
   }
 
-  ClusterManager manager(ClusterOptions options = FAST, TasksConfig tasks = new TasksConfig(1000, 50)) {
+  ClusterManager manager(ClusterOptions options = FAST, TasksConfig tasks = new TasksConfig(1000, 50),
+                         KubernetesConfig.CacheGroups groups = KubernetesConfig.CacheGroups.NONE) {
     ClusterManager manager
     // Per manager: accounts decided since they were last announced by it.
     Set<String> decided = Collections.synchronizedSet(new HashSet<String>())
-    manager = new ClusterManager(outbox, tasks, 10, options, { List<AccountInfo> accounts ->
+    manager = new ClusterManager(outbox, tasks, groups, 10, options, { List<AccountInfo> accounts ->
       announcements << accounts
       decided.retainAll(accounts*.name)
       accounts.each { info ->
