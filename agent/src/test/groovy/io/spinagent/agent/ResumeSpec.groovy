@@ -2,6 +2,7 @@ package io.spinagent.agent
 
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import spock.lang.Timeout
 
 /**
  * An agent restarted against a version 2 plugin watches from the plugin's resume points instead of
@@ -101,6 +102,41 @@ class ResumeSpec extends AgentSpecification {
     !lists(api, 'deployments').isEmpty()
   }
 
+  @Timeout(300)
+  def "fifty accounts stop at once, and what they had sent without its being committed arrives after the restart"() {
+    given: "fifty accounts of one cluster, streaming"
+    def api = cluster(KubernetesApiServer.builder().bookmarkInterval(java.time.Duration.ofSeconds(1)))
+    api.createObject(configMap('c1'))
+    def kubeconfigFile = kubeconfig(api)
+    def accounts = (1..50).collectEntries { ["acct-$it".toString(), [kubeconfigFile: kubeconfigFile, kinds: ['ConfigMap']]] }
+    def config = yaml(accounts)
+    def first = start(config)
+    assert eventually { (1..50).every { channel.objects("acct-$it") == ['ConfigMap default/c1'] as Set } }
+    assert eventually { (1..50).every { channel.resumePoints["acct-$it"]?.containsKey('/ConfigMap') } }
+
+    when: "Clouddriver stops committing, a change reaches it from every account, and the agent is stopped"
+    channel.dropBatches = true
+    api.createObject(configMap('c2'))
+    assert eventually {
+      (1..50).every { n -> channel.batches.any { b -> b.account == "acct-$n" && b.changesList.any { it.name == 'c2' } } }
+    }
+    stop(first)
+
+    then: "every watch connection is closed and every thread of the agent's cluster side has ended"
+    eventually { api.activeWatches() == 0 }
+    eventually { agentThreads().isEmpty() }
+    (1..50).every { !channel.objects("acct-$it").contains('ConfigMap default/c2') }
+
+    when: "Clouddriver commits again, and the agent starts again"
+    channel.dropBatches = false
+    api.requestLog().clear()
+    start(config)
+
+    then: "the change arrives for every account, from watches resumed below it: nothing is listed"
+    eventually { (1..50).every { channel.objects("acct-$it") == ['ConfigMap default/c1', 'ConfigMap default/c2'] as Set } }
+    lists(api, 'configmaps').isEmpty()
+  }
+
   static final String CRD = '''{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
     "metadata":{"name":"gadgets.example.com"},
     "spec":{"group":"example.com","scope":"Namespaced","names":{"plural":"gadgets","singular":"gadget","kind":"Gadget"},
@@ -127,5 +163,13 @@ class ResumeSpec extends AgentSpecification {
 
     then: "the change arrives all the same"
     eventually { channel.objects('prod') == ['Deployment default/d1', 'Deployment default/d2', 'CustomResourceDefinition gadgets.example.com'] as Set }
+  }
+
+  /** Live threads of the agent's cluster side and stream. */
+  static List<String> agentThreads() {
+    Thread.allStackTraces.keySet().findAll { t ->
+      t.name.startsWith('spinagent-watch-') || t.name.startsWith('spinagent-account-') ||
+          t.name == 'spinagent-cluster-timer' || t.name == 'spinagent-stream'
+    }*.name
   }
 }
