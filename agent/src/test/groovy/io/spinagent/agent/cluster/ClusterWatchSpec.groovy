@@ -281,7 +281,9 @@ class ClusterWatchSpec extends ClusterSpecification {
     def lists = api.requestLog().entries().findAll { it.uri().contains('/configmaps') && !it.uri().contains('watch=true') }
     lists.size() == 3
     lists.every { it.uri().contains('limit=3') }
-    lists.drop(1).every { it.uri().contains('continue=') }
+    // One first page and two continuations; the API server logs a request once it has answered it,
+    // so the first page may be logged after the second.
+    lists.count { !it.uri().contains('continue=') } == 1
   }
 
   def "a resync request sends every kind's complete listing again"() {
