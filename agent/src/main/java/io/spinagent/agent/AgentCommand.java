@@ -3,6 +3,7 @@ package io.spinagent.agent;
 import io.spinagent.agent.config.ConfigLoadResult;
 import io.spinagent.agent.config.ConfigLoader;
 import io.spinagent.agent.config.ConfigSummary;
+import io.spinagent.agent.config.ProxyEnvironment;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -85,6 +86,10 @@ public final class AgentCommand implements Callable<Integer> {
     LoggingSetup.apply(loaded.config().logging());
     log.info("spinagent-agent {}, configuration {}", VersionProvider.version(), loaded.files());
     ConfigSummary.lines(loaded.config()).forEach(line -> log.info("{}", line));
+    ProxyEnvironment proxies = ProxyEnvironment.system();
+    if (proxies.isSet()) {
+      log.info("Proxy variables: {}", proxies.describe());
+    }
 
     if (check) {
       spec.commandLine().getOut().println("configuration is valid: " + loaded.files());

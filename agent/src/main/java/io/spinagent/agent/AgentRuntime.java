@@ -184,7 +184,8 @@ public final class AgentRuntime implements AutoCloseable {
                 }
               });
       manager[0] = clusterManager;
-      commands[0] = new AccountCommands(identity.agentId(), clusterManager);
+      commands[0] =
+          new AccountCommands(identity.agentId(), clusterManager, config.kubernetes().noProxy());
       ClusterMetrics.register(registry, clusterManager);
       ClusterManager forStatus = clusterManager;
       adminServer =

@@ -19,10 +19,15 @@ public final class AccountCommands {
 
   private final String agentId;
   private final ClusterManager clusters;
+  private final boolean noProxy;
 
-  public AccountCommands(String agentId, ClusterManager clusters) {
+  /**
+   * @param noProxy {@code kubernetes.noProxy}: the accounts Clouddriver adds connect directly too
+   */
+  public AccountCommands(String agentId, ClusterManager clusters, boolean noProxy) {
     this.agentId = agentId;
     this.clusters = clusters;
+    this.noProxy = noProxy;
   }
 
   /** Never throws: whatever goes wrong is the result's error. Blocks while an account stops. */
@@ -33,12 +38,12 @@ public final class AccountCommands {
           switch (command.getCommandCase()) {
             case ADD_ACCOUNT -> {
               clusters.addDynamic(
-                  AccountDefinitionBinder.bind(command.getAddAccount().getAccount()));
+                  AccountDefinitionBinder.bind(command.getAddAccount().getAccount(), noProxy));
               yield "added";
             }
             case UPDATE_ACCOUNT -> {
               clusters.updateDynamic(
-                  AccountDefinitionBinder.bind(command.getUpdateAccount().getAccount()));
+                  AccountDefinitionBinder.bind(command.getUpdateAccount().getAccount(), noProxy));
               yield "updated";
             }
             case REMOVE_ACCOUNT -> {

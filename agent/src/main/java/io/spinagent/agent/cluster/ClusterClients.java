@@ -4,8 +4,13 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
 import io.spinagent.agent.config.KubernetesAccountConfig;
+import io.spinagent.agent.config.ProxyEnvironment;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.ProxySelector;
+import java.net.SocketAddress;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,9 +21,16 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Optional;
+import okhttp3.Credentials;
+import okhttp3.OkHttpClient;
 
-/** Builds the Kubernetes client of an account from its credentials, and the CA it trusts. */
+/**
+ * Builds the Kubernetes client of an account from its credentials, and the CA it trusts. Requests
+ * go through the proxy the environment names ({@link ProxyEnvironment}) unless the account (or
+ * {@code kubernetes.noProxy}) says {@code noProxy}.
+ */
 final class ClusterClients {
 
   /** Where Kubernetes mounts a pod's service account (token, CA, namespace). */
@@ -31,10 +43,24 @@ final class ClusterClients {
 
   static Connection connect(KubernetesAccountConfig account, int timeoutSeconds)
       throws IOException {
+    return connect(account, timeoutSeconds, ProxyEnvironment.system());
+  }
+
+  /**
+   * @param timeoutSeconds read timeout of a request; 0 for none
+   */
+  static Connection connect(
+      KubernetesAccountConfig account, int timeoutSeconds, ProxyEnvironment proxies)
+      throws IOException {
     ApiClient client;
     byte[] ca;
     if (account.serviceAccount()) {
-      client = ClientBuilder.cluster().setReadTimeout(Duration.ofSeconds(timeoutSeconds)).build();
+      ClientBuilder builder =
+          ClientBuilder.cluster().setReadTimeout(Duration.ofSeconds(timeoutSeconds));
+      if (account.insecure()) {
+        builder.setVerifyingSsl(false);
+      }
+      client = builder.build();
       Path caFile = SERVICE_ACCOUNT_DIR.resolve("ca.crt");
       ca = Files.isReadable(caFile) ? Files.readAllBytes(caFile) : null;
     } else {
@@ -46,13 +72,104 @@ final class ClusterClients {
       } catch (Kubeconfigs.InvalidKubeconfigException e) {
         throw new IOException(source + ": " + e.getMessage(), e);
       }
-      client =
-          ClientBuilder.kubeconfig(kubeConfig)
-              .setReadTimeout(Duration.ofSeconds(timeoutSeconds))
-              .build();
+      ClientBuilder builder =
+          ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(Duration.ofSeconds(timeoutSeconds));
+      if (account.insecure()) {
+        // Only to switch verification off: a kubeconfig's insecure-skip-tls-verify stands.
+        builder.setVerifyingSsl(false);
+      }
+      client = builder.build();
       ca = caOf(kubeConfig, account.kubeconfigFile(), source);
     }
+    if (!account.noProxy()) {
+      checkProxy(client.getBasePath(), proxies);
+    }
+    applyProxy(client, account.noProxy() ? null : proxies);
     return new Connection(client, hostOf(client.getBasePath()), fingerprint(ca));
+  }
+
+  /** A proxy variable that cannot be used fails the account now, naming the variable. */
+  private static void checkProxy(String basePath, ProxyEnvironment proxies) throws IOException {
+    URI uri = URI.create(basePath);
+    int port = uri.getPort() >= 0 ? uri.getPort() : "http".equals(uri.getScheme()) ? 80 : 443;
+    try {
+      proxies.proxyFor(uri.getScheme(), uri.getHost(), port);
+    } catch (IllegalArgumentException e) {
+      throw new IOException(
+          e.getMessage()
+              + " (set noProxy: true on the account, or kubernetes.noProxy, to connect directly)",
+          e);
+    }
+  }
+
+  /**
+   * Sends the client's requests through the proxy the environment names for them: {@code
+   * HTTPS_PROXY} for an {@code https} API server, tunnelled with HTTP CONNECT. {@code proxies} null
+   * means no proxy at all ({@code noProxy}); no proxy variable set leaves the client as it is.
+   */
+  static void applyProxy(ApiClient client, ProxyEnvironment proxies) {
+    OkHttpClient.Builder http = client.getHttpClient().newBuilder();
+    if (proxies == null) {
+      http.proxy(Proxy.NO_PROXY);
+    } else if (proxies.isSet()) {
+      http.proxySelector(new EnvironmentProxySelector(proxies))
+          .proxyAuthenticator(
+              (route, response) -> {
+                if (route == null
+                    || response.request().header("Proxy-Authorization") != null
+                    || !(route.proxy().address() instanceof InetSocketAddress)) {
+                  return null; // Already tried, or nothing to try with.
+                }
+                URI uri = response.request().url().uri();
+                Optional<ProxyEnvironment.Proxy> proxy =
+                    proxies.proxyFor(
+                        uri.getScheme(), uri.getHost(), response.request().url().port());
+                if (proxy.isEmpty() || proxy.get().username().isEmpty()) {
+                  return null;
+                }
+                return response
+                    .request()
+                    .newBuilder()
+                    .header(
+                        "Proxy-Authorization",
+                        Credentials.basic(
+                            proxy.get().username().get(), proxy.get().password().orElse("")))
+                    .build();
+              });
+    } else {
+      return;
+    }
+    client.setHttpClient(http.build());
+  }
+
+  /** The proxy of each request's URL, as the environment names it. */
+  private static final class EnvironmentProxySelector extends ProxySelector {
+
+    private final ProxyEnvironment proxies;
+
+    EnvironmentProxySelector(ProxyEnvironment proxies) {
+      this.proxies = proxies;
+    }
+
+    @Override
+    public List<Proxy> select(URI uri) {
+      int port = uri.getPort() >= 0 ? uri.getPort() : "http".equals(uri.getScheme()) ? 80 : 443;
+      // An unusable variable is an IllegalArgumentException naming it, which fails the request
+      // and so the account (FAILED, with the message), not the agent.
+      return proxies
+          .proxyFor(uri.getScheme(), uri.getHost(), port)
+          .map(
+              p ->
+                  List.of(
+                      new Proxy(
+                          Proxy.Type.HTTP, InetSocketAddress.createUnresolved(p.host(), p.port()))))
+          .orElse(List.of(Proxy.NO_PROXY));
+    }
+
+    @Override
+    public void connectFailed(URI uri, SocketAddress address, IOException e) {
+      // The request fails and the account is retried; nothing to remember.
+    }
   }
 
   /**

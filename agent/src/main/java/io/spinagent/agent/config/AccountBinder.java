@@ -3,6 +3,7 @@ package io.spinagent.agent.config;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,26 +41,16 @@ final class AccountBinder {
     String name = name(a);
 
     Optional<Path> kubeconfigFile = a.path("kubeconfigFile");
+    Optional<String> kubeconfigContents = a.string("kubeconfigContents");
     boolean serviceAccount = a.bool("serviceAccount", false);
     Optional<String> context = a.string("context");
-    if (kubeconfigFile.isPresent() && serviceAccount) {
-      a.problem(
-          "serviceAccount",
-          "conflicts with "
-              + a.pathOf("kubeconfigFile")
-              + ": an account has exactly one credential source; set kubeconfigFile or"
-              + " serviceAccount: true");
-    } else if (!a.isSet("kubeconfigFile") && !serviceAccount) {
-      a.problem(
-          "kubeconfigFile",
-          "is required unless serviceAccount is true: an account needs exactly one"
-              + " credential source, kubeconfigFile or serviceAccount: true");
-    }
+    credentialSource(a, serviceAccount);
     if (context.isPresent() && serviceAccount) {
       a.problem(
           "context",
           "applies only to kubeconfigFile; an account using serviceAccount has no contexts");
     }
+    boolean insecure = a.bool("insecure", false);
 
     List<String> namespaces = a.stringList("namespaces", AccountBinder::namespaceProblem);
     List<String> omitNamespaces = a.stringList("omitNamespaces", AccountBinder::namespaceProblem);
@@ -96,12 +87,15 @@ final class AccountBinder {
         "customResourceDefinitions",
         "custom resources are watched like any other kind (when kinds is set, add them to it as"
             + " Kind.group)");
+    boolean noProxy = a.bool("noProxy", false);
 
     return new KubernetesAccountConfig(
         name,
         kubeconfigFile,
+        kubeconfigContents,
         serviceAccount,
         context,
+        insecure,
         namespaces,
         omitNamespaces,
         kinds,
@@ -109,7 +103,35 @@ final class AccountBinder {
         onlyNamespaced,
         onlySpinnakerManaged,
         permissions,
-        maxResumableAge);
+        maxResumableAge,
+        noProxy);
+  }
+
+  /** Exactly one of a kubeconfig file, a kubeconfig's contents and the pod's service account. */
+  private static void credentialSource(MapReader a, boolean serviceAccount) {
+    List<String> sources = new ArrayList<>();
+    if (a.isSet("kubeconfigFile")) {
+      sources.add("kubeconfigFile");
+    }
+    if (a.isSet("kubeconfigContents")) {
+      sources.add("kubeconfigContents");
+    }
+    if (serviceAccount) {
+      sources.add("serviceAccount");
+    }
+    if (sources.size() > 1) {
+      a.problem(
+          sources.get(1),
+          "conflicts with "
+              + a.pathOf(sources.get(0))
+              + ": an account has exactly one credential source; set kubeconfigFile,"
+              + " kubeconfigContents or serviceAccount: true");
+    } else if (sources.isEmpty()) {
+      a.problem(
+          "kubeconfigFile",
+          "is required unless serviceAccount is true or kubeconfigContents is set: an account"
+              + " needs exactly one credential source");
+    }
   }
 
   private String name(MapReader a) {

@@ -19,9 +19,17 @@ public final class AccountDefinitionBinder {
   private AccountDefinitionBinder() {}
 
   /**
+   * @param noProxy {@code kubernetes.noProxy} of the agent's configuration, which applies to the
+   *     accounts Clouddriver adds as to those of the file
    * @throws AccountDefinitionException naming the first field that is wrong
    */
-  public static KubernetesAccountConfig bind(AccountDefinition definition)
+  public static KubernetesAccountConfig bind(AccountDefinition definition, boolean noProxy)
+      throws AccountDefinitionException {
+    KubernetesAccountConfig account = checked(definition);
+    return noProxy ? account.withNoProxy() : account;
+  }
+
+  private static KubernetesAccountConfig checked(AccountDefinition definition)
       throws AccountDefinitionException {
     String name = definition.getName();
     if (name.isEmpty()) {

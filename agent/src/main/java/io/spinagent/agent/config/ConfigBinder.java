@@ -3,6 +3,8 @@ package io.spinagent.agent.config;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -31,14 +33,11 @@ final class ConfigBinder {
     this.hostname = hostname;
   }
 
-  AgentConfig bind(MapNode root, Problems problems) {
-    MapReader r = new MapReader(root, "", problems);
+  AgentConfig bind(MapNode root, Binding binding) {
+    MapReader r = new MapReader(root, binding);
     AgentIdentityConfig agent = r.section("agent", this::agent);
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
-    KubernetesConfig kubernetes =
-        r.section(
-            "kubernetes",
-            k -> new KubernetesConfig(new AccountBinder().accounts(k), cacheGroups(k)));
+    KubernetesConfig kubernetes = r.section("kubernetes", ConfigBinder::kubernetes);
     ServerConfig server =
         r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
     PrometheusConfig prometheus = r.section("prometheus", p -> prometheus(p, server));
@@ -64,6 +63,15 @@ final class ConfigBinder {
         tasks,
         timeoutSeconds,
         operations);
+  }
+
+  private static KubernetesConfig kubernetes(MapReader k) {
+    List<KubernetesAccountConfig> accounts = new AccountBinder().accounts(k);
+    boolean noProxy = k.bool("noProxy", false);
+    return new KubernetesConfig(
+        noProxy ? accounts.stream().map(KubernetesAccountConfig::withNoProxy).toList() : accounts,
+        cacheGroups(k),
+        noProxy);
   }
 
   private AgentIdentityConfig agent(MapReader a) {
@@ -132,6 +140,7 @@ final class ConfigBinder {
             ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
             1,
             Integer.MAX_VALUE);
+    boolean noProxy = c.bool("noProxy", false);
     BackoffConfig backoff = c.section("backoff", this::backoff);
     OutboxConfig outbox =
         c.section(
@@ -141,7 +150,7 @@ final class ConfigBinder {
                     o.byteSize(
                         "maxBytes", OutboxConfig.DEFAULT_MAX_BYTES, OutboxConfig.MIN_MAX_BYTES)));
     return new ClouddriverConfig(
-        grpc, insecure, tls, auth, heartbeat, keepAliveTimeout, backoff, outbox);
+        grpc, insecure, tls, auth, heartbeat, keepAliveTimeout, backoff, outbox, noProxy);
   }
 
   private TlsConfig tls(MapReader t) {
@@ -150,6 +159,10 @@ final class ConfigBinder {
     Optional<Path> clientCertFile = t.path("clientCertFile");
     Optional<Path> clientKeyFile = t.path("clientKeyFile");
     Optional<Path> cacertFile = t.path("cacertFile");
+    Optional<String> clientKeyFilePassword = t.string("clientKeyFilePassword");
+    if (clientKeyFilePassword.isPresent() && !t.isSet("clientKeyFile")) {
+      t.problem("clientKeyFilePassword", "is the password of clientKeyFile, which is not set");
+    }
     if (t.isSet("clientCertFile") != t.isSet("clientKeyFile")) {
       String missing = t.isSet("clientCertFile") ? "clientKeyFile" : "clientCertFile";
       String present = t.isSet("clientCertFile") ? "clientCertFile" : "clientKeyFile";
@@ -168,24 +181,85 @@ final class ConfigBinder {
               + ": a CA bundle is pointless when certificates are not verified; remove one of"
               + " them");
     }
-    return new TlsConfig(serverName, insecureSkipVerify, clientCertFile, clientKeyFile, cacertFile);
+    return new TlsConfig(
+        serverName,
+        insecureSkipVerify,
+        clientCertFile,
+        clientKeyFile,
+        cacertFile,
+        clientKeyFilePassword);
   }
 
   private AuthConfig auth(MapReader a) {
     Optional<String> token = a.string("token");
     Optional<Path> tokenFile = a.path("tokenFile");
-    if (a.isSet("token") && a.isSet("tokenFile")) {
+    Optional<TokenCommandConfig> tokenCommand = Optional.empty();
+    if (a.node("tokenCommand") instanceof MapNode) {
+      tokenCommand = Optional.ofNullable(a.section("tokenCommand", ConfigBinder::tokenCommand));
+    } else if (a.isSet("tokenCommand")) {
       a.problem(
-          "tokenFile",
+          "tokenCommand",
+          "expected a map of command, args, format and refreshIntervalSeconds, got "
+              + a.node("tokenCommand").description());
+    }
+    List<String> sources =
+        List.of("token", "tokenFile", "tokenCommand").stream().filter(a::isSet).toList();
+    if (sources.size() > 1) {
+      a.problem(
+          sources.get(1),
           "set either "
-              + a.pathOf("token")
+              + a.pathOf(sources.get(0))
               + " or "
-              + a.pathOf("tokenFile")
-              + ", not both (token is set at "
-              + a.originOf("token").describe()
+              + a.pathOf(sources.get(1))
+              + ", not both ("
+              + sources.get(0)
+              + " is set at "
+              + a.originOf(sources.get(0)).describe()
               + ")");
     }
-    return new AuthConfig(token, tokenFile);
+    return new AuthConfig(token, tokenFile, tokenCommand);
+  }
+
+  /** {@code clouddriver.auth.tokenCommand}; null when it is not usable (reported). */
+  private static TokenCommandConfig tokenCommand(MapReader c) {
+    Optional<String> command = c.string("command");
+    List<String> args = c.stringList("args", arg -> null);
+    TokenCommandConfig.Format format = TokenCommandConfig.Format.JSON;
+    Optional<String> formatText = c.isSet("format") ? Optional.of(formatText(c)) : Optional.empty();
+    if (formatText.isPresent() && !formatText.get().isEmpty()) {
+      try {
+        format = TokenCommandConfig.Format.valueOf(formatText.get().toUpperCase(Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        c.problem(
+            "format",
+            "expected raw or json (or empty, which is json), got '" + formatText.get() + "'");
+      }
+    }
+    int refresh = c.integer("refreshIntervalSeconds", 0, 0, Integer.MAX_VALUE);
+    if (command.isEmpty()) {
+      if (!c.isSet("command")) {
+        c.problem("command", "is required: the program that prints the token");
+      }
+      return null;
+    }
+    return new TokenCommandConfig(command.get(), args, format, refresh);
+  }
+
+  /**
+   * {@code format} as written; empty (as Armory's reference allows, meaning json) is not an error
+   * here, unlike other strings.
+   */
+  private static String formatText(MapReader c) {
+    ConfigNode node = c.node("format");
+    if (node instanceof ConfigNode.ScalarNode scalar) {
+      return scalar.text().trim();
+    }
+    if (node instanceof ConfigNode.ListNode list && list.items().isEmpty()) {
+      // The reference prints the default as [].
+      return "";
+    }
+    c.problem("format", "expected raw or json, got " + node.description());
+    return "";
   }
 
   private BackoffConfig backoff(MapReader b) {

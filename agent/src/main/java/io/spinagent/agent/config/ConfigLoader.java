@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -16,6 +17,7 @@ import java.util.function.Supplier;
 public final class ConfigLoader {
 
   private final Supplier<String> hostname;
+  private final Function<String, String> environment;
   private final YamlFileReader reader = new YamlFileReader();
 
   /** Uses the local host name as the default {@code agent.id}. */
@@ -27,7 +29,15 @@ public final class ConfigLoader {
    * @param hostname the default {@code agent.id}, replaceable so tests do not depend on the host
    */
   public ConfigLoader(Supplier<String> hostname) {
+    this(hostname, System::getenv);
+  }
+
+  /**
+   * @param environment where {@code encrypted:env!n:NAME} references are looked up
+   */
+  public ConfigLoader(Supplier<String> hostname, Function<String, String> environment) {
     this.hostname = Objects.requireNonNull(hostname, "hostname");
+    this.environment = Objects.requireNonNull(environment, "environment");
   }
 
   public ConfigLoadResult load(Path configFile) {
@@ -49,7 +59,8 @@ public final class ConfigLoader {
       root = ConfigOverlay.merge(root, overlay);
     }
 
-    AgentConfig config = new ConfigBinder(hostname).bind(root, problems);
+    Binding binding = new Binding(problems, new SecretReferences(environment));
+    AgentConfig config = new ConfigBinder(hostname).bind(root, binding);
     return problems.isEmpty()
         ? new ConfigLoadResult.Loaded(config, files)
         : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files);

@@ -19,6 +19,7 @@ import java.util.Optional;
  *     command; never logged
  * @param serviceAccount use the pod's own service account (in-cluster)
  * @param context kubeconfig context; the kubeconfig's current context if empty
+ * @param insecure do not verify the API server's certificate
  * @param namespaces watch only these namespaces; empty means all
  * @param omitNamespaces watch all namespaces but these
  * @param kinds watch only these kinds; empty means every kind the credentials may list
@@ -31,6 +32,7 @@ import java.util.Optional;
  * @param maxResumableResourceAge after a restart, watches resume from a stored resource version
  *     only if it is younger than this; older ones relist at once ({@code maxResumableResourceAgeMs}
  *     in the file)
+ * @param noProxy connect to the cluster directly, even when proxy environment variables are set
  */
 public record KubernetesAccountConfig(
     String name,
@@ -38,6 +40,7 @@ public record KubernetesAccountConfig(
     Optional<String> kubeconfigContents,
     boolean serviceAccount,
     Optional<String> context,
+    boolean insecure,
     List<String> namespaces,
     List<String> omitNamespaces,
     List<String> kinds,
@@ -45,7 +48,8 @@ public record KubernetesAccountConfig(
     boolean onlyNamespacedResources,
     boolean onlySpinnakerManaged,
     AccountPermissions permissions,
-    Duration maxResumableResourceAge) {
+    Duration maxResumableResourceAge,
+    boolean noProxy) {
 
   /**
    * The API server's default etcd compaction interval: a resource version older than this has
@@ -64,6 +68,39 @@ public record KubernetesAccountConfig(
     omitKinds = List.copyOf(omitKinds);
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(maxResumableResourceAge, "maxResumableResourceAge");
+  }
+
+  /** Verifying the API server's certificate and honouring the proxy environment variables. */
+  public KubernetesAccountConfig(
+      String name,
+      Optional<Path> kubeconfigFile,
+      Optional<String> kubeconfigContents,
+      boolean serviceAccount,
+      Optional<String> context,
+      List<String> namespaces,
+      List<String> omitNamespaces,
+      List<String> kinds,
+      List<String> omitKinds,
+      boolean onlyNamespacedResources,
+      boolean onlySpinnakerManaged,
+      AccountPermissions permissions,
+      Duration maxResumableResourceAge) {
+    this(
+        name,
+        kubeconfigFile,
+        kubeconfigContents,
+        serviceAccount,
+        context,
+        false,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        onlyNamespacedResources,
+        onlySpinnakerManaged,
+        permissions,
+        maxResumableResourceAge,
+        false);
   }
 
   /** An account whose credentials are a kubeconfig file or the pod's service account. */
@@ -86,6 +123,7 @@ public record KubernetesAccountConfig(
         Optional.empty(),
         serviceAccount,
         context,
+        false,
         namespaces,
         omitNamespaces,
         kinds,
@@ -93,7 +131,28 @@ public record KubernetesAccountConfig(
         onlyNamespacedResources,
         onlySpinnakerManaged,
         permissions,
-        maxResumableResourceAge);
+        maxResumableResourceAge,
+        false);
+  }
+
+  /** The same account, connecting directly even when proxy environment variables are set. */
+  public KubernetesAccountConfig withNoProxy() {
+    return new KubernetesAccountConfig(
+        name,
+        kubeconfigFile,
+        kubeconfigContents,
+        serviceAccount,
+        context,
+        insecure,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        onlyNamespacedResources,
+        onlySpinnakerManaged,
+        permissions,
+        maxResumableResourceAge,
+        true);
   }
 
   /** Without the kubeconfig's contents, which hold credentials and must not reach a log. */
@@ -109,6 +168,8 @@ public record KubernetesAccountConfig(
         + serviceAccount
         + ", context="
         + context
+        + ", insecure="
+        + insecure
         + ", namespaces="
         + namespaces
         + ", omitNamespaces="
@@ -125,6 +186,8 @@ public record KubernetesAccountConfig(
         + permissions
         + ", maxResumableResourceAge="
         + maxResumableResourceAge
+        + ", noProxy="
+        + noProxy
         + "]";
   }
 }

@@ -11,17 +11,20 @@ import java.util.Objects;
  *     accounts can also be added at run time by Clouddriver (dynamic accounts).
  * @param cacheGroups how accounts start: all at once, or in groups ({@code cacheGroupSize}, {@code
  *     cacheGroupDelayMs})
+ * @param noProxy connect to every cluster directly, even when proxy environment variables are set;
+ *     already applied to each of {@code accounts}, and applied to dynamic accounts as they come
  */
-public record KubernetesConfig(List<KubernetesAccountConfig> accounts, CacheGroups cacheGroups) {
+public record KubernetesConfig(
+    List<KubernetesAccountConfig> accounts, CacheGroups cacheGroups, boolean noProxy) {
 
   public KubernetesConfig {
     accounts = List.copyOf(accounts);
     Objects.requireNonNull(cacheGroups, "cacheGroups");
   }
 
-  /** With every account starting at once. */
+  /** With every account starting at once, honouring the proxy environment variables. */
   public KubernetesConfig(List<KubernetesAccountConfig> accounts) {
-    this(accounts, CacheGroups.NONE);
+    this(accounts, CacheGroups.NONE, false);
   }
 
   /**

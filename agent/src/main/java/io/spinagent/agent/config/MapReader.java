@@ -15,6 +15,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BiFunction;
@@ -29,19 +30,29 @@ import java.util.stream.Collectors;
  * <p>It also remembers which keys it was asked for: those are the known keys, and {@link #finish()}
  * reports every other key as unknown. The schema is thereby defined once, by the binding code, and
  * a typo can never be silently ignored.
+ *
+ * <p>String values may be secret references ({@link SecretReferences}); they are resolved here, so
+ * binding code only ever sees values.
  */
 final class MapReader {
 
   private final MapNode map;
   private final String path;
+  private final Binding binding;
   private final Problems problems;
   private final Set<String> known = new LinkedHashSet<>();
   private final Map<String, String> unsupported = new LinkedHashMap<>();
 
-  MapReader(MapNode map, String path, Problems problems) {
+  /** The root of a configuration file. */
+  MapReader(MapNode map, Binding binding) {
+    this(map, "", binding);
+  }
+
+  private MapReader(MapNode map, String path, Binding binding) {
     this.map = map;
     this.path = path;
-    this.problems = problems;
+    this.binding = binding;
+    this.problems = binding.problems;
   }
 
   String pathOf(String key) {
@@ -74,8 +85,26 @@ final class MapReader {
     return entry.value();
   }
 
-  /** A non-empty string, or empty. Numbers and booleans are taken as written: {@code name: 123}. */
+  /**
+   * A non-empty string, or empty. Numbers and booleans are taken as written: {@code name: 123}. A
+   * secret reference ({@code encrypted:env!n:NAME}, {@code encrypted:file!f:path}) is replaced by
+   * the secret.
+   */
   Optional<String> string(String key) {
+    Optional<String> text = text(key);
+    if (text.isEmpty() || !SecretReferences.isReference(text.get())) {
+      return text;
+    }
+    try {
+      return Optional.of(binding.secrets.value(text.get(), directoryOf(key)));
+    } catch (SecretReferences.ReferenceException e) {
+      problem(key, e.getMessage());
+      return Optional.empty();
+    }
+  }
+
+  /** The string as written: not empty, never a resolved secret. */
+  private Optional<String> text(String key) {
     ScalarNode scalar = scalar(key, "a string");
     if (scalar == null) {
       return Optional.empty();
@@ -87,18 +116,29 @@ final class MapReader {
     return Optional.of(scalar.text());
   }
 
-  /** A file path; relative paths are resolved against the directory of the file that set them. */
+  /**
+   * A file path; relative paths are resolved against the directory of the file that set them. A
+   * secret reference to a file ({@code encryptedFile:file!f:path}) names that file.
+   */
   Optional<Path> path(String key) {
-    Optional<String> text = string(key);
+    Optional<String> text = text(key);
     if (text.isEmpty()) {
       return Optional.empty();
+    }
+    if (SecretReferences.isReference(text.get())) {
+      try {
+        text = Optional.of(binding.secrets.file(text.get()));
+      } catch (SecretReferences.ReferenceException e) {
+        problem(key, e.getMessage());
+        return Optional.empty();
+      }
     }
     try {
       Path written = Path.of(text.get());
       if (written.isAbsolute()) {
         return Optional.of(written);
       }
-      return Optional.of(originOf(key).file().toAbsolutePath().resolveSibling(written).normalize());
+      return Optional.of(directoryOf(key).resolve(written).normalize());
     } catch (InvalidPathException e) {
       problem(key, "is not a valid file path: " + e.getReason());
       return Optional.empty();
@@ -289,7 +329,7 @@ final class MapReader {
       }
       child = MapNode.empty(originOf(key));
     }
-    MapReader reader = new MapReader(child, pathOf(key), problems);
+    MapReader reader = new MapReader(child, pathOf(key), binding);
     T result = binder.apply(reader);
     reader.finish();
     return result;
@@ -320,7 +360,7 @@ final class MapReader {
             "expected " + itemName + " settings (a map of keys), got " + item.description());
         continue;
       }
-      MapReader reader = new MapReader(itemMap, itemPath, problems);
+      MapReader reader = new MapReader(itemMap, itemPath, binding);
       T result = binder.apply(reader, i);
       reader.finish();
       if (result != null) {
@@ -359,6 +399,12 @@ final class MapReader {
                                   : "known keys here: " + String.join(", ", known));
               problems.add(entry.keyOrigin(), pathOf(key), "unknown key; " + hint);
             });
+  }
+
+  /** The directory of the file that set {@code key}, where its relative paths are resolved. */
+  private Path directoryOf(String key) {
+    Path file = originOf(key).file().toAbsolutePath();
+    return Objects.requireNonNullElse(file.getParent(), file);
   }
 
   /** The key's value if it is a scalar; otherwise reports that {@code expected} was expected. */

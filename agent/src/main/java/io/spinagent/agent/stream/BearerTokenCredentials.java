@@ -10,24 +10,48 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Presents {@code clouddriver.auth.token} or the content of {@code clouddriver.auth.tokenFile} as
- * {@code authorization: Bearer <token>} on each call. The agent makes one call per connection, so
- * the file is simply read again for each: a rotated Secret is picked up at the next reconnect. The
- * token itself is never logged or put in an error message.
+ * Presents {@code clouddriver.auth.token}, the content of {@code clouddriver.auth.tokenFile} or the
+ * output of {@code clouddriver.auth.tokenCommand} as {@code authorization: Bearer <token>} on each
+ * call. The agent makes one call per connection, so the file is simply read again for each (a
+ * rotated Secret is picked up at the next reconnect), and the command run again once its token is
+ * older than {@code refreshIntervalSeconds}. The token itself is never logged or put in an error
+ * message.
  */
-final class BearerTokenCredentials extends CallCredentials {
+final class BearerTokenCredentials extends CallCredentials implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(BearerTokenCredentials.class);
 
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
 
   private final Optional<String> token;
   private final Optional<Path> tokenFile;
+  private final Optional<TokenCommand> tokenCommand;
 
-  private BearerTokenCredentials(Optional<String> token, Optional<Path> tokenFile) {
+  /** Runs the token command, which may take seconds, off gRPC's and the stream's threads. */
+  private final Optional<ExecutorService> commandThread;
+
+  private BearerTokenCredentials(
+      Optional<String> token, Optional<Path> tokenFile, Optional<TokenCommand> tokenCommand) {
     this.token = token;
     this.tokenFile = tokenFile;
+    this.tokenCommand = tokenCommand;
+    this.commandThread =
+        tokenCommand.map(
+            command ->
+                Executors.newSingleThreadExecutor(
+                    runnable -> {
+                      Thread thread = new Thread(runnable, "spinagent-token");
+                      thread.setDaemon(true);
+                      return thread;
+                    }));
   }
 
   /** Credentials for {@code auth}, or empty when no token is configured. */
@@ -35,20 +59,32 @@ final class BearerTokenCredentials extends CallCredentials {
     if (!auth.isConfigured()) {
       return Optional.empty();
     }
-    BearerTokenCredentials credentials = new BearerTokenCredentials(auth.token(), auth.tokenFile());
-    // Fail at start-up rather than at the first connection when the file is not there at all.
-    credentials.currentToken();
+    Optional<TokenCommand> command = auth.tokenCommand().map(TokenCommand::new);
+    if (command.isPresent()) {
+      // A command that cannot be found stops the agent now; one that fails is run again later.
+      command.get().checkRunnable();
+    }
+    BearerTokenCredentials credentials =
+        new BearerTokenCredentials(auth.token(), auth.tokenFile(), command);
+    if (command.isEmpty()) {
+      // Fail at start-up rather than at the first connection when the file is not there at all.
+      credentials.currentToken();
+    }
     return Optional.of(credentials);
   }
 
   /**
    * The token to present now.
    *
-   * @throws ChannelSetupException when the file cannot be read or holds no token
+   * @throws ChannelSetupException when the file cannot be read, the command fails, or either holds
+   *     no token
    */
   String currentToken() {
     if (token.isPresent()) {
       return checked("clouddriver.auth.token", "the token", token.get().strip());
+    }
+    if (tokenCommand.isPresent()) {
+      return checked(TokenCommand.KEY, "the output of the command", tokenCommand.get().token());
     }
     Path file = tokenFile.orElseThrow();
     String content;
@@ -88,15 +124,28 @@ final class BearerTokenCredentials extends CallCredentials {
   @Override
   public void applyRequestMetadata(
       RequestInfo requestInfo, Executor appExecutor, MetadataApplier applier) {
-    appExecutor.execute(
+    Runnable apply =
         () -> {
           try {
             Metadata headers = new Metadata();
             headers.put(AUTHORIZATION, "Bearer " + currentToken());
             applier.apply(headers);
           } catch (ChannelSetupException e) {
+            if (tokenCommand.isPresent()) {
+              log.warn("No bearer token for Clouddriver: {}", e.getMessage());
+            }
             applier.fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
           }
-        });
+        };
+    try {
+      commandThread.map(Executor.class::cast).orElse(appExecutor).execute(apply);
+    } catch (RejectedExecutionException closed) {
+      applier.fail(Status.UNAVAILABLE.withDescription("the agent is stopping"));
+    }
+  }
+
+  @Override
+  public void close() {
+    commandThread.ifPresent(ExecutorService::shutdownNow);
   }
 }

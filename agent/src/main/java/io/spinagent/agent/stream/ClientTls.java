@@ -98,19 +98,10 @@ final class ClientTls implements AutoCloseable {
         checkReadable("clouddriver.tls.clientCertFile", certFile);
         checkReadable("clouddriver.tls.clientKeyFile", keyFile);
         AdvancedTlsX509KeyManager keys = new AdvancedTlsX509KeyManager();
-        reloaders.add(
-            read(
-                "clouddriver.tls.clientCertFile / clientKeyFile",
-                "a PEM certificate chain and an unencrypted PKCS#8 PEM private key"
-                    + " (convert with: openssl pkcs8 -topk8 -nocrypt -in key.pem)",
-                certFile,
-                () ->
-                    keys.updateIdentityCredentials(
-                        certFile.toFile(),
-                        keyFile.toFile(),
-                        RELOAD_MINUTES,
-                        TimeUnit.MINUTES,
-                        reloadExecutor)));
+        ClientIdentity identity =
+            new ClientIdentity(certFile, keyFile, tls.clientKeyFilePassword(), keys);
+        identity.load();
+        reloaders.add(identity.reloadEvery(RELOAD_MINUTES, TimeUnit.MINUTES, reloadExecutor));
         builder.keyManager(keys);
       }
       return new ClientTls(builder.build(), reloaders);

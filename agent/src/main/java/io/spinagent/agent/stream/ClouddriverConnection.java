@@ -2,9 +2,15 @@ package io.spinagent.agent.stream;
 
 import io.grpc.CallCredentials;
 import io.grpc.ConnectivityState;
+import io.grpc.HttpConnectProxiedSocketAddress;
 import io.grpc.ManagedChannel;
+import io.grpc.ProxiedSocketAddress;
+import io.grpc.ProxyDetector;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.spinagent.agent.config.ClouddriverConfig;
+import io.spinagent.agent.config.ProxyEnvironment;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -14,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The agent's one gRPC channel to Clouddriver ({@code clouddriver.*}): transport security, bearer
- * token and keepalive. It does not make calls itself; {@link AgentStreamClient} opens the stream on
- * it and reopens it after failures.
+ * token, keepalive and proxy. It does not make calls itself; {@link AgentStreamClient} opens the
+ * stream on it and reopens it after failures.
  */
 public final class ClouddriverConnection implements AutoCloseable {
 
@@ -44,7 +50,8 @@ public final class ClouddriverConnection implements AutoCloseable {
   }
 
   /**
-   * Builds the channel; it connects lazily, at the first call.
+   * Builds the channel, with the proxy settings of the agent's environment; it connects lazily, at
+   * the first call.
    *
    * @param callbackExecutor runs gRPC's callbacks for calls on this channel
    * @param fileReloader re-reads certificate, key and CA files
@@ -52,35 +59,114 @@ public final class ClouddriverConnection implements AutoCloseable {
    */
   public static ClouddriverConnection open(
       ClouddriverConfig config, Executor callbackExecutor, ScheduledExecutorService fileReloader) {
+    return open(config, callbackExecutor, fileReloader, ProxyEnvironment.system());
+  }
+
+  /**
+   * @param proxies the proxy variables to honour, unless {@code clouddriver.noProxy}
+   */
+  public static ClouddriverConnection open(
+      ClouddriverConfig config,
+      Executor callbackExecutor,
+      ScheduledExecutorService fileReloader,
+      ProxyEnvironment proxies) {
     Optional<BearerTokenCredentials> token = BearerTokenCredentials.from(config.auth());
-    ClientTls tls = ClientTls.from(config, fileReloader);
+    ClientTls tls;
+    try {
+      tls = ClientTls.from(config, fileReloader);
+    } catch (RuntimeException e) {
+      token.ifPresent(BearerTokenCredentials::close);
+      throw e;
+    }
     NettyChannelBuilder builder =
         NettyChannelBuilder.forAddress(
                 config.grpc().host(), config.grpc().port(), tls.credentials())
             .executor(callbackExecutor)
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-            // Pings on an idle connection keep load balancers from dropping it, and an unanswered
-            // ping ends a half-open connection within the timeout instead of the OS's TCP timeout.
-            .keepAliveTime(config.keepAliveHeartbeatSeconds(), TimeUnit.SECONDS)
-            .keepAliveTimeout(config.keepAliveTimeoutSeconds(), TimeUnit.SECONDS)
-            .keepAliveWithoutCalls(true)
             // The stream is reopened by AgentStreamClient with its own backoff; gRPC's retries
             // would resend frames behind its back.
             .disableRetry();
+    if (config.keepAliveHeartbeatSeconds() > 0) {
+      // Pings on an idle connection keep load balancers from dropping it, and an unanswered
+      // ping ends a half-open connection within the timeout instead of the OS's TCP timeout.
+      builder
+          .keepAliveTime(config.keepAliveHeartbeatSeconds(), TimeUnit.SECONDS)
+          .keepAliveTimeout(config.keepAliveTimeoutSeconds(), TimeUnit.SECONDS)
+          .keepAliveWithoutCalls(true);
+    }
+    String proxied = proxy(builder, config, proxies);
     if (!config.insecure() && config.tls().serverName().isPresent()) {
       // The name checked in Clouddriver's certificate and sent as SNI.
       builder.overrideAuthority(config.tls().serverName().get() + ":" + config.grpc().port());
     }
     ManagedChannel channel = builder.build();
     log.info(
-        "Connecting to Clouddriver at {} ({}{}{})",
+        "Connecting to Clouddriver at {} ({}{}{}{})",
         config.grpc(),
         config.insecure() ? "plaintext" : "TLS",
         config.insecure() || config.tls().serverName().isEmpty()
             ? ""
             : ", server name " + config.tls().serverName().get(),
-        token.isPresent() ? ", bearer token" : "");
+        token.isPresent() ? ", bearer token" : "",
+        proxied);
     return new ClouddriverConnection(config, channel, tls, token);
+  }
+
+  /**
+   * Routes the channel through {@code HTTPS_PROXY} (HTTP CONNECT), as Armory Scale Agent's gRPC
+   * connection does, unless {@code clouddriver.noProxy} or {@code NO_PROXY} says otherwise.
+   *
+   * @return how the connection is made, for the log
+   */
+  private static String proxy(
+      NettyChannelBuilder builder, ClouddriverConfig config, ProxyEnvironment proxies) {
+    if (config.noProxy()) {
+      // Neither the variables nor the JVM's proxy settings.
+      builder.proxyDetector(target -> null);
+      return ", no proxy (clouddriver.noProxy)";
+    }
+    if (!proxies.isSet()) {
+      return "";
+    }
+    Optional<ProxyEnvironment.Proxy> proxy;
+    try {
+      proxy = proxies.proxyFor("https", config.grpc().host(), config.grpc().port());
+    } catch (IllegalArgumentException e) {
+      throw new ChannelSetupException(
+          "clouddriver.grpc",
+          "cannot connect through the proxy: "
+              + e.getMessage()
+              + " (set clouddriver.noProxy: true to connect directly)",
+          e);
+    }
+    builder.proxyDetector(new EnvironmentProxyDetector(proxy));
+    return proxy.map(p -> ", through proxy " + p.describe()).orElse(", not proxied (NO_PROXY)");
+  }
+
+  /** Answers gRPC's question with the proxy the environment names for Clouddriver. */
+  private static final class EnvironmentProxyDetector implements ProxyDetector {
+
+    private final Optional<ProxyEnvironment.Proxy> proxy;
+
+    EnvironmentProxyDetector(Optional<ProxyEnvironment.Proxy> proxy) {
+      this.proxy = proxy;
+    }
+
+    @Override
+    public ProxiedSocketAddress proxyFor(SocketAddress target) {
+      if (proxy.isEmpty() || !(target instanceof InetSocketAddress address)) {
+        return null;
+      }
+      ProxyEnvironment.Proxy p = proxy.get();
+      HttpConnectProxiedSocketAddress.Builder proxied =
+          HttpConnectProxiedSocketAddress.newBuilder()
+              // Clouddriver's name is resolved by the proxy, as with Go's HTTP CONNECT.
+              .setTargetAddress(address)
+              .setProxyAddress(new InetSocketAddress(p.host(), p.port()));
+      p.username().ifPresent(proxied::setUsername);
+      p.password().ifPresent(proxied::setPassword);
+      return proxied.build();
+    }
   }
 
   public ManagedChannel channel() {
@@ -117,5 +203,6 @@ public final class ClouddriverConnection implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     tls.close();
+    token.ifPresent(BearerTokenCredentials::close);
   }
 }

@@ -63,12 +63,14 @@ class ConfigurationReferenceSpec extends Specification {
 
   /**
    * Documented keys to their line. The table under the {@code kubernetes} heading holds the keys of
-   * one account, written relative to it; {@code key[]} for a list counts as {@code key}.
+   * one account, written relative to it (and {@code kubernetes.*} keys, written whole); {@code
+   * key[]} for a list counts as {@code key}.
    */
   static Map<String, Integer> documentedKeys() {
     ReferenceTables.keyRows(REFERENCE).collectEntries { row ->
       String key = row.key() - ~/\[]$/
-      [(row.heading() == '`kubernetes`' ? "kubernetes.accounts[].$key" : key): row.line()]
+      boolean accountKey = row.heading() == '`kubernetes`' && !key.startsWith('kubernetes.')
+      [(accountKey ? "kubernetes.accounts[].$key" : key): row.line()]
     }
   }
 

@@ -27,7 +27,7 @@ class UnknownKeySpec extends Specification {
     'clouddriver:\n  auth:\n    tokenfile: /t\n'                      || 3    | 'clouddriver.auth.tokenfile'      | "did you mean 'tokenFile'?"
     'kubernetes:\n  accounts:\n  - name: a\n    serviceAccount: true\n    namespace: [x]\n' || 5 | 'kubernetes.accounts[0].namespace' | "did you mean 'namespaces'?"
     'logging:\n  levle: debug\n'                                      || 2    | 'logging.levle'                   | "did you mean 'level'?"
-    'kubernetes:\n  cluster: x\n'                                     || 2    | 'kubernetes.cluster'              | 'known keys here: accounts, cacheGroupSize, cacheGroupDelayMs'
+    'kubernetes:\n  cluster: x\n'                                     || 2    | 'kubernetes.cluster'              | 'known keys here: accounts, noProxy, cacheGroupSize, cacheGroupDelayMs'
     'features: {}\n'                                                  || 1    | 'features'                        | 'known keys here: agent, clouddriver, kubernetes, server, prometheus, logging, tasks, timeoutSeconds, operations'
   }
 
