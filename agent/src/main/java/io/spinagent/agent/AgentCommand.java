@@ -2,8 +2,11 @@ package io.spinagent.agent;
 
 import io.spinagent.agent.config.ConfigLoadResult;
 import io.spinagent.agent.config.ConfigLoader;
+import io.spinagent.agent.config.ConfigProblem;
 import io.spinagent.agent.config.ConfigSummary;
+import io.spinagent.agent.config.EffectiveConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -29,7 +32,8 @@ import picocli.CommandLine.Spec;
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       ExitCodes.OK
-          + ":--check: the configuration is valid; otherwise: the agent was stopped (SIGTERM)",
+          + ":--check: the configuration is valid (warnings may be printed); otherwise: the agent"
+          + " was stopped (SIGTERM)",
       ExitCodes.SOFTWARE + ":unexpected internal error",
       ExitCodes.USAGE + ":invalid command line",
       ExitCodes.INVALID_CONFIG + ":invalid configuration"
@@ -49,7 +53,9 @@ public final class AgentCommand implements Callable<Integer> {
 
   @Option(
       names = "--check",
-      description = "Validate the configuration, log a summary of it and exit.")
+      description =
+          "Validate the configuration, print its warnings and the effective configuration, and"
+              + " exit.")
   private boolean check;
 
   @Spec private CommandSpec spec;
@@ -78,22 +84,31 @@ public final class AgentCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     ConfigLoadResult result = loader.load(configFile);
+    PrintWriter err = spec.commandLine().getErr();
     if (result instanceof ConfigLoadResult.Invalid invalid) {
-      spec.commandLine().getErr().println("error: " + invalid.report());
+      err.println("error: " + invalid.report());
+      invalid.warnings().forEach(w -> err.println("warning: " + w.describe()));
       return ExitCodes.INVALID_CONFIG;
     }
     ConfigLoadResult.Loaded loaded = (ConfigLoadResult.Loaded) result;
+    if (check) {
+      loaded.warnings().forEach(w -> err.println("warning: " + w.describe()));
+      err.flush();
+      PrintWriter out = spec.commandLine().getOut();
+      out.println("# effective configuration (defaults filled in, secrets redacted)");
+      out.print(EffectiveConfig.yaml(loaded.config()));
+      out.println("configuration is valid: " + loaded.files());
+      return ExitCodes.OK;
+    }
     LoggingSetup.apply(loaded.config().logging());
     log.info("spinagent-agent {}, configuration {}", VersionProvider.version(), loaded.files());
     ConfigSummary.lines(loaded.config()).forEach(line -> log.info("{}", line));
+    for (ConfigProblem warning : loaded.warnings()) {
+      log.warn("{}", warning.describe());
+    }
     ProxyEnvironment proxies = ProxyEnvironment.system();
     if (proxies.isSet()) {
       log.info("Proxy variables: {}", proxies.describe());
-    }
-
-    if (check) {
-      spec.commandLine().getOut().println("configuration is valid: " + loaded.files());
-      return ExitCodes.OK;
     }
     AgentRuntime runtime;
     try {

@@ -251,7 +251,9 @@ public final class AgentRuntime implements AutoCloseable {
           configError);
       return;
     }
-    AgentConfig next = ((ConfigLoadResult.Loaded) result).config();
+    ConfigLoadResult.Loaded loaded = (ConfigLoadResult.Loaded) result;
+    loaded.warnings().forEach(warning -> log.warn("{}", warning.describe()));
+    AgentConfig next = loaded.config();
     configError = null;
     AgentConfig previous = running;
     running = next;

@@ -116,7 +116,7 @@ class AgentCommandSpec extends Specification {
     err.toString().contains("${file}:5: kubernetes.accounts[1].name: 'Bad Name' is not a valid account name")
   }
 
-  def "--check with a valid configuration exits 0"() {
+  def "--check with a valid configuration exits 0 and prints the effective configuration, secrets redacted"() {
     given:
     def file = config('''\
       clouddriver:
@@ -132,8 +132,42 @@ class AgentCommandSpec extends Specification {
 
     then:
     code == 0
-    out.toString().trim() == "configuration is valid: [${file}]"
+    def lines = out.toString().readLines()
+    lines.first() == '# effective configuration (defaults filled in, secrets redacted)'
+    lines.last() == "configuration is valid: [${file}]".toString()
+    def effective = new org.yaml.snakeyaml.Yaml().load(lines[1..-2].join('\n'))
+    effective.clouddriver.grpc == 'spin-clouddriver-grpc:9091'
+    effective.clouddriver.insecure == false
+    effective.clouddriver.auth == [token: '<redacted>']
+    effective.clouddriver.backoff == [baseDelay: '1s', multiplier: 1.6, jitter: 0.2, maxDelay: '2m']
+    effective.kubernetes.accounts*.name == ['prod']
+    effective.timeoutSeconds == 30
+    !out.toString().contains('hidden')
     err.toString().isEmpty()
+  }
+
+  def "--check prints each warning on standard error, naming the key, and still exits 0"() {
+    given:
+    def file = config('''\
+      clouddriver:
+        insecure: true
+        keepAliveOperationSeconds: 60
+      kubernetes:
+        accounts:
+          - name: prod
+            serviceAccount: true
+            metrics: true
+      ''')
+
+    when:
+    def code = run('--config', file.toString(), '--check')
+
+    then:
+    code == 0
+    err.toString().readLines() == [
+        "warning: ${file}:3: clouddriver.keepAliveOperationSeconds: Armory Scale Agent setting (restart the connection when no operation arrived for this many seconds) that SpinAgent does not apply: a healthy connection is never restarted; a dead one is noticed by keepalive pings and heartbeats and reopened with clouddriver.backoff".toString(),
+        "warning: ${file}:8: kubernetes.accounts[0].metrics: Armory Scale Agent setting (send pod metrics to Clouddriver every 20 seconds) that SpinAgent does not apply: not implemented: Clouddriver shows no pod metrics for the account".toString()]
+    out.toString().readLines().last() == "configuration is valid: [${file}]".toString()
   }
 
   def "without --check a valid configuration runs the agent until it is stopped, then exits 0"() {

@@ -1,11 +1,14 @@
 package io.spinagent.agent.config;
 
+import io.spinagent.agent.config.ConfigNode.ListNode;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -40,11 +43,12 @@ final class AccountBinder {
   private KubernetesAccountConfig account(MapReader a) {
     String name = name(a);
 
-    Optional<Path> kubeconfigFile = a.path("kubeconfigFile");
+    String kubeconfigKey = a.spelling("kubeconfigFile", "kubeConfigFile");
+    Optional<Path> kubeconfigFile = a.path(kubeconfigKey);
     Optional<String> kubeconfigContents = a.string("kubeconfigContents");
     boolean serviceAccount = a.bool("serviceAccount", false);
     Optional<String> context = a.string("context");
-    credentialSource(a, serviceAccount);
+    credentialSource(a, kubeconfigKey, serviceAccount);
     if (context.isPresent() && serviceAccount) {
       a.problem(
           "context",
@@ -70,6 +74,7 @@ final class AccountBinder {
               + a.pathOf("kinds")
               + ": list either the kinds to watch or those to omit, not both");
     }
+    kinds = withCustomResources(a, kinds);
 
     boolean onlyNamespaced = a.bool("onlyNamespacedResources", false);
     boolean onlySpinnakerManaged = a.bool("onlySpinnakerManaged", false);
@@ -81,12 +86,6 @@ final class AccountBinder {
                 KubernetesAccountConfig.DEFAULT_MAX_RESUMABLE_RESOURCE_AGE.toMillis(),
                 0,
                 Long.MAX_VALUE));
-
-    a.unsupported("metrics", "pod metrics collection is not implemented");
-    a.unsupported(
-        "customResourceDefinitions",
-        "custom resources are watched like any other kind (when kinds is set, add them to it as"
-            + " Kind.group)");
     boolean noProxy = a.bool("noProxy", false);
 
     return new KubernetesAccountConfig(
@@ -108,10 +107,10 @@ final class AccountBinder {
   }
 
   /** Exactly one of a kubeconfig file, a kubeconfig's contents and the pod's service account. */
-  private static void credentialSource(MapReader a, boolean serviceAccount) {
+  private static void credentialSource(MapReader a, String kubeconfigKey, boolean serviceAccount) {
     List<String> sources = new ArrayList<>();
-    if (a.isSet("kubeconfigFile")) {
-      sources.add("kubeconfigFile");
+    if (a.isSet(kubeconfigKey)) {
+      sources.add(kubeconfigKey);
     }
     if (a.isSet("kubeconfigContents")) {
       sources.add("kubeconfigContents");
@@ -132,6 +131,59 @@ final class AccountBinder {
           "is required unless serviceAccount is true or kubeconfigContents is set: an account"
               + " needs exactly one credential source");
     }
+  }
+
+  /**
+   * Armory Scale Agent's {@code customResourceDefinitions: [{kind: Kind.group, scope: ...}]}. Every
+   * custom resource is watched unless {@code kinds} is set; then these are added to it. The scope
+   * comes from discovery.
+   */
+  private static List<String> withCustomResources(MapReader a, List<String> kinds) {
+    a.armoryKey("customResourceDefinitions");
+    if (!a.isSet("customResourceDefinitions")) {
+      return kinds;
+    }
+    List<String> custom =
+        a.mapList(
+            "customResourceDefinitions",
+            "custom resource",
+            (crd, index) -> {
+              Optional<String> kind = crd.string("kind");
+              if (!crd.isSet("kind")) {
+                crd.problem("kind", "is required: the custom resource's Kind.group");
+              } else if (kind.isPresent() && kindProblem(kind.get()) != null) {
+                crd.problem("kind", kindProblem(kind.get()));
+                kind = Optional.empty();
+              }
+              Optional<String> scope = crd.string("scope");
+              if (scope.isPresent()
+                  && !List.of("cluster", "namespaced")
+                      .contains(scope.get().toLowerCase(Locale.ROOT))) {
+                crd.problem("scope", "expected Cluster or Namespaced, got '" + scope.get() + "'");
+              }
+              return kind.orElse(null);
+            });
+    if (kinds.isEmpty()) {
+      a.rewriteRemove(
+          "customResourceDefinitions",
+          "dropped: without kinds every custom resource is watched, these among them");
+      if (!custom.isEmpty()) {
+        a.warn(
+            "customResourceDefinitions",
+            "without kinds, SpinAgent watches every custom resource the credentials may list,"
+                + " not only these; to watch only some kinds, list them all in kinds");
+      }
+      return kinds;
+    }
+    List<String> all = new ArrayList<>(kinds);
+    for (String kind : custom) {
+      if (all.stream().noneMatch(k -> k.equalsIgnoreCase(kind))) {
+        all.add(kind);
+      }
+    }
+    a.rewriteValue("kinds", all, "the kinds of customResourceDefinitions added");
+    a.rewriteRemove("customResourceDefinitions", "moved to kinds (the scope comes from discovery)");
+    return all;
   }
 
   private String name(MapReader a) {
@@ -169,16 +221,26 @@ final class AccountBinder {
   }
 
   /**
-   * {@code permissions: {READ: [role, ...], WRITE: [role, ...]}}. Anything else is an error: the
-   * product this replaces ignored malformed permission lists silently, which left accounts open.
+   * {@code permissions: {READ: [role, ...], WRITE: [role, ...]}}, or Armory Scale Agent's list of
+   * single-key maps, {@code [{READ: [role, ...]}, {WRITE: [role, ...]}]}. Anything else is an
+   * error: the product this replaces ignored malformed permission lists silently, which left
+   * accounts open.
    */
   private static AccountPermissions permissions(MapReader a) {
-    if (a.isSet("permissions") && !(a.node("permissions") instanceof MapNode)) {
+    ConfigNode node = a.node("permissions");
+    if (node instanceof ListNode list
+        && list.items().stream().allMatch(MapNode.class::isInstance)) {
+      return armoryPermissions(a);
+    }
+    if (node != null && !(node instanceof MapNode)) {
       a.problem(
           "permissions",
           "expected a map of READ and WRITE to lists of roles,"
-              + " e.g. {READ: [dev, ops], WRITE: [ops]}, got "
-              + a.node("permissions").description());
+              + " e.g. {READ: [dev, ops], WRITE: [ops]}, or Armory Scale Agent's list of them,"
+              + " e.g. [{READ: [dev, ops]}, {WRITE: [ops]}]; got "
+              + (node instanceof ListNode list
+                  ? "a list of " + list.items().stream().map(ConfigNode::description).toList()
+                  : node.description()));
       return AccountPermissions.UNRESTRICTED;
     }
     return a.section(
@@ -187,6 +249,35 @@ final class AccountBinder {
             new AccountPermissions(
                 p.stringList("READ", AccountBinder::roleProblem),
                 p.stringList("WRITE", AccountBinder::roleProblem)));
+  }
+
+  /** The list form; the converter writes it as the map form. */
+  private static AccountPermissions armoryPermissions(MapReader a) {
+    List<String> read = new ArrayList<>();
+    List<String> write = new ArrayList<>();
+    a.mapList(
+        "permissions",
+        "permission",
+        (p, index) -> {
+          p.stringList("READ", AccountBinder::roleProblem).forEach(role -> addOnce(read, role));
+          p.stringList("WRITE", AccountBinder::roleProblem).forEach(role -> addOnce(write, role));
+          return null;
+        });
+    Map<String, Object> asMap = new LinkedHashMap<>();
+    if (!read.isEmpty()) {
+      asMap.put("READ", List.copyOf(read));
+    }
+    if (!write.isEmpty()) {
+      asMap.put("WRITE", List.copyOf(write));
+    }
+    a.rewriteValue("permissions", asMap, "Armory Scale Agent's list form written as a map");
+    return new AccountPermissions(read, write);
+  }
+
+  private static void addOnce(List<String> roles, String role) {
+    if (!roles.contains(role)) {
+      roles.add(role);
+    }
   }
 
   static String namespaceProblem(String namespace) {

@@ -1,5 +1,6 @@
 package io.spinagent.agent.config;
 
+import io.spinagent.agent.config.ConfigNode.Entry;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,6 +14,9 @@ import java.util.regex.Pattern;
  * Turns the merged YAML tree into an {@link AgentConfig}: applies defaults, checks every value and
  * the rules between values, and reports each problem under its key path. Accounts are bound by
  * {@link AccountBinder}.
+ *
+ * <p>Armory Scale Agent's spellings and value forms are read with Armory's meaning, and each is
+ * recorded as a rewrite for the converter (see {@link ArmoryAgentKeys}).
  */
 final class ConfigBinder {
 
@@ -33,7 +37,12 @@ final class ConfigBinder {
     this.hostname = hostname;
   }
 
-  AgentConfig bind(MapNode root, Binding binding) {
+  /**
+   * @param armoryFileName the main file has the name of Armory Scale Agent's configuration
+   * @param overlayOnly the tree is an overlay read on its own (for the converter): defaults that
+   *     belong to the main file are not made explicit in it
+   */
+  AgentConfig bind(MapNode root, Binding binding, boolean armoryFileName, boolean overlayOnly) {
     MapReader r = new MapReader(root, binding);
     AgentIdentityConfig agent = r.section("agent", this::agent);
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
@@ -47,12 +56,16 @@ final class ConfigBinder {
             l ->
                 new LoggingConfig(
                     l.choice("format", LoggingConfig.Format.class, LoggingConfig.DEFAULT.format()),
-                    l.choice("level", LoggingConfig.Level.class, LoggingConfig.DEFAULT.level())));
+                    level(l)));
     TasksConfig tasks = r.section("tasks", this::tasks);
+    // 0 is no timeout, as in Armory Scale Agent (whose default it is).
     int timeoutSeconds =
-        r.integer("timeoutSeconds", AgentConfig.DEFAULT_TIMEOUT_SECONDS, 1, Integer.MAX_VALUE);
+        r.integer("timeoutSeconds", AgentConfig.DEFAULT_TIMEOUT_SECONDS, 0, Integer.MAX_VALUE);
     OperationsConfig operations = r.section("operations", OperationsBinder::bind);
     r.finish();
+    if (!overlayOnly && (armoryFileName || binding.usesArmoryForms())) {
+      armoryInsecureDefault(root, binding);
+    }
     return new AgentConfig(
         agent,
         clouddriver,
@@ -72,6 +85,81 @@ final class ConfigBinder {
         noProxy ? accounts.stream().map(KubernetesAccountConfig::withNoProxy).toList() : accounts,
         cacheGroups(k),
         noProxy);
+  }
+
+  /**
+   * Armory Scale Agent connects in plaintext unless told otherwise (since its 1.0.42); SpinAgent
+   * uses TLS unless told otherwise. A file written for Armory that relies on Armory's default would
+   * try TLS against a plaintext port: say so now, and have the converter keep Armory's meaning.
+   * Files that set up TLS ({@code clouddriver.tls}) meant TLS, as Armory reads them too.
+   */
+  private static void armoryInsecureDefault(MapNode root, Binding binding) {
+    Entry clouddriver = root.entries().get("clouddriver");
+    MapNode settings = clouddriver != null && clouddriver.value() instanceof MapNode m ? m : null;
+    if (settings != null
+        && (settings.entries().containsKey("insecure") || settings.entries().containsKey("tls"))) {
+      return;
+    }
+    Origin where = settings != null ? clouddriver.keyOrigin() : root.origin();
+    binding.problems.warn(
+        where,
+        "clouddriver.insecure",
+        "not set, in a file written for Armory Scale Agent: Armory's agent (1.0.42 and later)"
+            + " then connects in plaintext, SpinAgent connects with TLS. If Clouddriver's agent"
+            + " port is plaintext (the plugin's spinagent.grpc.security.enabled is false), set"
+            + " clouddriver.insecure: true; otherwise configure clouddriver.tls");
+    binding.rewrite(
+        new ArmoryRewrite(
+            List.of("clouddriver", "insecure"),
+            ArmoryRewrite.Kind.ADD,
+            true,
+            "clouddriver.insecure",
+            where,
+            "added as true: Armory Scale Agent's default (plaintext), which SpinAgent's (TLS)"
+                + " differs from"));
+  }
+
+  /**
+   * {@code logging.level}: SpinAgent's levels, and Armory's names for them ({@code warning}) or
+   * above them ({@code fatal}, {@code panic}, which become {@code error}).
+   */
+  private static LoggingConfig.Level level(MapReader l) {
+    Optional<String> text = l.string("level");
+    if (text.isEmpty()) {
+      return LoggingConfig.DEFAULT.level();
+    }
+    String written = text.get().trim().toLowerCase(Locale.ROOT);
+    switch (written) {
+      case "warning" -> {
+        l.rewriteValue("level", "warn", "Armory Scale Agent's name for warn");
+        return LoggingConfig.Level.WARN;
+      }
+      case "fatal", "panic" -> {
+        l.warn(
+            "level",
+            "'"
+                + written
+                + "' is a level of Armory Scale Agent's logger above error; SpinAgent's most"
+                + " severe level is error, so errors are logged too");
+        l.rewriteValue(
+            "level", "error", "'" + written + "' is above SpinAgent's most severe level");
+        return LoggingConfig.Level.ERROR;
+      }
+      default -> {
+        for (LoggingConfig.Level level : LoggingConfig.Level.values()) {
+          if (level.configName().equals(written)) {
+            return level;
+          }
+        }
+        l.problem(
+            "level",
+            "expected one of trace, debug, info, warn, error (or Armory Scale Agent's warning,"
+                + " fatal, panic), got '"
+                + text.get()
+                + "'");
+        return LoggingConfig.DEFAULT.level();
+      }
+    }
   }
 
   private AgentIdentityConfig agent(MapReader a) {
@@ -128,18 +216,23 @@ final class ConfigBinder {
               + " remove clouddriver.tls or set clouddriver.insecure to false");
     }
     AuthConfig auth = c.section("auth", this::auth);
+    // 0 sends no pings, as in Armory Scale Agent.
     int heartbeat =
         c.integer(
             "keepAliveHeartbeatSeconds",
             ClouddriverConfig.DEFAULT_KEEP_ALIVE_HEARTBEAT_SECONDS,
-            1,
+            0,
             Integer.MAX_VALUE);
+    // 0 is gRPC's own default, as in Armory Scale Agent (grpc-go).
     int keepAliveTimeout =
         c.integer(
-            "keepAliveTimeoutSeconds",
+            c.spelling("keepAliveTimeoutSeconds", "keepAliveTimeOutSeconds"),
             ClouddriverConfig.DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS,
-            1,
+            0,
             Integer.MAX_VALUE);
+    if (keepAliveTimeout == 0) {
+      keepAliveTimeout = ClouddriverConfig.GRPC_DEFAULT_KEEP_ALIVE_TIMEOUT_SECONDS;
+    }
     boolean noProxy = c.bool("noProxy", false);
     BackoffConfig backoff = c.section("backoff", this::backoff);
     OutboxConfig outbox =
@@ -159,9 +252,10 @@ final class ConfigBinder {
     Optional<Path> clientCertFile = t.path("clientCertFile");
     Optional<Path> clientKeyFile = t.path("clientKeyFile");
     Optional<Path> cacertFile = t.path("cacertFile");
-    Optional<String> clientKeyFilePassword = t.string("clientKeyFilePassword");
+    String passwordKey = t.spelling("clientKeyFilePassword", "clientKeyPassword");
+    Optional<String> clientKeyFilePassword = t.string(passwordKey);
     if (clientKeyFilePassword.isPresent() && !t.isSet("clientKeyFile")) {
-      t.problem("clientKeyFilePassword", "is the password of clientKeyFile, which is not set");
+      t.problem(passwordKey, "is the password of clientKeyFile, which is not set");
     }
     if (t.isSet("clientCertFile") != t.isSet("clientKeyFile")) {
       String missing = t.isSet("clientCertFile") ? "clientKeyFile" : "clientCertFile";
@@ -263,10 +357,10 @@ final class ConfigBinder {
   }
 
   private BackoffConfig backoff(MapReader b) {
-    Duration baseDelay = b.duration("baseDelay", BackoffConfig.DEFAULT_BASE_DELAY);
+    Duration baseDelay = b.durationOrNanoseconds("baseDelay", BackoffConfig.DEFAULT_BASE_DELAY);
     double multiplier = b.decimal("multiplier", BackoffConfig.DEFAULT_MULTIPLIER, 1.0, 10.0);
     double jitter = b.decimal("jitter", BackoffConfig.DEFAULT_JITTER, 0.0, 1.0);
-    Duration maxDelay = b.duration("maxDelay", BackoffConfig.DEFAULT_MAX_DELAY);
+    Duration maxDelay = b.durationOrNanoseconds("maxDelay", BackoffConfig.DEFAULT_MAX_DELAY);
     if (maxDelay.compareTo(baseDelay) < 0) {
       b.problem(
           b.isSet("maxDelay") ? "maxDelay" : "baseDelay",
@@ -299,10 +393,17 @@ final class ConfigBinder {
     return new KubernetesConfig.CacheGroups(size, Duration.ofMillis(delayMs));
   }
 
+  /** 0 is no limit, as in Armory Scale Agent. */
   private TasksConfig tasks(MapReader t) {
-    int total = t.integer("totalBudget", TasksConfig.DEFAULT_TOTAL_BUDGET, 1, Integer.MAX_VALUE);
+    int total = t.integer("totalBudget", TasksConfig.DEFAULT_TOTAL_BUDGET, 0, Integer.MAX_VALUE);
+    if (total == 0) {
+      total = TasksConfig.UNLIMITED;
+    }
     int perAccount =
-        t.integer("budgetPerAccount", TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT, 1, Integer.MAX_VALUE);
+        t.integer("budgetPerAccount", TasksConfig.DEFAULT_BUDGET_PER_ACCOUNT, 0, Integer.MAX_VALUE);
+    if (perAccount == 0) {
+      perAccount = total;
+    }
     if (perAccount > total) {
       t.problem(
           "budgetPerAccount",

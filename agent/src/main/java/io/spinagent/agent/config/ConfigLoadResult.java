@@ -11,26 +11,41 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
   /** The files read, main file first, then the overlay if there was one. */
   List<Path> files();
 
+  /**
+   * Settings the agent reads but applies differently than written, mostly Armory Scale Agent's
+   * (each names the key, what it meant there and what SpinAgent does), in file order.
+   */
+  List<ConfigProblem> warnings();
+
   /** The configuration is valid. */
-  record Loaded(AgentConfig config, List<Path> files) implements ConfigLoadResult {
+  record Loaded(AgentConfig config, List<Path> files, List<ConfigProblem> warnings)
+      implements ConfigLoadResult {
 
     public Loaded {
       Objects.requireNonNull(config, "config");
       files = List.copyOf(files);
+      warnings = List.copyOf(warnings);
     }
   }
 
   /**
    * The configuration cannot be used; {@code problems} lists every problem found, in file order.
    */
-  record Invalid(List<ConfigProblem> problems, List<Path> files) implements ConfigLoadResult {
+  record Invalid(List<ConfigProblem> problems, List<Path> files, List<ConfigProblem> warnings)
+      implements ConfigLoadResult {
 
     public Invalid {
       problems = List.copyOf(problems);
       files = List.copyOf(files);
+      warnings = List.copyOf(warnings);
       if (problems.isEmpty()) {
         throw new IllegalArgumentException("an invalid configuration has at least one problem");
       }
+    }
+
+    /** Without warnings. */
+    public Invalid(List<ConfigProblem> problems, List<Path> files) {
+      this(problems, files, List.of());
     }
 
     /**

@@ -5,7 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -15,6 +17,18 @@ import java.util.function.Supplier;
  * every rule. Never throws for a bad configuration: it returns all problems at once.
  */
 public final class ConfigLoader {
+
+  /** The names Armory Scale Agent's configuration files have (before 0.6.0: kubesvc). */
+  static final Set<String> ARMORY_FILE_NAMES =
+      Set.of(
+          "armory-agent.yml",
+          "armory-agent.yaml",
+          "armory-agent-local.yml",
+          "armory-agent-local.yaml",
+          "kubesvc.yml",
+          "kubesvc.yaml",
+          "kubesvc-local.yml",
+          "kubesvc-local.yaml");
 
   private final Supplier<String> hostname;
   private final Function<String, String> environment;
@@ -59,11 +73,43 @@ public final class ConfigLoader {
       root = ConfigOverlay.merge(root, overlay);
     }
 
-    Binding binding = new Binding(problems, new SecretReferences(environment));
-    AgentConfig config = new ConfigBinder(hostname).bind(root, binding);
+    Binding binding = new Binding(problems, new SecretReferences(environment, true));
+    AgentConfig config =
+        new ConfigBinder(hostname).bind(root, binding, isArmoryFileName(configFile), false);
+    List<ConfigProblem> warnings = inFileOrder(problems.warnings(), files);
     return problems.isEmpty()
-        ? new ConfigLoadResult.Loaded(config, files)
-        : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files);
+        ? new ConfigLoadResult.Loaded(config, files, warnings)
+        : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files, warnings);
+  }
+
+  /**
+   * Reads one file as {@code convert-armory} does: on its own (an overlay is converted as a file of
+   * its own), with secret references checked but not resolved.
+   *
+   * @return null when the file cannot be read or is not YAML; the reason is in {@code problems}
+   */
+  public ArmoryReading readForConversion(Path file, List<ConfigProblem> unreadable) {
+    Problems problems = new Problems();
+    return readForConversion(file, reader.read(file, problems), problems, unreadable);
+  }
+
+  private ArmoryReading readForConversion(
+      Path file, MapNode root, Problems problems, List<ConfigProblem> unreadable) {
+    if (root == null) {
+      unreadable.addAll(problems.asList());
+      return null;
+    }
+    Binding binding = new Binding(problems, new SecretReferences(environment, false));
+    new ConfigBinder(hostname).bind(root, binding, isArmoryFileName(file), isOverlay(file));
+    List<Path> files = List.of(file);
+    @SuppressWarnings("unchecked")
+    Map<String, Object> tree = (Map<String, Object>) PlainYaml.of(root);
+    return new ArmoryReading(
+        file,
+        tree,
+        binding.rewrites(),
+        inFileOrder(problems.asList(), files),
+        inFileOrder(problems.warnings(), files));
   }
 
   /**
@@ -89,5 +135,16 @@ public final class ConfigLoader {
     String overlayName =
         dot > 0 ? name.substring(0, dot) + "-local" + name.substring(dot) : name + "-local";
     return configFile.resolveSibling(overlayName);
+  }
+
+  /** Whether {@code file} is named like an overlay ({@code <name>-local.<ext>}). */
+  static boolean isOverlay(Path file) {
+    String name = file.getFileName().toString();
+    int dot = name.lastIndexOf('.');
+    return (dot > 0 ? name.substring(0, dot) : name).endsWith("-local");
+  }
+
+  static boolean isArmoryFileName(Path file) {
+    return ARMORY_FILE_NAMES.contains(file.getFileName().toString());
   }
 }

@@ -10,11 +10,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -29,28 +27,39 @@ import java.util.stream.Collectors;
  *
  * <p>It also remembers which keys it was asked for: those are the known keys, and {@link #finish()}
  * reports every other key as unknown. The schema is thereby defined once, by the binding code, and
- * a typo can never be silently ignored.
+ * a typo can never be silently ignored. Keys of Armory Scale Agent's that SpinAgent does not apply
+ * are the exception: {@link #finish()} looks them up in {@link ArmoryAgentKeys} and warns instead.
  *
  * <p>String values may be secret references ({@link SecretReferences}); they are resolved here, so
  * binding code only ever sees values.
+ *
+ * <p>A little over 500 lines: one reader for every kind of value keeps the bookkeeping of known
+ * keys and key paths in one place.
  */
 final class MapReader {
 
   private final MapNode map;
   private final String path;
+  private final List<Object> segments;
   private final Binding binding;
   private final Problems problems;
   private final Set<String> known = new LinkedHashSet<>();
-  private final Map<String, String> unsupported = new LinkedHashMap<>();
+
+  /**
+   * Keys only Armory Scale Agent has that the binding code reads (its spellings of known keys, and
+   * forms it converts); never offered as known keys.
+   */
+  private final Set<String> armoryKeys = new LinkedHashSet<>();
 
   /** The root of a configuration file. */
   MapReader(MapNode map, Binding binding) {
-    this(map, "", binding);
+    this(map, "", List.of(), binding);
   }
 
-  private MapReader(MapNode map, String path, Binding binding) {
+  private MapReader(MapNode map, String path, List<Object> segments, Binding binding) {
     this.map = map;
     this.path = path;
+    this.segments = List.copyOf(segments);
     this.binding = binding;
     this.problems = binding.problems;
   }
@@ -70,6 +79,70 @@ final class MapReader {
     problems.add(originOf(key), pathOf(key), message);
   }
 
+  /** Warns about the value of {@code key} (or its absence); the configuration stays usable. */
+  void warn(String key, String message) {
+    problems.warn(originOf(key), pathOf(key), message);
+  }
+
+  /**
+   * Declares {@code key} as one of Armory Scale Agent's that the binding code reads and converts.
+   */
+  void armoryKey(String key) {
+    armoryKeys.add(key);
+  }
+
+  /**
+   * Reads {@code key} under Armory's spelling when that is the one written: returns the spelling to
+   * read, and records the rename for the converter. Both spellings at once is a problem.
+   */
+  String spelling(String key, String armorySpelling) {
+    armoryKeys.add(armorySpelling);
+    Entry armory = map.entries().get(armorySpelling);
+    if (armory == null) {
+      return key;
+    }
+    if (map.entries().containsKey(key)) {
+      problems.add(
+          armory.keyOrigin(),
+          pathOf(armorySpelling),
+          "is Armory Scale Agent's spelling of "
+              + key
+              + ", which is set too (at "
+              + originOf(key).describe()
+              + "); remove one of them");
+      return key;
+    }
+    binding.rewrite(
+        new ArmoryRewrite(
+            segmentsOf(armorySpelling),
+            ArmoryRewrite.Kind.RENAME,
+            key,
+            pathOf(armorySpelling),
+            armory.keyOrigin(),
+            "renamed to " + key + " (Armory Scale Agent's spelling)"));
+    known.add(key);
+    return armorySpelling;
+  }
+
+  /** Records that the converter writes {@code value} (plain YAML data) for {@code key}. */
+  void rewriteValue(String key, Object value, String reason) {
+    binding.rewrite(
+        new ArmoryRewrite(
+            segmentsOf(key),
+            ArmoryRewrite.Kind.REPLACE,
+            value,
+            pathOf(key),
+            originOf(key),
+            reason));
+  }
+
+  /** Records that the converter drops {@code key}. */
+  void rewriteRemove(String key, String reason) {
+    binding.rewrite(
+        new ArmoryRewrite(
+            segmentsOf(key), ArmoryRewrite.Kind.REMOVE, null, pathOf(key), originOf(key), reason));
+  }
+
   /** True if {@code key} has a non-null value. Marks the key as known. */
   boolean isSet(String key) {
     return node(key) != null;
@@ -77,7 +150,9 @@ final class MapReader {
 
   /** The key's value, or null when it is absent or explicitly null. Marks the key as known. */
   ConfigNode node(String key) {
-    known.add(key);
+    if (!armoryKeys.contains(key)) {
+      known.add(key);
+    }
     Entry entry = map.entries().get(key);
     if (entry == null || entry.value() instanceof ScalarNode s && s.kind() == ScalarKind.NULL) {
       return null;
@@ -239,6 +314,48 @@ final class MapReader {
     }
   }
 
+  /**
+   * A positive duration as {@link #duration} reads it, or a whole number of nanoseconds, the form
+   * Armory Scale Agent's backoff settings take (Go's {@code time.Duration}); the converter writes
+   * such a number as a duration. Fewer than a million nanoseconds (one millisecond) is refused:
+   * such a number was almost certainly meant in another unit.
+   */
+  Duration durationOrNanoseconds(String key, Duration defaultValue) {
+    ConfigNode node = node(key);
+    if (!(node instanceof ScalarNode scalar)
+        || scalar.kind() != ScalarKind.INTEGER
+        || !scalar.text().trim().matches("\\d[\\d_]*")) {
+      return duration(key, defaultValue);
+    }
+    long nanos;
+    try {
+      nanos = Long.parseLong(scalar.text().trim().replace("_", ""));
+    } catch (NumberFormatException e) {
+      problem(key, "'" + scalar.text() + "' is too large for a number of nanoseconds");
+      return defaultValue;
+    }
+    if (nanos < 1_000_000) {
+      problem(
+          key,
+          "'"
+              + scalar.text()
+              + "' is a bare number, which is read as nanoseconds, as Armory Scale Agent does ("
+              + Durations.format(Duration.ofNanos(nanos))
+              + "); write a duration with its unit instead, e.g. "
+              + scalar.text().trim()
+              + "s or "
+              + scalar.text().trim()
+              + "ms");
+      return defaultValue;
+    }
+    Duration value = Duration.ofNanos(nanos);
+    rewriteValue(
+        key,
+        Durations.format(value),
+        "nanoseconds (Armory Scale Agent's form) written as a duration");
+    return value;
+  }
+
   /** A size in bytes such as {@code 64Mi}; see {@link ByteSizes}. */
   long byteSize(String key, long defaultValue, long min) {
     ScalarNode scalar = scalar(key, ByteSizes.SYNTAX);
@@ -329,7 +446,7 @@ final class MapReader {
       }
       child = MapNode.empty(originOf(key));
     }
-    MapReader reader = new MapReader(child, pathOf(key), binding);
+    MapReader reader = new MapReader(child, pathOf(key), segmentsOf(key), binding);
     T result = binder.apply(reader);
     reader.finish();
     return result;
@@ -360,7 +477,9 @@ final class MapReader {
             "expected " + itemName + " settings (a map of keys), got " + item.description());
         continue;
       }
-      MapReader reader = new MapReader(itemMap, itemPath, binding);
+      List<Object> itemSegments = new ArrayList<>(segmentsOf(key));
+      itemSegments.add(i);
+      MapReader reader = new MapReader(itemMap, itemPath, itemSegments, binding);
       T result = binder.apply(reader, i);
       reader.finish();
       if (result != null) {
@@ -371,34 +490,17 @@ final class MapReader {
   }
 
   /**
-   * Declares a key that users of Armory Scale Agent may carry over but that SpinAgent does not
-   * support: it is reported with {@code reason} instead of as an unknown key.
+   * Reports every key of this map that no binding code asked for, except Armory Scale Agent's keys
+   * that SpinAgent does not apply: those are warned about as {@link ArmoryAgentKeys} says.
    */
-  void unsupported(String key, String reason) {
-    unsupported.put(key, reason);
-    if (map.entries().containsKey(key)) {
-      problem(key, "not supported by SpinAgent: " + reason + "; remove it");
-    }
+  void finish() {
+    new LeftoverKeys(binding).check(map, path, segments, known, armoryKeys);
   }
 
-  /** Reports every key of this map that no binding code asked for. */
-  void finish() {
-    map.entries()
-        .forEach(
-            (key, entry) -> {
-              if (known.contains(key) || unsupported.containsKey(key)) {
-                return;
-              }
-              String hint =
-                  ClosestKey.among(key, known)
-                      .map(match -> "did you mean '" + match + "'?")
-                      .orElseGet(
-                          () ->
-                              known.isEmpty()
-                                  ? "this map takes no keys"
-                                  : "known keys here: " + String.join(", ", known));
-              problems.add(entry.keyOrigin(), pathOf(key), "unknown key; " + hint);
-            });
+  private List<Object> segmentsOf(String key) {
+    List<Object> result = new ArrayList<>(segments);
+    result.add(key);
+    return result;
   }
 
   /** The directory of the file that set {@code key}, where its relative paths are resolved. */

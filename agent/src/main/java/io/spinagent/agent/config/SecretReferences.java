@@ -38,12 +38,16 @@ final class SecretReferences {
   static final long MAX_VALUE_BYTES = 1L << 20;
 
   private final Function<String, String> environment;
+  private final boolean resolve;
 
   /**
    * @param environment looks up environment variables ({@code System::getenv} in the agent)
+   * @param resolve false to check references without reading them (the converter keeps them as
+   *     written, and may run where the secrets are not)
    */
-  SecretReferences(Function<String, String> environment) {
+  SecretReferences(Function<String, String> environment, boolean resolve) {
     this.environment = environment;
+    this.resolve = resolve;
   }
 
   static boolean isReference(String text) {
@@ -72,11 +76,14 @@ final class SecretReferences {
               + " to use the content of the secret");
     }
     Reference reference = parse(text, VALUE_PREFIX);
-    return switch (reference.engine) {
-      case "env" -> environmentVariable(reference);
-      case "file" -> fileContent(reference, baseDir);
-      default -> throw unsupported(reference);
-    };
+    String value =
+        switch (reference.engine) {
+          case "env" -> environmentVariable(reference);
+          case "file" -> fileContent(reference, baseDir);
+          default -> throw unsupported(reference);
+        };
+    // Checked only: the reference stands for itself.
+    return resolve ? value : text;
   }
 
   /**
@@ -107,6 +114,9 @@ final class SecretReferences {
 
   private String environmentVariable(Reference reference) throws ReferenceException {
     String name = reference.required("n", "the variable's name");
+    if (!resolve) {
+      return null;
+    }
     String value = environment.apply(name);
     if (value == null || value.isEmpty()) {
       throw new ReferenceException(
@@ -120,6 +130,9 @@ final class SecretReferences {
 
   private String fileContent(Reference reference, Path baseDir) throws ReferenceException {
     String written = reference.required("f", "the file's path");
+    if (!resolve) {
+      return null;
+    }
     Path file;
     try {
       file = baseDir.resolve(written);

@@ -1,11 +1,20 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.CallCredentials;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
 import io.grpc.ConnectivityState;
+import io.grpc.ForwardingClientCall;
+import io.grpc.ForwardingClientCallListener;
 import io.grpc.HttpConnectProxiedSocketAddress;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ProxiedSocketAddress;
 import io.grpc.ProxyDetector;
+import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.spinagent.agent.config.ClouddriverConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
@@ -15,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -83,6 +93,7 @@ public final class ClouddriverConnection implements AutoCloseable {
                 config.grpc().host(), config.grpc().port(), tls.credentials())
             .executor(callbackExecutor)
             .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+            .intercept(new TlsFailureHint(config))
             // The stream is reopened by AgentStreamClient with its own backoff; gRPC's retries
             // would resend frames behind its back.
             .disableRetry();
@@ -166,6 +177,76 @@ public final class ClouddriverConnection implements AutoCloseable {
       p.username().ifPresent(proxied::setUsername);
       p.password().ifPresent(proxied::setPassword);
       return proxied.build();
+    }
+  }
+
+  /**
+   * Adds what to do to the status of a call that failed in the TLS handshake. The most likely cause
+   * with a file carried over from Armory Scale Agent: Armory's agent connected in plaintext unless
+   * told otherwise, SpinAgent's uses TLS unless {@code clouddriver.insecure} is true.
+   */
+  static final class TlsFailureHint implements ClientInterceptor {
+
+    private final ClouddriverConfig config;
+
+    TlsFailureHint(ClouddriverConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    public <Q, R> ClientCall<Q, R> interceptCall(
+        MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
+      if (config.insecure()) {
+        return next.newCall(method, options);
+      }
+      return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+          super.start(
+              new ForwardingClientCallListener.SimpleForwardingClientCallListener<>(listener) {
+                @Override
+                public void onClose(Status status, Metadata trailers) {
+                  super.onClose(withHint(status), trailers);
+                }
+              },
+              headers);
+        }
+      };
+    }
+
+    Status withHint(Status status) {
+      if (status.getCode() != Status.Code.UNAVAILABLE) {
+        return status;
+      }
+      for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
+        if (t instanceof SSLException ssl) {
+          return status.augmentDescription(hint(ssl));
+        }
+      }
+      return status;
+    }
+
+    private String hint(SSLException cause) {
+      String armory =
+          "Armory Scale Agent (1.0.42 and later) connects in plaintext unless clouddriver.insecure"
+              + " is false; SpinAgent connects with TLS unless clouddriver.insecure is true";
+      // Netty's NotSslRecordException: the other end does not speak TLS at all.
+      if (cause.getClass().getSimpleName().equals("NotSslRecordException")) {
+        return "Clouddriver at "
+            + config.grpc()
+            + " did not answer the TLS handshake with TLS: its agent port is plaintext. Set"
+            + " clouddriver.insecure: true, or enable TLS on the plugin"
+            + " (spinagent.grpc.security.enabled). "
+            + armory
+            + ".";
+      }
+      return "The TLS handshake with Clouddriver at "
+          + config.grpc()
+          + " failed ("
+          + cause.getMessage()
+          + "). If its agent port is plaintext, set clouddriver.insecure: true ("
+          + armory
+          + "); otherwise check clouddriver.tls (cacertFile, serverName).";
     }
   }
 

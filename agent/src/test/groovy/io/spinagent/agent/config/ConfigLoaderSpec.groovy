@@ -247,7 +247,7 @@ class ConfigLoaderSpec extends Specification {
       clouddriver:
         auth:
           tokenFile: /secrets/token
-        keepAliveTimeoutSeconds: 0
+        keepAliveTimeoutSeconds: -1
       ''')
 
     when:
@@ -257,7 +257,7 @@ class ConfigLoaderSpec extends Specification {
     result.problems()*.describe() == [
         "${dir.resolve('spinagent-local.yaml')}:3: clouddriver.auth.tokenFile: set either clouddriver.auth.token or"
             + " clouddriver.auth.tokenFile, not both (token is set at ${main}:3)",
-        "${dir.resolve('spinagent-local.yaml')}:4: clouddriver.keepAliveTimeoutSeconds: must be at least 1, got 0"]
+        "${dir.resolve('spinagent-local.yaml')}:4: clouddriver.keepAliveTimeoutSeconds: must be at least 0, got -1"]
     result.report().startsWith("invalid configuration ${main} (with overlay ${dir.resolve('spinagent-local.yaml')}), 2 problems:")
     !result.report().contains('secret-token')
   }

@@ -21,7 +21,7 @@ class ConfigValidationSpec extends Specification {
     def problems = (result as ConfigLoadResult.Invalid).problems()
     problems.size() == 1
     problems[0].keyPath() == keyPath
-    problems[0].message() == message
+    problems[0].message() == message.replace('SPINAGENT_YAML', dir.resolve('spinagent.yaml').toString())
     problems[0].origin().file() == dir.resolve('spinagent.yaml')
 
     where:
@@ -39,10 +39,11 @@ class ConfigValidationSpec extends Specification {
     'clouddriver: {tls: {clientKeyFile: /c.key}}'                               || 'clouddriver.tls.clientCertFile'       | 'is required when clouddriver.tls.clientKeyFile is set: mutual TLS needs both the certificate and its private key'
     'clouddriver: {tls: {insecureSkipVerify: true, cacertFile: /ca.pem}}'       || 'clouddriver.tls.insecureSkipVerify'   | 'conflicts with clouddriver.tls.cacertFile: a CA bundle is pointless when certificates are not verified; remove one of them'
     'clouddriver: {auth: {token: ""}}'                                          || 'clouddriver.auth.token'               | 'must not be empty; remove the key to use the default'
-    'clouddriver: {keepAliveHeartbeatSeconds: 0}'                               || 'clouddriver.keepAliveHeartbeatSeconds' | 'must be at least 1, got 0'
+    'clouddriver: {keepAliveHeartbeatSeconds: -1}'                              || 'clouddriver.keepAliveHeartbeatSeconds' | 'must be at least 0, got -1'
     'clouddriver: {keepAliveTimeoutSeconds: ten}'                               || 'clouddriver.keepAliveTimeoutSeconds'  | "expected a whole number, got 'ten'"
     'clouddriver: {keepAliveTimeoutSeconds: 1.5}'                               || 'clouddriver.keepAliveTimeoutSeconds'  | "expected a whole number, got '1.5'"
-    'clouddriver: {backoff: {baseDelay: 1}}'                                    || 'clouddriver.backoff.baseDelay'        | "'1' has no unit; write e.g. 1s or 1ms"
+    'clouddriver: {backoff: {baseDelay: 1}}'                                    || 'clouddriver.backoff.baseDelay'        | "'1' is a bare number, which is read as nanoseconds, as Armory Scale Agent does (1ns); write a duration with its unit instead, e.g. 1s or 1ms"
+    'clouddriver: {backoff: {baseDelay: 1.5}}'                                  || 'clouddriver.backoff.baseDelay'        | "'1.5' has no unit; write e.g. 1.5s or 1.5ms"
     'clouddriver: {backoff: {baseDelay: 0s}}'                                   || 'clouddriver.backoff.baseDelay'        | 'must be longer than 0'
     'clouddriver: {backoff: {maxDelay: 2 minutes}}'                             || 'clouddriver.backoff.maxDelay'         | "expected a duration such as 500ms, 1s, 2m or 1h30m, got '2 minutes'"
     'clouddriver: {backoff: {multiplier: 0.5}}'                                 || 'clouddriver.backoff.multiplier'       | 'must be between 1 and 10, got 0.5'
@@ -65,6 +66,7 @@ class ConfigValidationSpec extends Specification {
     'kubernetes: {accounts: [{name: prod, serviceAccount: false}]}'             || 'kubernetes.accounts[0].kubeconfigFile' | 'is required unless serviceAccount is true or kubeconfigContents is set: an account needs exactly one credential source'
     'kubernetes: {accounts: [{name: a, kubeconfigFile: /k, serviceAccount: true}]}' || 'kubernetes.accounts[0].serviceAccount' | 'conflicts with kubernetes.accounts[0].kubeconfigFile: an account has exactly one credential source; set kubeconfigFile, kubeconfigContents or serviceAccount: true'
     'kubernetes: {accounts: [{name: a, kubeconfigContents: x, serviceAccount: true}]}' || 'kubernetes.accounts[0].serviceAccount' | 'conflicts with kubernetes.accounts[0].kubeconfigContents: an account has exactly one credential source; set kubeconfigFile, kubeconfigContents or serviceAccount: true'
+    'kubernetes: {accounts: [{name: a, kubeconfigFile: /k, kubeConfigFile: /k}]}' || 'kubernetes.accounts[0].kubeConfigFile' | 'is Armory Scale Agent\'s spelling of kubeconfigFile, which is set too (at SPINAGENT_YAML:1); remove one of them'
     'kubernetes: {accounts: [{name: a, serviceAccount: true, context: c}]}'     || 'kubernetes.accounts[0].context'       | 'applies only to kubeconfigFile; an account using serviceAccount has no contexts'
     'kubernetes: {accounts: [{name: a, serviceAccount: true, namespaces: [x], omitNamespaces: [y]}]}' || 'kubernetes.accounts[0].omitNamespaces' | 'conflicts with kubernetes.accounts[0].namespaces: list either the namespaces to watch or those to omit, not both'
     'kubernetes: {accounts: [{name: a, serviceAccount: true, kinds: [Pod], omitKinds: [Secret]}]}'    || 'kubernetes.accounts[0].omitKinds'      | 'conflicts with kubernetes.accounts[0].kinds: list either the kinds to watch or those to omit, not both'
@@ -74,10 +76,13 @@ class ConfigValidationSpec extends Specification {
     'kubernetes: {accounts: [{name: a, serviceAccount: true, kinds: ["apps/v1 Deployment"]}]}'        || 'kubernetes.accounts[0].kinds[0]'       | "'apps/v1 Deployment' is not a valid kind: write Kind or Kind.group, e.g. Deployment or Certificate.cert-manager.io"
     'kubernetes: {accounts: [{name: a, serviceAccount: true, onlySpinnakerManaged: sometimes}]}'      || 'kubernetes.accounts[0].onlySpinnakerManaged' | "expected true or false, got 'sometimes'"
     'kubernetes: {accounts: [{name: a, serviceAccount: true, maxResumableResourceAgeMs: -1}]}'        || 'kubernetes.accounts[0].maxResumableResourceAgeMs' | 'must be at least 0, got -1'
-    'kubernetes: {accounts: [{name: a, serviceAccount: true, metrics: true}]}'  || 'kubernetes.accounts[0].metrics'       | 'not supported by SpinAgent: pod metrics collection is not implemented; remove it'
     // permissions: a malformed list is an error, never an unrestricted account
-    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [READ, admin]}]}'            || 'kubernetes.accounts[0].permissions'    | "expected a map of READ and WRITE to lists of roles, e.g. {READ: [dev, ops], WRITE: [ops]}, got a list"
-    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: admin}]}'                   || 'kubernetes.accounts[0].permissions'    | "expected a map of READ and WRITE to lists of roles, e.g. {READ: [dev, ops], WRITE: [ops]}, got 'admin'"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [READ, admin]}]}'            || 'kubernetes.accounts[0].permissions'    | "expected a map of READ and WRITE to lists of roles, e.g. {READ: [dev, ops], WRITE: [ops]}, or Armory Scale Agent's list of them, e.g. [{READ: [dev, ops]}, {WRITE: [ops]}]; got a list of ['READ', 'admin']"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [{READ: [dev]}, WRITE]}]}'   || 'kubernetes.accounts[0].permissions'    | "expected a map of READ and WRITE to lists of roles, e.g. {READ: [dev, ops], WRITE: [ops]}, or Armory Scale Agent's list of them, e.g. [{READ: [dev, ops]}, {WRITE: [ops]}]; got a list of [a map, 'WRITE']"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [{READ: dev}]}]}'            || 'kubernetes.accounts[0].permissions[0].READ' | "expected a list, e.g. [dev], got 'dev'"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [{Read: [dev]}]}]}'          || 'kubernetes.accounts[0].permissions[0].Read' | "unknown key; did you mean 'READ'?"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: [{WRITE: [" ops"]}]}]}'      || 'kubernetes.accounts[0].permissions[0].WRITE[0]' | "role ' ops' has leading or trailing spaces"
+    'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: admin}]}'                   || 'kubernetes.accounts[0].permissions'    | "expected a map of READ and WRITE to lists of roles, e.g. {READ: [dev, ops], WRITE: [ops]}, or Armory Scale Agent's list of them, e.g. [{READ: [dev, ops]}, {WRITE: [ops]}]; got 'admin'"
     'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: {READ: admin}}]}'           || 'kubernetes.accounts[0].permissions.READ' | "expected a list, e.g. [admin], got 'admin'"
     'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: {WRITE: [[ops]]}}]}'        || 'kubernetes.accounts[0].permissions.WRITE[0]' | 'expected a non-empty string, got a list'
     'kubernetes: {accounts: [{name: a, serviceAccount: true, permissions: {read: [dev]}}]}'           || 'kubernetes.accounts[0].permissions.read' | "unknown key; did you mean 'READ'?"
@@ -87,10 +92,10 @@ class ConfigValidationSpec extends Specification {
     'prometheus: {port: 65536}'                                                 || 'prometheus.port'                      | 'must be between 1 and 65535, got 65536'
     'prometheus: {enabled: true, port: 8082}'                                   || 'prometheus.port'                      | 'must differ from server.port (both are 8082)'
     'logging: {format: xml}'                                                    || 'logging.format'                       | "expected one of text, json, got 'xml'"
-    'logging: {level: verbose}'                                                 || 'logging.level'                        | "expected one of trace, debug, info, warn, error, got 'verbose'"
+    'logging: {level: verbose}'                                                 || 'logging.level'                        | "expected one of trace, debug, info, warn, error (or Armory Scale Agent's warning, fatal, panic), got 'verbose'"
     'tasks: {totalBudget: 10, budgetPerAccount: 20}'                            || 'tasks.budgetPerAccount'               | 'must not exceed tasks.totalBudget (20 > 10)'
-    'tasks: {totalBudget: 0}'                                                   || 'tasks.totalBudget'                    | 'must be at least 1, got 0'
-    'timeoutSeconds: 0'                                                         || 'timeoutSeconds'                       | 'must be at least 1, got 0'
+    'tasks: {totalBudget: -1}'                                                  || 'tasks.totalBudget'                    | 'must be at least 0, got -1'
+    'timeoutSeconds: -1'                                                        || 'timeoutSeconds'                       | 'must be at least 0, got -1'
     'timeoutSeconds: [1]'                                                       || 'timeoutSeconds'                       | 'expected a whole number, got a list'
     // operations
     'operations: {maxConcurrentPerAccount: 0}'                                  || 'operations.maxConcurrentPerAccount'   | 'must be between 1 and 10000, got 0'

@@ -94,4 +94,14 @@ class SecretReferencesSpec extends Specification {
     then:
     result.problems()[0].message() == "refers to ${dir.resolve('big')}, which is larger than 1Mi: not a secret value"
   }
+
+  def "the converter checks references but keeps them as written, whatever its own environment holds"() {
+    when:
+    def reading = new ConfigLoader({ 'h' }, { null }).readForConversion(
+        ConfigFiles.write(dir, 'armory-agent.yml', 'clouddriver: {insecure: true, auth: {token: "encrypted:env!n:AGENT_TOKEN"}}'), [])
+
+    then:
+    reading.problems().isEmpty()
+    reading.tree().clouddriver.auth.token == 'encrypted:env!n:AGENT_TOKEN'
+  }
 }

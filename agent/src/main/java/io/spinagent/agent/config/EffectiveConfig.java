@@ -1,0 +1,138 @@
+package io.spinagent.agent.config;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The configuration the agent runs with, every default filled in, as SpinAgent YAML: what {@code
+ * --check} prints, so that an operator (in particular one carrying over a file written for Armory
+ * Scale Agent) sees what each setting ended up as. Secrets are shown as {@code <redacted>}; without
+ * secrets the output loads back to the same configuration.
+ */
+public final class EffectiveConfig {
+
+  static final String REDACTED = "<redacted>";
+
+  private EffectiveConfig() {}
+
+  public static String yaml(AgentConfig config) {
+    Map<String, Object> root = new LinkedHashMap<>();
+    Map<String, Object> agent = put(root, "agent");
+    agent.put("id", config.agent().id());
+    config.agent().zoneId().ifPresent(zone -> agent.put("zoneId", zone));
+    root.put("clouddriver", clouddriver(config.clouddriver()));
+    Map<String, Object> kubernetes = put(root, "kubernetes");
+    kubernetes.put("noProxy", config.kubernetes().noProxy());
+    kubernetes.put(
+        "accounts", config.kubernetes().accounts().stream().map(EffectiveConfig::account).toList());
+    put(root, "server").put("port", config.server().port());
+    Map<String, Object> prometheus = put(root, "prometheus");
+    prometheus.put("enabled", config.prometheus().enabled());
+    prometheus.put("port", config.prometheus().port());
+    Map<String, Object> logging = put(root, "logging");
+    logging.put("format", config.logging().format().configName());
+    logging.put("level", config.logging().level().configName());
+    Map<String, Object> tasks = put(root, "tasks");
+    tasks.put("totalBudget", budget(config.tasks().totalBudget()));
+    tasks.put("budgetPerAccount", budget(config.tasks().budgetPerAccount()));
+    root.put("timeoutSeconds", config.timeoutSeconds());
+    root.put("operations", operations(config.operations()));
+    return YamlOutput.dump(root);
+  }
+
+  private static Map<String, Object> clouddriver(ClouddriverConfig c) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("grpc", c.grpc().toString());
+    map.put("insecure", c.insecure());
+    map.put("noProxy", c.noProxy());
+    if (!c.insecure()) {
+      TlsConfig tls = c.tls();
+      Map<String, Object> t = put(map, "tls");
+      tls.serverName().ifPresent(v -> t.put("serverName", v));
+      t.put("insecureSkipVerify", tls.insecureSkipVerify());
+      tls.clientCertFile().ifPresent(v -> t.put("clientCertFile", v.toString()));
+      tls.clientKeyFile().ifPresent(v -> t.put("clientKeyFile", v.toString()));
+      tls.clientKeyFilePassword().ifPresent(v -> t.put("clientKeyFilePassword", REDACTED));
+      tls.cacertFile().ifPresent(v -> t.put("cacertFile", v.toString()));
+    }
+    AuthConfig auth = c.auth();
+    if (auth.isConfigured()) {
+      Map<String, Object> a = put(map, "auth");
+      auth.token().ifPresent(v -> a.put("token", REDACTED));
+      auth.tokenFile().ifPresent(v -> a.put("tokenFile", v.toString()));
+      auth.tokenCommand()
+          .ifPresent(
+              command -> {
+                Map<String, Object> tc = put(a, "tokenCommand");
+                tc.put("command", command.command());
+                tc.put("args", command.args());
+                tc.put("format", command.format().configName());
+                tc.put("refreshIntervalSeconds", command.refreshIntervalSeconds());
+              });
+    }
+    map.put("keepAliveHeartbeatSeconds", c.keepAliveHeartbeatSeconds());
+    map.put("keepAliveTimeoutSeconds", c.keepAliveTimeoutSeconds());
+    Map<String, Object> backoff = put(map, "backoff");
+    backoff.put("baseDelay", Durations.format(c.backoff().baseDelay()));
+    backoff.put("multiplier", c.backoff().multiplier());
+    backoff.put("jitter", c.backoff().jitter());
+    backoff.put("maxDelay", Durations.format(c.backoff().maxDelay()));
+    put(map, "outbox").put("maxBytes", ByteSizes.format(c.outbox().maxBytes()));
+    return map;
+  }
+
+  private static Map<String, Object> account(KubernetesAccountConfig a) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("name", a.name());
+    a.kubeconfigFile().map(Path::toString).ifPresent(v -> map.put("kubeconfigFile", v));
+    a.kubeconfigContents().ifPresent(v -> map.put("kubeconfigContents", REDACTED));
+    if (a.serviceAccount()) {
+      map.put("serviceAccount", true);
+    }
+    a.context().ifPresent(v -> map.put("context", v));
+    map.put("insecure", a.insecure());
+    map.put("namespaces", a.namespaces());
+    map.put("omitNamespaces", a.omitNamespaces());
+    map.put("kinds", a.kinds());
+    map.put("omitKinds", a.omitKinds());
+    map.put("onlyNamespacedResources", a.onlyNamespacedResources());
+    map.put("onlySpinnakerManaged", a.onlySpinnakerManaged());
+    Map<String, Object> permissions = put(map, "permissions");
+    permissions.put("READ", a.permissions().read());
+    permissions.put("WRITE", a.permissions().write());
+    map.put("maxResumableResourceAgeMs", a.maxResumableResourceAge().toMillis());
+    map.put("noProxy", a.noProxy());
+    return map;
+  }
+
+  private static Map<String, Object> operations(OperationsConfig o) {
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("maxConcurrentPerAccount", o.maxConcurrentPerAccount());
+    map.put("maxQueuedPerAccount", o.maxQueuedPerAccount());
+    if (!o.allow().isEmpty()) {
+      List<Object> rules = new ArrayList<>();
+      for (OperationsConfig.AllowRule rule : o.allow()) {
+        Map<String, Object> r = new LinkedHashMap<>();
+        r.put("verbs", rule.verbs());
+        r.put("paths", rule.paths());
+        rules.add(r);
+      }
+      map.put("allow", rules);
+    }
+    return map;
+  }
+
+  /** {@link TasksConfig#UNLIMITED} is written as the file writes it. */
+  private static int budget(int value) {
+    return value == TasksConfig.UNLIMITED ? 0 : value;
+  }
+
+  private static Map<String, Object> put(Map<String, Object> parent, String key) {
+    Map<String, Object> child = new LinkedHashMap<>();
+    parent.put(key, child);
+    return child;
+  }
+}
