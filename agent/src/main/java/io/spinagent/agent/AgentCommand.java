@@ -15,17 +15,20 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
  * The {@code spinagent-agent} command line: loads the configuration and either validates it ({@code
- * --check}) or runs the agent ({@link AgentRuntime}) until the JVM is asked to stop.
+ * --check}) or runs the agent ({@link AgentRuntime}) until the JVM is asked to stop. Its one
+ * sub-command, {@code convert-armory}, converts Armory Scale Agent's configuration.
  */
 @Command(
     name = "spinagent-agent",
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     sortOptions = false,
+    subcommands = ConvertArmoryCommand.class,
     description =
         "Watches Kubernetes clusters and streams them to Spinnaker's Clouddriver over one"
             + " outbound gRPC connection.",
@@ -42,9 +45,9 @@ public final class AgentCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(AgentCommand.class);
 
+  // Checked in call() rather than by picocli, which would ask for it before convert-armory too.
   @Option(
       names = {"-c", "--config"},
-      required = true,
       paramLabel = "<file>",
       description =
           "The agent configuration (YAML). A sibling <name>-local.<ext>, if present,"
@@ -83,6 +86,10 @@ public final class AgentCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (configFile == null) {
+      throw new ParameterException(
+          spec.commandLine(), "Missing required option: '--config=<file>'");
+    }
     ConfigLoadResult result = loader.load(configFile);
     PrintWriter err = spec.commandLine().getErr();
     if (result instanceof ConfigLoadResult.Invalid invalid) {

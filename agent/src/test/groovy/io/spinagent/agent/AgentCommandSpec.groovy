@@ -170,6 +170,20 @@ class AgentCommandSpec extends Specification {
     out.toString().readLines().last() == "configuration is valid: [${file}]".toString()
   }
 
+  def "convert-armory needs no --config; the main command still does"() {
+    given:
+    def armory = dir.resolve('armory-agent.yml')
+    Files.writeString(armory, 'kubernetes:\n  accounts:\n    - name: prod\n      kubeConfigFile: /k\n')
+
+    when:
+    def code = run('convert-armory', armory.toString())
+
+    then:
+    code == 0
+    out.toString().contains('kubeconfigFile: /k')
+    err.toString().contains('kubernetes.accounts[0].kubeConfigFile: renamed to kubeconfigFile')
+  }
+
   def "without --check a valid configuration runs the agent until it is stopped, then exits 0"() {
     given:
     def file = config('kubernetes: {accounts: [{name: prod, serviceAccount: true}]}')

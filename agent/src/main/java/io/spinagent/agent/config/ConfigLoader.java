@@ -93,6 +93,15 @@ public final class ConfigLoader {
     return readForConversion(file, reader.read(file, problems), problems, unreadable);
   }
 
+  /**
+   * Reads {@code text} as {@link #readForConversion(Path, List)} reads a file, as if it were at
+   * {@code file}: how the converter checks what it is about to write.
+   */
+  public ArmoryReading readForConversion(Path file, String text, List<ConfigProblem> unreadable) {
+    Problems problems = new Problems();
+    return readForConversion(file, reader.parse(file, text, problems), problems, unreadable);
+  }
+
   private ArmoryReading readForConversion(
       Path file, MapNode root, Problems problems, List<ConfigProblem> unreadable) {
     if (root == null) {

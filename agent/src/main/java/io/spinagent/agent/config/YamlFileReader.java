@@ -79,7 +79,15 @@ final class YamlFileReader {
       problems.add(wholeFile, null, "cannot read configuration file: " + reason);
       return null;
     }
+    return parse(file, text, problems);
+  }
 
+  /**
+   * Reads {@code text} as if it were the content of {@code file} (where relative paths in it are
+   * resolved), e.g. a file the converter is about to write.
+   */
+  MapNode parse(Path file, String text, Problems problems) {
+    Origin wholeFile = Origin.of(file);
     Node root;
     try {
       root = newYaml().compose(new StringReader(text));
