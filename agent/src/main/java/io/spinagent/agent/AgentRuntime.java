@@ -1,6 +1,7 @@
 package io.spinagent.agent;
 
 import io.grpc.Status;
+import io.kubernetes.client.openapi.ApiClient;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.spinagent.agent.admin.AdminServer;
@@ -18,6 +19,7 @@ import io.spinagent.agent.stream.AgentIdentity;
 import io.spinagent.agent.stream.AgentStreamClient;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.agent.stream.StreamListener;
+import io.spinagent.agent.tunnel.InFlightRequest;
 import io.spinagent.agent.tunnel.TunnelExecutor;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -200,6 +202,26 @@ public final class AgentRuntime implements AutoCloseable {
                 @Override
                 public String configError() {
                   return configError;
+                }
+
+                @Override
+                public List<InFlightRequest> operations() {
+                  return tunnels.inFlight();
+                }
+
+                @Override
+                public String agentId() {
+                  return identity.agentId();
+                }
+
+                @Override
+                public String version() {
+                  return identity.agentVersion();
+                }
+
+                @Override
+                public Optional<ApiClient> client(String account) {
+                  return forStatus.apiClient(account);
                 }
               },
               registry);

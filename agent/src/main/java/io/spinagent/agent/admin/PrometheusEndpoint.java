@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Serves {@code GET /metrics} in Prometheus' text format on {@code prometheus.port}, with the JDK's
- * HTTP server: a scrape every few seconds needs nothing more.
+ * HTTP server: a scrape every few seconds needs nothing more. {@code /prometheus_metrics}, the path
+ * Armory Scale Agent's ServiceMonitors scrape, answers the same.
  */
 public final class PrometheusEndpoint implements AutoCloseable {
 
@@ -56,9 +57,11 @@ public final class PrometheusEndpoint implements AutoCloseable {
               return thread;
             });
     server.setExecutor(executor);
-    server.createContext("/metrics", exchange -> serve(exchange, registry));
+    server.createContext("/", exchange -> serve(exchange, registry));
     server.start();
-    log.info("Serving Prometheus metrics on port {} at /metrics", server.getAddress().getPort());
+    log.info(
+        "Serving Prometheus metrics on port {} at /metrics and /prometheus_metrics",
+        server.getAddress().getPort());
     return new PrometheusEndpoint(server, executor);
   }
 
@@ -82,7 +85,8 @@ public final class PrometheusEndpoint implements AutoCloseable {
         exchange.sendResponseHeaders(405, -1);
         return;
       }
-      if (!"/metrics".equals(exchange.getRequestURI().getPath())) {
+      String path = exchange.getRequestURI().getPath();
+      if (!"/metrics".equals(path) && !"/prometheus_metrics".equals(path)) {
         exchange.sendResponseHeaders(404, -1);
         return;
       }

@@ -11,6 +11,7 @@ import io.spinagent.protocol.v1.TunnelResponseHead;
 import io.spinagent.protocol.v1.TunnelWindow;
 import java.io.IOException;
 import java.io.InputStream;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -66,6 +67,8 @@ final class TunnelExchange {
   private final Runnable finished;
   private final Pipe requestBody = new Pipe(REQUEST_WINDOW);
   private long responseCredit;
+  private final Instant received = Instant.now();
+  private volatile boolean started;
   private volatile boolean cancelled;
   private volatile Call call;
 
@@ -107,7 +110,20 @@ final class TunnelExchange {
     return cancelled;
   }
 
+  /** What this request is, for the admin endpoint's {@code /operations}. */
+  InFlightRequest describe() {
+    return new InFlightRequest(
+        id,
+        head.getAccount(),
+        head.getMethod(),
+        RequestVerb.of(head.getMethod(), head.getPath(), head.getQuery()),
+        head.getPath(),
+        received,
+        started);
+  }
+
   void start(ExecutorService workers) {
+    started = true;
     if (head.getWithoutBody()) {
       requestEnded();
     } else {

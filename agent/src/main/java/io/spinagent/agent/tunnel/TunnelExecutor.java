@@ -5,6 +5,7 @@ import io.spinagent.agent.config.OperationsConfig;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import java.util.ArrayDeque;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -80,6 +81,14 @@ public final class TunnelExecutor implements AutoCloseable {
               frame.getFrameCase(),
               id);
     }
+  }
+
+  /** The requests received and not finished, oldest first. */
+  public List<InFlightRequest> inFlight() {
+    return exchanges.values().stream()
+        .map(TunnelExchange::describe)
+        .sorted(Comparator.comparing(InFlightRequest::received))
+        .toList();
   }
 
   /** The session with Clouddriver ended: nobody waits for the answers any more. */
