@@ -22,7 +22,7 @@ class PackageCyclesSpec extends Specification {
 
   def "the check reads every package of the agent"() {
     expect:
-    agent.collect { it.packageName }.toSet().containsAll(['', '.admin', '.cluster', '.config', '.stream', '.tunnel']
+    agent.collect { it.packageName }.toSet().containsAll(['', '.admin', '.cluster', '.config', '.convert', '.stream', '.tunnel']
       .collect { 'io.spinagent.agent' + it })
   }
 
