@@ -33,20 +33,24 @@ final class AccountsView {
   /** Armory's state names, and the SpinAgent states each stands for. */
   private static final Map<String, Set<AccountState>> ARMORY_STATES =
       Map.of(
-          "ConfigLoaded", EnumSet.of(AccountState.CONNECTING),
-          "Healthy", EnumSet.of(AccountState.SYNCING, AccountState.READY),
+          "ConfigLoaded", EnumSet.of(AccountState.CONNECTING, AccountState.WAITING),
+          "Healthy", EnumSet.of(AccountState.SYNCING, AccountState.READY, AccountState.STANDBY),
           "DiscoveryError", EnumSet.of(AccountState.FAILED),
-          "Stopped", EnumSet.of(AccountState.STOPPED));
+          "Stopped", EnumSet.of(AccountState.STOPPED, AccountState.REFUSED));
 
   private AccountsView() {}
 
-  /** Armory's name for where an account stands ({@code Stopped} has no Armory equivalent). */
+  /**
+   * Armory's name for where an account stands: waiting for Clouddriver's decision is still {@code
+   * ConfigLoaded}, a standby is as {@code Healthy} as the agent that streams, and an account
+   * Clouddriver refused is {@code Stopped} ({@code Stopped} has no Armory equivalent).
+   */
   static String armoryState(AccountState state) {
     return switch (state) {
-      case CONNECTING -> "ConfigLoaded";
-      case SYNCING, READY -> "Healthy";
+      case CONNECTING, WAITING -> "ConfigLoaded";
+      case SYNCING, READY, STANDBY -> "Healthy";
       case FAILED -> "DiscoveryError";
-      case STOPPED -> "Stopped";
+      case STOPPED, REFUSED -> "Stopped";
     };
   }
 
@@ -122,7 +126,7 @@ final class AccountsView {
                   switch (a.state()) {
                     case READY -> "watching";
                     case SYNCING -> "syncing";
-                    case CONNECTING, FAILED, STOPPED -> "stopped";
+                    case CONNECTING, WAITING, STANDBY, REFUSED, FAILED, STOPPED -> "stopped";
                   };
               watches.put(watchState, a.watchedKinds());
               watches.put(

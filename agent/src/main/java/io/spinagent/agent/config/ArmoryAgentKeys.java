@@ -322,7 +322,8 @@ public final class ArmoryAgentKeys {
           same(
               "kubernetes.accounts[].maxResumableResourceAgeMs",
               "resume watches from stored resource versions younger than this (300000)",
-              "the same (resource versions are kept in memory, so only within one run)"),
+              "the same: after a restart too, from what Clouddriver committed (a plugin speaking"
+                  + " protocol version 2 keeps it)"),
           same(
               "kubernetes.accounts[].onlySpinnakerManaged",
               "cache only Spinnaker's objects (documented as not implemented in the agent)",
