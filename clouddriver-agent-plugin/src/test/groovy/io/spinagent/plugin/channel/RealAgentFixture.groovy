@@ -11,6 +11,8 @@ import io.spinagent.agent.config.TlsConfig
 import io.spinagent.agent.stream.AgentIdentity
 import io.spinagent.agent.stream.AgentStreamClient
 import io.spinagent.agent.stream.Outbox
+import io.spinagent.protocol.v1.AccountDecision
+import io.spinagent.protocol.v1.Role
 import io.spinagent.agent.stream.StreamListener
 import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.accounts.AccountRegistry
@@ -124,9 +126,16 @@ class RealAgentFixture implements Closeable {
   /** Another agent process: its own outbox and client, closed with the fixture. */
   AgentStreamClient newClient(ClouddriverConfig config, String agentId, Outbox agentOutbox) {
     def listener = new StreamListener() {
+      /**
+       * A decision that makes this agent stream the account asks for a listing: in version 1 with
+       * resync_required, in version 2 by carrying no resume point (this fixture keeps none).
+       */
       @Override
-      void resyncRequired(String account) {
-        resyncsRequested << "$agentId:$account".toString()
+      void accountDecided(AccountDecision decision) {
+        if (decision.accepted && decision.role == Role.ROLE_CACHING
+            && (decision.resyncRequired || decision.resumePointsCount == 0)) {
+          resyncsRequested << "$agentId:${decision.account}".toString()
+        }
       }
 
       @Override
