@@ -23,8 +23,6 @@ class ArmoryAgentFilesSpec extends Specification {
    * the binder. Until it is merged the binder reports them as unknown; once it is, they are checked
    * like every other SAME key. No other key may be missing.
    */
-  static final Set<String> IMPLEMENTED_BY_THE_FLEET_WORK = ['kubernetes.cacheGroupSize', 'kubernetes.cacheGroupDelayMs']
-
   @Shared List<ArmoryReading> readings = ArmoryFixtures.NAMES.collect {
     def unreadable = []
     def reading = ArmoryFixtures.loader().readForConversion(path(it), unreadable)
@@ -56,11 +54,7 @@ class ArmoryAgentFilesSpec extends Specification {
     expect:
     switch (row.treatment()) {
       case Treatment.SAME:
-        if (key in IMPLEMENTED_BY_THE_FLEET_WORK && !problems.isEmpty()) {
-          assert problems*.message().every { it.startsWith('unknown key') }
-        } else {
-          assert problems.isEmpty() && warnings.isEmpty() && own.isEmpty()
-        }
+        assert problems.isEmpty() && warnings.isEmpty() && own.isEmpty()
         break
       case Treatment.CONVERTED:
         assert problems.isEmpty()
@@ -101,11 +95,9 @@ class ArmoryAgentFilesSpec extends Specification {
     }
   }
 
-  def "nothing else in the fixtures is a problem: only the keys still to come from the fleet work"() {
+  def "nothing in the fixtures is a problem"() {
     expect:
-    readings.collectMany { it.problems() }.every {
-      it.message().startsWith('unknown key') && ArmoryAgentKeys.pattern(it.keyPath()) in IMPLEMENTED_BY_THE_FLEET_WORK
-    }
+    readings.collectMany { it.problems() }.isEmpty()
   }
 
   def "armory-agent.yml loads with Armory's meaning of each value form"() {
