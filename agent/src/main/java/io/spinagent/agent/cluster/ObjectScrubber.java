@@ -201,8 +201,11 @@ public final class ObjectScrubber {
         }
         g.writeEndArray();
       }
-      // Exact: a number is written as it was read (1.50 stays 1.50, 1e3 stays 1e3).
-      default -> g.copyCurrentEventExact(p);
+      // A decimal number is written as it was read (1.50 stays 1.50, 1e3 stays 1e3), not through
+      // a double. (Not copyCurrentEventExact: Clouddriver's class path has Jackson 2.13, before
+      // it.)
+      case VALUE_NUMBER_FLOAT -> g.writeNumber(p.getText());
+      default -> g.copyCurrentEvent(p);
     }
   }
 }

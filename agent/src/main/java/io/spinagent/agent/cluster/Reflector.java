@@ -191,6 +191,12 @@ final class Reflector implements Runnable {
       }
     } catch (InterruptedException e) {
       // Stopped while waiting (for the outbox, a list permit, or a retry).
+    } catch (Error e) {
+      // E.g. a library older than the one the agent was built with: the executor would keep the
+      // error to itself, so say here that this kind is no longer watched, and why.
+      lastError = e.toString();
+      log.error("Account '{}': the watch of {} stopped: {}", account.name(), this, e, e);
+      throw e;
     } finally {
       Thread.currentThread().setName(threadName);
       done.complete(null);
