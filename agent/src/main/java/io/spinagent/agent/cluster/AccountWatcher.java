@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  *       use it) but watches nothing.
  *   <li>Discovers again periodically and when CustomResourceDefinitions change.
  * </ol>
+ *
+ * <p>Longer than most classes because these steps share the account's state (connection, discovery,
+ * decision), which only the account's own tasks touch, one at a time; split up, each part would
+ * need that confinement too. The kinds it watches are {@link AccountWatches}'.
  */
 final class AccountWatcher implements KindWatch.Account {
 

@@ -43,4 +43,12 @@ class ObjectScrubberSpec extends Specification {
     then:
     scrubbed == [apiVersion: 'v1', kind: 'Secret', type: 'Opaque', metadata: [name: 's', annotations: [keep: 'me']]]
   }
+
+  def "numbers are written as the API server wrote them"() {
+    given:
+    def json = '{"spec":{"a":1.50,"b":1e3,"c":-0.000001,"d":12345678901234567890123,"e":7}}'
+
+    expect:
+    new String(new ObjectScrubber(false).scrub(json.getBytes(StandardCharsets.UTF_8)), StandardCharsets.UTF_8) == json
+  }
 }
