@@ -1,12 +1,8 @@
 package io.spinagent.benchmarks;
 
-import io.kubernetes.client.informer.SharedIndexInformer;
-import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
 import io.spinagent.agent.cluster.ClusterManager;
 import io.spinagent.agent.cluster.ClusterOptions;
 import io.spinagent.agent.config.AccountPermissions;
@@ -21,7 +17,6 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -105,24 +100,10 @@ public final class AgentSyncBenchmark {
     try (FileReader reader = new FileReader(kubeconfig.toFile())) {
       client = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader)).build();
     }
-    // One factory per kind: a factory keeps one informer per Java type, and every kind here is
-    // DynamicKubernetesObject.
-    List<SharedInformerFactory> factories = new ArrayList<>();
-    List<SharedIndexInformer<DynamicKubernetesObject>> informers = new ArrayList<>();
-    for (String[] kind : KINDS) {
-      SharedInformerFactory factory = new SharedInformerFactory(client);
-      informers.add(
-          factory.sharedIndexInformerFor(
-              new DynamicKubernetesApi(kind[0], kind[1], kind[2], client),
-              DynamicKubernetesObject.class,
-              0));
-      factory.startAllRegisteredInformers();
-      factories.add(factory);
-    }
-    while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
-      Thread.sleep(5);
-    }
-    return () -> factories.forEach(SharedInformerFactory::stopAllRegisteredInformers);
+    PlainInformers informers = new PlainInformers();
+    informers.start(client, KINDS);
+    informers.awaitSynced(Duration.ofMillis(5));
+    return informers::stop;
   }
 
   private static Running agent(Path kubeconfig, int objects) throws InterruptedException {

@@ -13,7 +13,6 @@ import io.spinagent.sandbox.host.PluginsRoot;
 import io.spinagent.sandbox.view.CacheTables;
 import io.spinagent.sandbox.view.LiveView;
 import io.spinagent.sandbox.view.ViewRenderer;
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
 import io.spinagent.testkit.files.TemporaryDirectory;
 import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import io.spinagent.testkit.tls.TestPki;
@@ -33,7 +32,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.stream.Stream;
-import org.jooq.SQLDialect;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -134,25 +132,7 @@ public final class Sandbox implements AutoCloseable {
     properties.put("spinagent.grpc.address", "127.0.0.1");
     properties.put("spinagent.grpc.port", grpcPort);
     properties.put("spinagent.tunnel.port", options.tunnelPort());
-    // As a Clouddriver whose cache is SQL would be configured.
-    properties.put("sql.cache.enabled", true);
-    // Clouddriver's account storage, so agent accounts become Clouddriver accounts.
-    SqlAccountDefinitionRepository accountStorage =
-        new SqlAccountDefinitionRepository(
-            database.dataSource(), database.jooq().dialect() == SQLDialect.POSTGRES);
-    host =
-        ClouddriverHost.start(
-            pluginsRoot.directory(),
-            properties,
-            Map.of(
-                "dataSource",
-                database.dataSource(),
-                "jooq",
-                database.jooq(),
-                "accountDefinitionRepository",
-                accountStorage,
-                "accountDefinitionMapper",
-                accountStorage.definitionMapper()));
+    host = ClouddriverHost.startOnSql(pluginsRoot.directory(), properties, database);
     started.push(host::close);
 
     step("Agent");

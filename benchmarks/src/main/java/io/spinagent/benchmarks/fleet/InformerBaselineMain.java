@@ -1,12 +1,11 @@
 package io.spinagent.benchmarks.fleet;
 
-import io.kubernetes.client.informer.SharedIndexInformer;
 import io.kubernetes.client.informer.SharedInformerFactory;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
-import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi;
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject;
+import io.spinagent.benchmarks.PlainInformers;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The agent benchmark's baseline, in a process of its own: what the same accounts cost with plain
@@ -68,25 +65,13 @@ public final class InformerBaselineMain {
       return;
     }
     long start = System.nanoTime();
-    List<SharedInformerFactory> factories = new ArrayList<>();
-    List<SharedIndexInformer<DynamicKubernetesObject>> informers = new ArrayList<>();
+    PlainInformers informers = new PlainInformers();
     for (int i = 1; i <= accounts; i++) {
-      ApiClient client = client(ClusterFleetMain.kubeconfig(dir, ClusterFleetMain.accountName(i)));
-      for (String[] kind : DEFAULT_KINDS) {
-        SharedInformerFactory factory = new SharedInformerFactory(client);
-        informers.add(
-            factory.sharedIndexInformerFor(
-                new DynamicKubernetesApi(kind[0], kind[1], kind[2], client),
-                DynamicKubernetesObject.class,
-                0));
-        factory.startAllRegisteredInformers();
-        factories.add(factory);
-      }
+      informers.start(
+          client(ClusterFleetMain.kubeconfig(dir, ClusterFleetMain.accountName(i))), DEFAULT_KINDS);
     }
-    while (!informers.stream().allMatch(SharedIndexInformer::hasSynced)) {
-      Thread.sleep(20);
-    }
-    int objects = informers.stream().mapToInt(i -> i.getIndexer().list().size()).sum();
+    informers.awaitSynced(Duration.ofMillis(20));
+    int objects = informers.objects();
     System.out.println(
         "READY synced "
             + Duration.ofNanos(System.nanoTime() - start).toMillis()
@@ -96,7 +81,7 @@ public final class InformerBaselineMain {
     while (commands.readLine() != null) {
       // Holds the informers until the benchmark has measured and closes stdin.
     }
-    factories.forEach(SharedInformerFactory::stopAllRegisteredInformers);
+    informers.stop();
     System.exit(0);
   }
 

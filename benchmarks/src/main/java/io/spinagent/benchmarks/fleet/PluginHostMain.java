@@ -3,12 +3,10 @@ package io.spinagent.benchmarks.fleet;
 import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverHost;
 import io.spinagent.sandbox.host.PluginsRoot;
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import org.jooq.SQLDialect;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -57,29 +55,14 @@ public final class PluginHostMain {
     properties.put("spinagent.grpc.address", "127.0.0.1");
     properties.put("spinagent.grpc.port", required(options, "grpc-port"));
     properties.put("spinagent.tunnel.port", required(options, "tunnel-port"));
-    properties.put("sql.cache.enabled", true);
     if (options.containsKey("ha-secret")) {
       properties.put("spinagent.ha.shared-secret", options.get("ha-secret"));
       properties.put("spinagent.ha.address", "127.0.0.1");
       properties.put("spinagent.ha.advertise-address", "127.0.0.1");
       properties.put("spinagent.ha.port", required(options, "ha-port"));
     }
-    SqlAccountDefinitionRepository accountStorage =
-        new SqlAccountDefinitionRepository(
-            database.dataSource(), database.dialect() == SQLDialect.POSTGRES);
     ConfigurableApplicationContext host =
-        ClouddriverHost.start(
-            pluginsRoot.directory(),
-            properties,
-            Map.of(
-                "dataSource",
-                database.dataSource(),
-                "jooq",
-                database.jooq(),
-                "accountDefinitionRepository",
-                accountStorage,
-                "accountDefinitionMapper",
-                accountStorage.definitionMapper()));
+        ClouddriverHost.startOnSql(pluginsRoot.directory(), properties, database);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(

@@ -2,9 +2,12 @@ package io.spinagent.sandbox.host;
 
 import com.netflix.spinnaker.config.PluginsAutoConfiguration;
 import com.netflix.spinnaker.kork.version.VersionResolver;
+import io.spinagent.sandbox.db.SandboxDatabase;
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jooq.SQLDialect;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.actuate.autoconfigure.security.servlet.ManagementWebSecurityAutoConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -71,6 +74,33 @@ public class ClouddriverHost {
   public static ConfigurableApplicationContext start(
       Path pluginsRoot, Map<String, Object> properties) {
     return start(pluginsRoot, properties, Map.of());
+  }
+
+  /**
+   * As {@link #start(Path, Map)}, configured as a Clouddriver whose cache and account storage are
+   * SQL on {@code database}: kork-sql's {@code DataSource} and jOOQ {@code DSLContext}, and the
+   * account definition repository with its mapper, so that agent accounts become Clouddriver
+   * accounts.
+   */
+  public static ConfigurableApplicationContext startOnSql(
+      Path pluginsRoot, Map<String, Object> properties, SandboxDatabase database) {
+    Map<String, Object> all = new LinkedHashMap<>(properties);
+    all.put("sql.cache.enabled", true);
+    SqlAccountDefinitionRepository accountStorage =
+        new SqlAccountDefinitionRepository(
+            database.dataSource(), database.dialect() == SQLDialect.POSTGRES);
+    return start(
+        pluginsRoot,
+        all,
+        Map.of(
+            "dataSource",
+            database.dataSource(),
+            "jooq",
+            database.jooq(),
+            "accountDefinitionRepository",
+            accountStorage,
+            "accountDefinitionMapper",
+            accountStorage.definitionMapper()));
   }
 
   /**
