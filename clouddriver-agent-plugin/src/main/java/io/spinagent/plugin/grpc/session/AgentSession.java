@@ -45,6 +45,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -421,11 +422,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     if (protocolVersion < 2) {
       return decisions;
     }
-    List<String> streamed =
+    Set<String> streamed =
         decisions.stream()
             .filter(d -> d.getAccepted() && d.getRole() == Role.ROLE_CACHING)
             .map(AccountDecision::getAccount)
-            .toList();
+            .collect(Collectors.toCollection(LinkedHashSet::new));
     if (streamed.isEmpty()) {
       return decisions;
     }
