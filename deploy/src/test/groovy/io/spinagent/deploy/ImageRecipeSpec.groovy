@@ -20,12 +20,12 @@ class ImageRecipeSpec extends Specification {
     kubectl.deleteHome()
   }
 
-  def "it runs the agent's runnable jar on a Java 17 runtime"() {
+  def "it runs the agent's runnable jar on a Java 25 runtime (virtual threads for the watches)"() {
     given:
     def agentPom = Files.readString(Renderings.deployDir().resolve('../agent/pom.xml'))
 
     expect:
-    instructions.FROM == ['eclipse-temurin:17-jre']
+    instructions.FROM == ['eclipse-temurin:25-jre']
     (agentPom =~ /<agent\.jar>([^<]+)<\/agent\.jar>/)[0][1] == '${project.build.directory}/spinagent-agent.jar'
     instructions.COPY == ['agent/target/spinagent-agent.jar /opt/spinagent/spinagent-agent.jar']
     instructions.ENTRYPOINT == ['["java", "-jar", "/opt/spinagent/spinagent-agent.jar"]']

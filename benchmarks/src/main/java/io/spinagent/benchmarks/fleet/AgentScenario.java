@@ -293,8 +293,10 @@ final class AgentScenario {
   }
 
   /** Threads and memory now, and the heap after two full GCs. */
-  private static AgentResult.Sample measure(ChildProcess process) {
+  private AgentResult.Sample measure(ChildProcess process) {
     long heap = process.heapAfterFullGc();
+    process.writeClassHistogram(
+        environment.logs().resolve(process.name().replace(' ', '-') + ".histogram.txt"));
     return new AgentResult.Sample(process.status(), heap);
   }
 

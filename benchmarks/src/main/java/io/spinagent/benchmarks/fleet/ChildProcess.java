@@ -176,6 +176,20 @@ final class ChildProcess implements AutoCloseable {
   }
 
   /**
+   * Writes the live objects by class ({@code jcmd <pid> GC.class_histogram}, which collects first)
+   * to {@code file}, for finding what a heap figure is made of.
+   */
+  void writeClassHistogram(Path file) {
+    Path jcmd = javaHome.resolve("bin/jcmd");
+    try {
+      Files.writeString(
+          file, run(List.of(jcmd.toString(), String.valueOf(pid()), "GC.class_histogram")));
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /**
    * Sends SIGTERM and waits up to {@code limit} for the process to end; returns how long it took,
    * or empty if it had not ended by then (it is then killed).
    */

@@ -32,6 +32,9 @@ final class ApiListener {
 
   static final int HANDLERS = 64;
 
+  /** Connections waiting to be accepted; the kernel caps it at {@code net.core.somaxconn}. */
+  private static final int BACKLOG = 4096;
+
   /** Serves one exchange on a handler thread; a watch continues on {@code pump}. */
   @FunctionalInterface
   interface Handler {
@@ -113,13 +116,16 @@ final class ApiListener {
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
+    // A Go server listens with the kernel's somaxconn as its backlog (4096 on current Linux); with
+    // the JDK's usual 50 or 128, hundreds of clients connecting in the same second to a fleet
+    // behind one port overflow the queue, and each dropped SYN costs its client 1, 3, 7… seconds.
     long giveUpAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
       try {
         if (tls == null) {
-          return HttpServer.create(address, 128);
+          return HttpServer.create(address, BACKLOG);
         }
-        HttpsServer https = HttpsServer.create(address, 128);
+        HttpsServer https = HttpsServer.create(address, BACKLOG);
         https.setHttpsConfigurator(new HttpsConfigurator(tls));
         return https;
       } catch (BindException e) {
