@@ -10,6 +10,7 @@ import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import io.spinagent.testkit.net.TcpProxy
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
@@ -44,6 +45,8 @@ class AccountsApiSpec extends Specification {
   @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
   @Shared @AutoCleanup ConfigurableApplicationContext host
   @Shared Process agent
+  /** Between the agent and the plugin's agent port: stalled, the agent answers commands late. */
+  @Shared @AutoCleanup TcpProxy agentLink
   @Shared SqlAccountDefinitionRepository clouddriverAccounts
   @Shared HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
@@ -60,10 +63,13 @@ class AccountsApiSpec extends Specification {
       'spinagent.grpc.address': '127.0.0.1',
       'spinagent.grpc.port': grpcPort,
       'spinagent.tunnel.port': 0,
-      'spinagent.accounts.grace-period': '3s'],
+      'spinagent.accounts.grace-period': '3s',
+      'spinagent.accounts.command-timeout': '2s',
+      'spinagent.accounts.max-dynamic-per-agent': 3],
       [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
        accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
-    agent = startAgent(grpcPort)
+    agentLink = TcpProxy.start('127.0.0.1', grpcPort)
+    agent = startAgent(agentLink.port())
   }
 
   def cleanupSpec() {
@@ -235,6 +241,73 @@ class AccountsApiSpec extends Specification {
     cleanup:
     send('DELETE', '/spinagent/accounts/legacy', null)
     eventually.eventually { assert clouddriverAccounts.getByName('legacy') == null }
+  }
+
+  def "a create the agent answers late is 202, and ends served in the API, the database, Clouddriver and the agent"() {
+    given: 'the agent cannot hear Clouddriver for a while'
+    agentLink.stall()
+
+    when:
+    def created = send('POST', '/spinagent/accounts',
+      JsonOutput.toJson([name: 'late', agentId: 'agent-1', kubeconfigContents: kubeconfigText(), kinds: ['Deployment']]))
+
+    then: 'the request says the agent has not answered, and the account is stored, waiting for it'
+    created.status == 202
+    created.body.name == 'late'
+    created.body.source == 'API'
+    getJson('/spinagent/accounts/late').body.state == 'ORPHANED'
+
+    when: 'the agent hears of it after all'
+    agentLink.resume()
+
+    then: 'it serves it, and every place agrees'
+    eventually.eventually {
+      def account = getJson('/spinagent/accounts/late').body
+      assert account.state == 'ACTIVE'
+      assert account.source == 'API'
+      assert account.definition != null
+      assert (clouddriverAccounts.getByName('late') as KubernetesAccountDefinition)?.kubeconfigContents?.contains('/clusters/late')
+      assert getJson('/spinagent/agents/agent-1').body.accounts.contains('late')
+    }
+  }
+
+  def "a delete the agent never hears of is settled when the agent comes back with the account"() {
+    given: 'the agent cannot hear Clouddriver'
+    agentLink.stall()
+
+    when: 'the account is deleted, and the connection then drops with the removal still in it'
+    def deleted = send('DELETE', '/spinagent/accounts/late', null)
+    agentLink.cut()
+    agentLink.resume()
+
+    then: 'the agent reconnects still holding the account; the plugin refuses it and has the agent remove it'
+    deleted.status == 204
+    eventually.eventually {
+      assert getJson('/spinagent/agents').body.agents*.id == ['agent-1']
+      assert !getJson('/spinagent/agents/agent-1').body.accounts.contains('late')
+      assert !getJson('/spinagent/accounts').body.accounts*.name.contains('late')
+      assert clouddriverAccounts.getByName('late') == null
+    }
+    Files.readString(dir.resolve('agent.log')).contains("Account 'late': removed by Clouddriver")
+  }
+
+  def "an agent serves at most the configured number of dynamic accounts; one more is a 429 naming the limit"() {
+    when:
+    def answers = (1..4).collect { n ->
+      send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: "many-$n".toString(), agentId: 'agent-1', kubeconfigContents: kubeconfigText(), kinds: ['Deployment']]))
+    }
+
+    then:
+    answers[0..2]*.status == [201, 201, 201]
+    answers[3].status == 429
+    answers[3].body.message.contains("agent 'agent-1' already serves 3 dynamic accounts")
+    answers[3].body.message.contains('spinagent.accounts.max-dynamic-per-agent')
+    getJson('/spinagent/accounts/many-4').status == 404
+
+    cleanup:
+    (1..3).each { send('DELETE', "/spinagent/accounts/many-$it", null) }
+    eventually.eventually { assert !getJson('/spinagent/agents/agent-1').body.accounts.any { it.startsWith('many-') } }
   }
 
   def "the agent goes: its account is ORPHANED, then removed with its Clouddriver account"() {

@@ -504,6 +504,7 @@ final class AccountWatcher implements KindWatch.Account {
                     .addAllWrite(config.permissions().write()))
             .setOnlySpinnakerManaged(config.onlySpinnakerManaged())
             .addAllUnwatchableKinds(unwatchable)
+            .setDynamic(dynamic)
             .build();
     if (!next.equals(info)) {
       info = next;

@@ -16,7 +16,9 @@ public final class AccountRequestException extends RuntimeException {
     /** The plugin lacks what the request needs, e.g. Clouddriver's SQL database (503). */
     UNAVAILABLE,
     /** The body is larger than {@code spinagent.accounts.max-request-body} (413). */
-    TOO_LARGE
+    TOO_LARGE,
+    /** A limit on how many accounts an agent or zone may serve is reached (429). */
+    TOO_MANY
   }
 
   private final Problem problem;

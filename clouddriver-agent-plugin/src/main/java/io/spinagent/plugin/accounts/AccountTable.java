@@ -1,6 +1,7 @@
 package io.spinagent.plugin.accounts;
 
 import static org.jooq.impl.DSL.field;
+import static org.jooq.impl.DSL.noCondition;
 import static org.jooq.impl.DSL.table;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -203,6 +204,20 @@ public final class AccountTable {
   /** Every account, in name order. */
   public List<StoredAccount> all() {
     return jooq.selectFrom(ACCOUNTS).orderBy(NAME).fetch(this::read);
+  }
+
+  /**
+   * Dynamic accounts not removed that name {@code agentId} (when not null) or {@code zoneId} (when
+   * not null) as who serves them.
+   */
+  public int countDynamic(String agentId, String zoneId) {
+    return jooq.fetchCount(
+        ACCOUNTS,
+        DEFINITION
+            .isNotNull()
+            .and(STATE.ne(AccountState.REMOVED.name()))
+            .and(agentId == null ? noCondition() : AGENT_ID.eq(agentId))
+            .and(zoneId == null ? noCondition() : ZONE_ID.eq(zoneId)));
   }
 
   public List<StoredAccount> dynamicAccounts() {

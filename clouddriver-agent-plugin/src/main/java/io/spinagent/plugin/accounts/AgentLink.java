@@ -2,7 +2,6 @@ package io.spinagent.plugin.accounts;
 
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -17,8 +16,10 @@ public interface AgentLink {
   String zoneId();
 
   /**
-   * Sends a command; the future completes with the agent's result, or fails when the agent
-   * disconnects first or {@code timeout} passes.
+   * Sends a command. The future completes with the agent's result whenever it comes (agents answer
+   * every command, in order), or fails when the command cannot be sent (e.g. it is larger than
+   * agents accept) or the agent disconnects first. How long to wait for it is the caller's choice;
+   * a result that comes later still completes the future.
    */
-  CompletableFuture<CommandResult> command(Command.Builder command, Duration timeout);
+  CompletableFuture<CommandResult> command(Command.Builder command);
 }

@@ -5,26 +5,35 @@ import static io.spinagent.plugin.accounts.AccountRequestException.invalid;
 import static io.spinagent.plugin.accounts.AccountRequestException.notFound;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.AddAccount;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.RemoveAccount;
 import io.spinagent.protocol.v1.UpdateAccount;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Accounts operators create, change, switch off, delete and migrate through the REST API, and the
- * agents that serve them. A change is pushed to the account's agents first and stored only once one
- * of them accepted it, so a refused request leaves nothing behind. Agents keep dynamic accounts in
- * memory: each time one connects, it is sent the accounts meant for it again.
+ * agents that serve them.
+ *
+ * <p>A new account is stored first, then pushed to its agents: refused by all of them, it is
+ * removed again, so a refused request leaves nothing behind. When the agents have not answered
+ * within {@link DynamicAccountLimits#answerWait()}, the request says so (the API answers 202) and
+ * the answer, whenever it comes, settles the stored account: kept if an agent took it, removed with
+ * the agents' reasons if all refused it. Agents keep dynamic accounts in memory: each time one
+ * connects, it is sent the accounts meant for it again, and a dynamic account it still serves that
+ * no stored account owns any more is refused and removed from it ({@link #refusal}).
  */
 public final class DynamicAccounts implements AgentWelcomeListener {
 
@@ -37,7 +46,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
   private final ConnectedAgents connected;
   private final Optional<AccountTable> table;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
-  private final Duration commandTimeout;
+  private final DynamicAccountLimits limits;
   private final StreamsElsewhere streamsElsewhere;
 
   public DynamicAccounts(
@@ -45,18 +54,22 @@ public final class DynamicAccounts implements AgentWelcomeListener {
       ConnectedAgents connected,
       Optional<AccountTable> table,
       Optional<ClouddriverAccountDefinitions> clouddriver,
-      Duration commandTimeout,
+      DynamicAccountLimits limits,
       StreamsElsewhere streamsElsewhere) {
     this.registry = registry;
     this.connected = connected;
     this.table = table;
     this.clouddriver = clouddriver;
-    this.commandTimeout = commandTimeout;
+    this.limits = limits;
     this.streamsElsewhere = streamsElsewhere;
   }
 
-  /** Creates an account served by the agent or zone it names; returns it as stored. */
-  public StoredAccount create(DynamicAccountSpec spec) {
+  /**
+   * Creates an account served by the agent or zone it names.
+   *
+   * @return the account as stored, and whether its agents have still to answer
+   */
+  public Change create(DynamicAccountSpec spec) {
     AccountTable accounts = requireTable();
     validate(spec);
     requireFreeName(spec.name(), accounts);
@@ -68,42 +81,69 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + " POST /spinagent/accounts/migrate, or choose another name");
     }
     List<AgentLink> agents = servingAgents(spec);
+    requireRoom(spec, accounts);
     if (!accounts.insertDynamic(spec, AccountSource.API)) {
       throw conflict("account '" + spec.name() + "' already exists");
     }
+    Answers answers;
     try {
-      push(
-          agents,
-          spec.name(),
-          Command.newBuilder().setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
+      answers =
+          push(
+              agents,
+              spec.name(),
+              Command.newBuilder()
+                  .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
     } catch (RuntimeException e) {
       accounts.delete(spec.name());
       throw e;
     }
+    if (answers.awaited()) {
+      settleWhenAnswered(spec.name(), answers);
+    }
     log.info(
-        "Account '{}' created through the API, served by {}", spec.name(), describeTarget(spec));
-    return accounts.find(spec.name()).orElseThrow();
+        "Account '{}' created through the API, served by {}{}",
+        spec.name(),
+        describeTarget(spec),
+        answers.awaited() ? " (its agents have not answered yet)" : "");
+    return new Change(accounts.find(spec.name()).orElseThrow(), answers.awaited());
   }
 
-  /** Replaces the definition of an account created through the API or migrated. */
-  public StoredAccount update(DynamicAccountSpec spec) {
+  /**
+   * Replaces the definition of an account created through the API or migrated.
+   *
+   * @return the account as stored, and whether its agents have still to answer
+   */
+  public Change update(DynamicAccountSpec spec) {
     AccountTable accounts = requireTable();
     validate(spec);
     StoredAccount existing = dynamicAccount(spec.name(), accounts);
     refuseWhenServedElsewhere(spec.name(), "change");
     List<AgentLink> agents = servingAgents(spec);
-    push(
-        agents,
-        spec.name(),
-        Command.newBuilder()
-            .setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
+    Answers answers =
+        push(
+            agents,
+            spec.name(),
+            Command.newBuilder()
+                .setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
     accounts.updateDynamic(spec);
+    if (answers.awaited()) {
+      // Stored as asked: it is what the agents are sent again when they reconnect.
+      answers
+          .late()
+          .whenComplete(
+              (late, error) -> {
+                if (late != null && late.accepted() == 0) {
+                  accounts.recordFailure(
+                      spec.name(), "the change was refused: " + String.join("; ", late.refusals()));
+                }
+              });
+    }
     if (existing.definition() != null && !existing.definition().servedByTheSameAgentsAs(spec)) {
       agentsOf(existing.definition()).stream()
           .filter(agent -> !agents.contains(agent))
           .forEach(agent -> removeFrom(agent, spec.name()));
     }
-    return accounts.find(spec.name()).orElseThrow();
+    return new Change(accounts.find(spec.name()).orElseThrow(), answers.awaited());
   }
 
   /** Switches an account on ({@code ACTIVE}) or off ({@code INACTIVE}). */
@@ -184,21 +224,27 @@ public final class DynamicAccounts implements AgentWelcomeListener {
         validate(spec);
         requireFreeName(name, accounts);
         List<AgentLink> agents = servingAgents(spec);
+        requireRoom(spec, accounts);
         if (!accounts.insertDynamic(spec, AccountSource.MIGRATED)) {
           throw conflict("account '" + name + "' already exists");
         }
+        Answers answers;
         try {
-          push(
-              agents,
-              name,
-              Command.newBuilder()
-                  .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
+          answers =
+              push(
+                  agents,
+                  name,
+                  Command.newBuilder()
+                      .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
         } catch (RuntimeException e) {
           accounts.delete(name);
           throw e;
         }
+        if (answers.awaited()) {
+          settleWhenAnswered(name, answers);
+        }
         // The bridge replaces the definition once the agent serves the account (source MIGRATED).
-        results.add(MigrationResult.migrated(name));
+        results.add(MigrationResult.migrated(name, answers.awaited()));
         log.info("Clouddriver account '{}' migrated to {}", name, describeTarget(spec));
       } catch (AccountRequestException e) {
         results.add(MigrationResult.failed(name, e.getMessage()));
@@ -237,8 +283,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
           .command(
               Command.newBuilder()
                   .setAddAccount(
-                      AddAccount.newBuilder().setAccount(account.definition().toProto())),
-              commandTimeout)
+                      AddAccount.newBuilder().setAccount(account.definition().toProto())))
           .whenComplete(
               (result, error) -> {
                 String problem =
@@ -257,47 +302,152 @@ public final class DynamicAccounts implements AgentWelcomeListener {
     }
   }
 
-  private void push(List<AgentLink> agents, String name, Command.Builder command) {
+  /**
+   * Why a dynamic account an agent claims must be refused: it no longer exists here (deleted
+   * through the API while the agent did not answer or was away) or is no longer meant for this
+   * agent. The agent is also told to remove it, so it stops serving it for good.
+   */
+  @Override
+  public Optional<String> refusal(AgentLink agent, AccountInfo account) {
+    if (!account.getDynamic() || table.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<StoredAccount> stored;
+    try {
+      stored = table.get().find(account.getName());
+    } catch (RuntimeException e) {
+      log.warn(
+          "Agent '{}': cannot read dynamic account '{}' from spinagent_accounts; letting the claim"
+              + " through: {}",
+          agent.agentId(),
+          account.getName(),
+          e.toString());
+      return Optional.empty();
+    }
+    boolean owned =
+        stored
+            .filter(s -> s.definition() != null && s.state() != AccountState.REMOVED)
+            .filter(s -> s.definition().servedBy(agent.agentId(), agent.zoneId()))
+            .isPresent();
+    if (owned) {
+      return Optional.empty();
+    }
+    String reason =
+        "dynamic account '"
+            + account.getName()
+            + "' is not stored in Clouddriver for agent '"
+            + agent.agentId()
+            + "' (deleted through the API, or meant for another agent): the agent is told to"
+            + " remove it";
+    log.warn(
+        "Refused account '{}' from agent '{}': {}", account.getName(), agent.agentId(), reason);
+    removeFrom(agent, account.getName());
+    return Optional.of(reason);
+  }
+
+  /**
+   * Sends {@code command} to every agent and waits up to {@link DynamicAccountLimits#answerWait()}
+   * for their answers. Refused by every agent that answered, with none left to answer, it fails
+   * with their reasons; otherwise the caller learns whether some answers are still awaited.
+   */
+  private Answers push(List<AgentLink> agents, String name, Command.Builder command) {
     List<CompletableFuture<CommandResult>> results =
-        agents.stream().map(agent -> agent.command(command.clone(), commandTimeout)).toList();
-    List<String> refusals = new ArrayList<>();
-    int accepted = 0;
+        agents.stream().map(agent -> agent.command(command.clone())).toList();
+    long deadline = System.nanoTime() + limits.answerWait().toNanos();
+    Tally now = new Tally();
+    List<CompletableFuture<Void>> awaited = new ArrayList<>();
+    Tally later = new Tally();
     for (int i = 0; i < agents.size(); i++) {
       String agent = agents.get(i).agentId();
+      CompletableFuture<CommandResult> result = results.get(i);
       try {
-        CommandResult result = results.get(i).get();
-        if (result.getOk()) {
-          accepted++;
-        } else {
-          refusals.add("agent '" + agent + "': " + result.getError());
-        }
+        now.add(agent, result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      } catch (TimeoutException notYet) {
+        awaited.add(result.handle((late, error) -> later.add(agent, late, error)));
       } catch (ExecutionException e) {
-        refusals.add(
-            "agent '"
-                + agent
-                + "': "
-                + (e.getCause() instanceof java.util.concurrent.TimeoutException
-                    ? "no answer within " + commandTimeout
-                    : e.getCause().getMessage()));
+        now.add(agent, null, e.getCause());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new AccountRequestException(
             AccountRequestException.Problem.UNAVAILABLE, "interrupted");
       }
     }
-    if (accepted == 0) {
-      throw invalid("account '" + name + "' was refused: " + String.join("; ", refusals));
+    if (now.accepted() == 0 && awaited.isEmpty()) {
+      throw invalid("account '" + name + "' was refused: " + String.join("; ", now.refusals()));
     }
-    if (!refusals.isEmpty()) {
-      log.warn("Account '{}': some agents refused it: {}", name, refusals);
+    if (!now.refusals().isEmpty()) {
+      log.warn("Account '{}': some agents refused it: {}", name, now.refusals());
+    }
+    if (now.accepted() > 0 || awaited.isEmpty()) {
+      awaited.forEach(
+          late ->
+              late.thenRun(
+                  () -> {
+                    if (!later.refusals().isEmpty()) {
+                      log.warn("Account '{}': some agents refused it: {}", name, later.refusals());
+                    }
+                  }));
+      return new Answers(false, CompletableFuture.completedFuture(now));
+    }
+    return new Answers(
+        true,
+        CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new))
+            .thenApply(done -> later.plus(now)));
+  }
+
+  /**
+   * The agents of a new account had not answered when the request returned: when they do, an
+   * account none of them took is removed, with their reasons, so that the stored account says what
+   * the agents did.
+   */
+  private void settleWhenAnswered(String name, Answers answers) {
+    answers
+        .late()
+        .whenComplete(
+            (late, error) -> {
+              if (late == null || late.accepted() > 0) {
+                return;
+              }
+              String reason = "refused by its agents: " + String.join("; ", late.refusals());
+              log.warn("Account '{}' created through the API was {}; removing it", name, reason);
+              try {
+                table.get().recordFailure(name, reason);
+                table.get().markRemoved(name);
+              } catch (RuntimeException e) {
+                log.error(
+                    "Account '{}': cannot record that its agents refused it in spinagent_accounts",
+                    name,
+                    e);
+              }
+            });
+  }
+
+  private void requireRoom(DynamicAccountSpec spec, AccountTable accounts) {
+    if (spec.agentId() != null
+        && accounts.countDynamic(spec.agentId(), null) >= limits.perAgent()) {
+      throw new AccountRequestException(
+          AccountRequestException.Problem.TOO_MANY,
+          "agentId: agent '"
+              + spec.agentId()
+              + "' already serves "
+              + limits.perAgent()
+              + " dynamic accounts, the limit (spinagent.accounts.max-dynamic-per-agent); delete"
+              + " some, or serve more through another agent");
+    }
+    if (spec.zoneId() != null && accounts.countDynamic(null, spec.zoneId()) >= limits.perZone()) {
+      throw new AccountRequestException(
+          AccountRequestException.Problem.TOO_MANY,
+          "zoneId: zone '"
+              + spec.zoneId()
+              + "' already serves "
+              + limits.perZone()
+              + " dynamic accounts, the limit (spinagent.accounts.max-dynamic-per-zone)");
     }
   }
 
   private void removeFrom(AgentLink agent, String name) {
     agent
-        .command(
-            Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)),
-            commandTimeout)
+        .command(Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)))
         .whenComplete(
             (result, error) -> {
               if (error != null || !result.getOk()) {
@@ -445,15 +595,81 @@ public final class DynamicAccounts implements AgentWelcomeListener {
         : "zone '" + spec.zoneId() + "'";
   }
 
-  /** The outcome of migrating one account. */
+  /**
+   * An account as stored after a create or update request.
+   *
+   * @param awaitingAgents its agents had not answered when the request stopped waiting: the
+   *     account's state says the outcome when they do
+   */
+  public record Change(StoredAccount account, boolean awaitingAgents) {}
+
+  /**
+   * The outcome of migrating one account.
+   *
+   * @param awaitingAgents migrated, but its agents had not answered yet (null when they had)
+   */
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record MigrationResult(String name, boolean migrated, String error) {
-    static MigrationResult migrated(String name) {
-      return new MigrationResult(name, true, null);
+  public record MigrationResult(
+      String name, boolean migrated, String error, Boolean awaitingAgents) {
+    static MigrationResult migrated(String name, boolean awaitingAgents) {
+      return new MigrationResult(name, true, null, awaitingAgents ? Boolean.TRUE : null);
     }
 
     static MigrationResult failed(String name, String error) {
-      return new MigrationResult(name, false, error);
+      return new MigrationResult(name, false, error, null);
+    }
+  }
+
+  /**
+   * The agents' answers to a command.
+   *
+   * @param awaited none accepted within the wait, and some have still to answer
+   * @param late all answers, once every agent answered (or disconnected)
+   */
+  private record Answers(boolean awaited, CompletableFuture<Tally> late) {}
+
+  /** Agents that accepted a command, and the reasons of those that did not. */
+  private static final class Tally {
+    private int accepted;
+    private final List<String> refusals = new ArrayList<>();
+
+    synchronized Void add(String agent, CommandResult result, Throwable error) {
+      if (error != null) {
+        refusals.add("agent '" + agent + "': " + describe(error));
+      } else if (result.getOk()) {
+        accepted++;
+      } else {
+        refusals.add("agent '" + agent + "': " + result.getError());
+      }
+      return null;
+    }
+
+    void add(String agent, CommandResult result) {
+      add(agent, result, null);
+    }
+
+    synchronized int accepted() {
+      return accepted;
+    }
+
+    synchronized List<String> refusals() {
+      return List.copyOf(refusals);
+    }
+
+    synchronized Tally plus(Tally other) {
+      Tally sum = new Tally();
+      sum.accepted = accepted + other.accepted();
+      sum.refusals.addAll(refusals);
+      sum.refusals.addAll(other.refusals());
+      return sum;
+    }
+
+    private static String describe(Throwable error) {
+      Throwable cause =
+          error instanceof CompletionException && error.getCause() != null
+              ? error.getCause()
+              : error;
+      return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
   }
 }

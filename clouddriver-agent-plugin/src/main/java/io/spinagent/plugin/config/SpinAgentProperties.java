@@ -270,6 +270,32 @@ public class SpinAgentProperties {
     private Duration definitionRetryBackoff = Duration.ofSeconds(1);
     private boolean clouddriverDefinitions = true;
     private DataSize maxRequestBody = DataSize.ofKilobytes(256);
+    private int maxDynamicPerAgent = 500;
+    private int maxDynamicPerZone = 2000;
+
+    /**
+     * How many dynamic accounts (created through the API or migrated) one agent may be named to
+     * serve; one more is refused with 429.
+     */
+    public int getMaxDynamicPerAgent() {
+      return maxDynamicPerAgent;
+    }
+
+    public void setMaxDynamicPerAgent(int maxDynamicPerAgent) {
+      this.maxDynamicPerAgent = maxDynamicPerAgent;
+    }
+
+    /**
+     * How many dynamic accounts one zone may be named to serve (every agent of the zone serves
+     * them); one more is refused with 429.
+     */
+    public int getMaxDynamicPerZone() {
+      return maxDynamicPerZone;
+    }
+
+    public void setMaxDynamicPerZone(int maxDynamicPerZone) {
+      this.maxDynamicPerZone = maxDynamicPerZone;
+    }
 
     /**
      * The largest body {@code /spinagent/accounts} accepts (413 beyond it): an account's definition
@@ -283,7 +309,10 @@ public class SpinAgentProperties {
       this.maxRequestBody = maxRequestBody;
     }
 
-    /** How long an API request waits for agents to accept a dynamic account. */
+    /**
+     * How long an API request waits for agents to answer a dynamic account's command; when they
+     * have not, it answers 202 and the account's state shows the outcome once they do.
+     */
     public Duration getCommandTimeout() {
       return commandTimeout;
     }

@@ -16,6 +16,7 @@ import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -122,9 +123,12 @@ public class AccountsController extends ApiErrors {
   @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<AccountView> create(HttpServletRequest request) {
     DynamicAccountSpec spec = read(body(request), DynamicAccountSpec.class);
-    StoredAccount created = dynamicAccounts.create(spec);
-    return ResponseEntity.status(HttpStatus.CREATED)
-        .body(AccountView.of(created, null, replica.id()));
+    DynamicAccounts.Change created = dynamicAccounts.create(spec);
+    // 202: stored, but its agents had not answered yet; GET shows the outcome once they do.
+    return ResponseEntity.status(
+            created.awaitingAgents() ? HttpStatus.ACCEPTED : HttpStatus.CREATED)
+        .location(URI.create("/spinagent/accounts/" + spec.name()))
+        .body(AccountView.of(created.account(), null, replica.id()));
   }
 
   /**
@@ -132,12 +136,13 @@ public class AccountsController extends ApiErrors {
    * new definition of a dynamic account (optionally with a state).
    */
   @PutMapping(path = "/{name}", consumes = MediaType.APPLICATION_JSON_VALUE)
-  public AccountView update(@PathVariable String name, HttpServletRequest request) {
+  public ResponseEntity<AccountView> update(@PathVariable String name, HttpServletRequest request) {
     Map<String, Object> fields = read(body(request), Map.class);
     Object state = fields.remove("state");
+    boolean awaitingAgents = false;
     if (!fields.isEmpty()) {
       DynamicAccountSpec spec = read(json(withName(fields, name)), DynamicAccountSpec.class);
-      dynamicAccounts.update(spec);
+      awaitingAgents = dynamicAccounts.update(spec).awaitingAgents();
     }
     if (state != null) {
       AccountState target = parseState(String.valueOf(state), "state");
@@ -152,7 +157,8 @@ public class AccountsController extends ApiErrors {
           AccountRequestException.Problem.INVALID,
           "body: give a state (ACTIVE or INACTIVE) or the account's new definition");
     }
-    return get(name);
+    return ResponseEntity.status(awaitingAgents ? HttpStatus.ACCEPTED : HttpStatus.OK)
+        .body(get(name));
   }
 
   @DeleteMapping("/{name}")

@@ -25,6 +25,7 @@ public abstract class ApiErrors {
           case CONFLICT -> HttpStatus.CONFLICT;
           case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
           case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
+          case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
         };
     return error(status, e.getMessage());
   }

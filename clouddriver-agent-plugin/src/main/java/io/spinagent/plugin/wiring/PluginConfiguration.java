@@ -7,6 +7,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
+import io.spinagent.plugin.accounts.DynamicAccountLimits;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.ResumePoints;
@@ -89,7 +90,10 @@ public class PluginConfiguration {
         sessions,
         table,
         clouddriver,
-        properties.getAccounts().getCommandTimeout(),
+        new DynamicAccountLimits(
+            properties.getAccounts().getCommandTimeout(),
+            properties.getAccounts().getMaxDynamicPerAgent(),
+            properties.getAccounts().getMaxDynamicPerZone()),
         highAvailability);
   }
 

@@ -59,6 +59,8 @@ class RealAgentFixture implements Closeable {
   final AtomicLong resourceVersion = new AtomicLong(1000)
   long commitDelayMillis = 0
   AccountRegistry accounts
+  /** The plugin's connected agents; a fresh registry at each plugin start. */
+  SessionRegistry sessions
   AgentChannel channel
   Outbox outbox
   AgentStreamClient client
@@ -90,7 +92,8 @@ class RealAgentFixture implements Closeable {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
       try {
-        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, new SessionRegistry(), sink(), ResumePoints.NONE, pluginMeters,
+        sessions = new SessionRegistry()
+        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, sessions, sink(), ResumePoints.NONE, pluginMeters,
             Clock.systemUTC())
         return this
       } catch (UncheckedIOException e) {

@@ -65,6 +65,12 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private static final Logger log = LoggerFactory.getLogger(AgentSession.class);
 
+  /**
+   * The largest command sent to an agent: agents accept frames of up to 16 MiB from Clouddriver
+   * ({@code ClouddriverConnection.MAX_INBOUND_MESSAGE_BYTES} in the agent).
+   */
+  static final int MAX_COMMAND_BYTES = 16 * 1024 * 1024;
+
   private final String sessionId = UUID.randomUUID().toString();
   private final String peer;
   private final ServerCallStreamObserver<PluginMessage> call;
@@ -177,7 +183,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
    * first or {@code timeout} passes.
    */
   @Override
-  public CompletableFuture<CommandResult> command(Command.Builder command, Duration timeout) {
+  public CompletableFuture<CommandResult> command(Command.Builder command) {
     PendingCommands.Pending pending = commands.register();
     synchronized (this) {
       if (closed) {
@@ -188,8 +194,25 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         return pending.result();
       }
     }
-    send(PluginMessage.newBuilder().setCommand(command.setCommandId(pending.id())).build());
-    return pending.result().orTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    PluginMessage message =
+        PluginMessage.newBuilder().setCommand(command.setCommandId(pending.id())).build();
+    int size = message.getSerializedSize();
+    if (size > MAX_COMMAND_BYTES) {
+      // Sent, it would end the agent's session (the agent refuses frames over its limit) and
+      // every account it serves would be orphaned until it reconnects.
+      pending
+          .result()
+          .completeExceptionally(
+              new IllegalArgumentException(
+                  "the command is "
+                      + size
+                      + " bytes, over the "
+                      + MAX_COMMAND_BYTES
+                      + " bytes an agent accepts in one frame"));
+      return pending.result();
+    }
+    send(message);
+    return pending.result();
   }
 
   @Override
@@ -333,6 +356,18 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     zoneId = hello.getZoneId();
     connectedAt = context.clock().instant();
     Optional<AgentSession> existing = context.sessions().register(this);
+    if (existing.isPresent() && existing.get().outbound.transportGone()) {
+      // Its connection is gone but its cancellation has not been handled yet (e.g. its thread is
+      // still busy): the agent reconnecting is the same agent, so the dead session gives way now.
+      log.info(
+          "Agent '{}' reconnected from {}; releasing its previous session ({}), whose connection is"
+              + " gone",
+          hello.getAgentId(),
+          peer,
+          existing.get().peer());
+      existing.get().close(Status.CANCELLED.withDescription("the agent's connection ended"));
+      existing = context.sessions().register(this);
+    }
     if (existing.isPresent()) {
       String other = existing.get().peer();
       agentId = null; // never registered: close() must not release the other session's claims
@@ -375,6 +410,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   }
 
   private AccountDecision claim(AccountInfo account) {
+    Optional<String> refusal = context.welcomeListener().refusal(this, account);
+    if (refusal.isPresent()) {
+      return AccountDecision.newBuilder()
+          .setAccount(account.getName())
+          .setAccepted(false)
+          .setReason(refusal.get())
+          .build();
+    }
     AccountDecision decision = context.accounts().claim(this, account);
     if (decision.getAccepted()) {
       synchronized (this) {

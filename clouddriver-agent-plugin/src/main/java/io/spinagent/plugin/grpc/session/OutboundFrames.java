@@ -79,6 +79,11 @@ final class OutboundFrames {
   }
 
   /** Ends the stream; OK completes it, anything else fails it with that status. Idempotent. */
+  /** Whether the transport ended the call (the agent's connection is gone). */
+  boolean transportGone() {
+    return call.isCancelled();
+  }
+
   synchronized void close(Status status) {
     if (closed) {
       return;
