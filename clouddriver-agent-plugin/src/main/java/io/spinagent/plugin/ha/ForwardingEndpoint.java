@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.plugin.http.SlowClients;
 import io.spinagent.plugin.http.StatusResponse;
 import io.spinagent.plugin.http.TcpNoDelay;
 import java.io.IOException;
@@ -60,6 +61,7 @@ public final class ForwardingEndpoint implements AutoCloseable {
     boolean tls = properties.getTls().isEnabled();
     HttpServer server;
     TcpNoDelay.enable();
+    SlowClients.disconnect();
     try {
       if (tls) {
         HttpsServer https = HttpsServer.create(address, 0);

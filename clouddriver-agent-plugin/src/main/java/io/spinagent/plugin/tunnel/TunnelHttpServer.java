@@ -9,6 +9,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.ForwardingEndpoint;
+import io.spinagent.plugin.http.SlowClients;
 import io.spinagent.plugin.http.StatusResponse;
 import io.spinagent.plugin.http.TcpNoDelay;
 import io.spinagent.protocol.v1.Header;
@@ -65,6 +66,7 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final ExecutorService executor;
   private final TunnelRouting routing;
   private final int window;
+  private final long maxHeaderBytes;
   private final Duration timeout;
   private final TunnelOperationListener listener;
   private final SessionTunnels sessionTunnels = new SessionTunnels();
@@ -75,6 +77,7 @@ public final class TunnelHttpServer implements AutoCloseable {
       ExecutorService executor,
       TunnelRouting routing,
       int window,
+      long maxHeaderBytes,
       Duration timeout,
       TunnelOperationListener listener) {
     this.server = server;
@@ -82,6 +85,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     this.executor = executor;
     this.routing = routing;
     this.window = window;
+    this.maxHeaderBytes = maxHeaderBytes;
     this.timeout = timeout;
     this.listener = listener;
   }
@@ -126,6 +130,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
     HttpsServer server;
     TcpNoDelay.enable();
+    SlowClients.disconnect();
     try {
       server = HttpsServer.create(address, 0);
       server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
@@ -153,6 +158,7 @@ public final class TunnelHttpServer implements AutoCloseable {
             executor,
             routing,
             (int) tunnel.getWindow().toBytes(),
+            tunnel.getMaxHeaderSize().toBytes(),
             operations.getTimeout(),
             listener);
     server.createContext(PREFIX, exchange -> tunnelServer.handle(exchange, false));
@@ -214,6 +220,19 @@ public final class TunnelHttpServer implements AutoCloseable {
       throws IOException {
     boolean cutShort = false;
     try {
+      long headerBytes = headerBytes(exchange);
+      if (headerBytes > maxHeaderBytes) {
+        status(
+            exchange,
+            431,
+            "RequestHeaderFieldsTooLarge",
+            "the request's line and headers are "
+                + headerBytes
+                + " bytes, over the tunnel's limit of "
+                + maxHeaderBytes
+                + " (spinagent.tunnel.max-header-size)");
+        return;
+      }
       String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
       int slash = rest.indexOf('/');
       String account = slash < 0 ? rest : rest.substring(0, slash);
@@ -247,6 +266,18 @@ public final class TunnelHttpServer implements AutoCloseable {
         exchange.close();
       }
     }
+  }
+
+  /** The size of the request line and headers as they came, near enough (": " and CRLFs). */
+  private static long headerBytes(HttpExchange exchange) {
+    long bytes =
+        exchange.getRequestMethod().length() + exchange.getRequestURI().toString().length() + 11;
+    for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
+      for (String value : header.getValue()) {
+        bytes += header.getKey().length() + value.length() + 4;
+      }
+    }
+    return bytes;
   }
 
   /** The response had begun when the stream failed. */

@@ -15,6 +15,20 @@ public class TunnelProperties {
   /** Response bytes an agent may send ahead of what the client has read, per request. */
   private DataSize window = DataSize.ofKilobytes(256);
 
+  /**
+   * The request line and headers of one request together; a larger request is answered 431 without
+   * being relayed. kubectl sends a few kilobytes; the API server's own limit is 1 MB.
+   */
+  private DataSize maxHeaderSize = DataSize.ofKilobytes(64);
+
+  public DataSize getMaxHeaderSize() {
+    return maxHeaderSize;
+  }
+
+  public void setMaxHeaderSize(DataSize maxHeaderSize) {
+    this.maxHeaderSize = maxHeaderSize;
+  }
+
   public String getAddress() {
     return address;
   }

@@ -200,6 +200,9 @@ class TunnelSpec extends Specification {
     failure(get('/api/v1/pods', 'wrong'), 401) == "the tunnel token for account 'prod' is missing or wrong"
     failure(get('/api/v1/pods', token, 'nowhere'), 404) == "no SpinAgent account named 'nowhere'"
     failure(get('/api/v1/pods', orphanToken, 'orphan'), 503).startsWith("account 'orphan' has no connected agent")
+    failure(HttpRequest.newBuilder(uri('/api/v1/secrets', 'prod')).header('Authorization', "Bearer $token")
+      .header('X-Padding', 'x' * 100_000).GET().build(), 431) ==~
+      /the request's line and headers are \d+ bytes, over the tunnel's limit of 65536 \(spinagent.tunnel.max-header-size\)/
 
     when: 'the agent never answers'
     def pending = http.sendAsync(get('/api/v1/pods', token), HttpResponse.BodyHandlers.ofString())
@@ -212,7 +215,7 @@ class TunnelSpec extends Specification {
       "no answer from account 'prod' through agent 'agent-1' within 2s (spinagent.operations.timeout)"
     agent.next(TUNNEL).tunnel.hasEnd()
     agent.next(TUNNEL).tunnel.cancel.reason == 'timed out'
-    head.requestHead.path == '/api/v1/pods'
+    head.requestHead.path == '/api/v1/pods' // the oversized request never reached the agent
   }
 
   def "an agent that disconnects mid-request fails the request"() {
