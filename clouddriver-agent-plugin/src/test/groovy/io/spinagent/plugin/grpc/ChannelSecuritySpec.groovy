@@ -107,6 +107,26 @@ class ChannelSecuritySpec extends Specification {
     refusedBy(InsecureChannelCredentials.create(), 'first-token').description == 'bearer token not accepted'
   }
 
+  @Unroll
+  def "a token entry '#entry' stops the plugin from starting with a message that names it and not the token"() {
+    given:
+    fixture.properties.grpc.auth.tokens.values = ['fine-token', entry]
+
+    when:
+    fixture.start()
+
+    then:
+    def e = thrown(IllegalStateException)
+    e.message == message
+    !e.message.contains('s3cret')
+
+    where:
+    entry                      || message
+    'team a s3cret'            || "spinagent.grpc.auth.tokens.values[1]: expected a token, or a name and a token separated by whitespace; found 3 fields"
+    's3cret:x team-a'          || "spinagent.grpc.auth.tokens.values[1]: a token's name (the first of the two fields) may hold only letters, digits, '.', '_', '@' and '-', starting with a letter or digit"
+    'team-a fine-token'        || "one token is listed as 'token:sha256:${sha256('fine-token').take(16)}' and as 'token:team-a': give each token one name"
+  }
+
   def "rotated server certificate files are picked up without a restart"() {
     given:
     def rotatedPki = TestPki.create('Rotated CA')
@@ -138,6 +158,10 @@ class ChannelSecuritySpec extends Specification {
     then:
     def e = thrown(IllegalStateException)
     e.message == 'spinagent.grpc.security.certificate-chain is required when spinagent.grpc.security is enabled'
+  }
+
+  private static String sha256(String text) {
+    java.security.MessageDigest.getInstance('SHA-256').digest(text.getBytes('UTF-8')).encodeHex().toString()
   }
 
   private void tls(SpinAgentProperties.ClientAuth clientAuth) {
