@@ -5,9 +5,11 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
 import io.spinagent.plugin.accounts.AgentLink;
+import io.spinagent.plugin.accounts.BindingUnavailableException;
 import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
+import io.spinagent.plugin.grpc.auth.AgentPeer;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountDecisions;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -67,6 +69,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private final String sessionId = UUID.randomUUID().toString();
   private final String peer;
+  private final String principal;
   private final ServerCallStreamObserver<PluginMessage> call;
   private final SessionContext context;
   private final OutboundFrames outbound;
@@ -91,8 +94,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   // Set under this; read without it on every tunnel frame.
   private volatile TunnelFrameSubscriber tunnelSubscriber;
 
-  AgentSession(String peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
-    this.peer = peer;
+  AgentSession(
+      AgentPeer peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
+    this.peer = peer.describe();
+    this.principal = peer.principal();
     this.call = call;
     this.context = context;
     this.outbound =
@@ -123,6 +128,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   @Override
   public String sessionId() {
     return sessionId;
+  }
+
+  @Override
+  public String principal() {
+    return principal;
   }
 
   public String peer() {
@@ -161,6 +171,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         agentVersion,
         zoneId,
         peer,
+        principal,
         sessionId,
         context.replicaId(),
         connectedAt,
@@ -350,16 +361,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
             .setSessionId(sessionId)
             .setReplicaId(context.replicaId())
             .setHeartbeatIntervalSeconds(heartbeatIntervalSeconds());
-    List<AccountDecision> decisions = new ArrayList<>();
-    for (AccountInfo account : hello.getAccountsList()) {
-      decisions.add(claim(account));
-    }
+    List<AccountDecision> decisions = claim(hello.getAccountsList());
     welcome.addAllAccounts(resumable(decisions));
     log.info(
-        "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
+        "Agent '{}' {} connected from {} as principal '{}' (protocol v{}, accounts {})",
         agentId,
         hello.getAgentVersion(),
         peer,
+        principal,
         version,
         names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
@@ -374,14 +383,30 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
   }
 
-  private AccountDecision claim(AccountInfo account) {
-    AccountDecision decision = context.accounts().claim(this, account);
-    if (decision.getAccepted()) {
-      synchronized (this) {
-        accounts.add(account.getName());
+  /**
+   * Claims accounts; an agent whose claims cannot be decided now (the bindings cannot be read) is
+   * disconnected with UNAVAILABLE, so that it reconnects and claims them again.
+   */
+  private List<AccountDecision> claim(List<AccountInfo> claimed) {
+    if (claimed.isEmpty()) {
+      return List.of();
+    }
+    List<AccountDecision> decisions;
+    try {
+      decisions = context.accounts().claimAll(this, claimed);
+    } catch (BindingUnavailableException e) {
+      throw new ProtocolViolation(
+          Status.UNAVAILABLE.withDescription(
+              e.getMessage() + "; reconnect to claim the accounts again"));
+    }
+    synchronized (this) {
+      for (AccountDecision decision : decisions) {
+        if (decision.getAccepted()) {
+          accounts.add(decision.getAccount());
+        }
       }
     }
-    return decision;
+    return decisions;
   }
 
   private void accountsChanged(AccountsChanged changed) {
@@ -399,11 +424,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
       context.accounts().withdraw(this, name);
     }
-    List<AccountDecision> decisions = new ArrayList<>();
     for (AccountInfo account : changed.getAddedList()) {
       FrameValidation.validate(account);
-      decisions.add(claim(account));
     }
+    List<AccountDecision> decisions = claim(changed.getAddedList());
     if (!decisions.isEmpty()) {
       send(
           PluginMessage.newBuilder()
