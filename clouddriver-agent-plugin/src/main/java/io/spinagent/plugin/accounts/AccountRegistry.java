@@ -9,14 +9,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,10 +28,15 @@ import org.slf4j.LoggerFactory;
  * Which agents serve which accounts, and in what state each account is.
  *
  * <p>An account name belongs to one cluster: the first agent to claim it fixes its cluster
- * identity, and a claim from another cluster is refused while the account exists. Several agents of
- * the same cluster may serve an account; exactly one streams its objects (the caching member), the
- * others stand by and the oldest of them takes over when the caching member leaves. An account
- * nobody serves is orphaned, and removed once the grace period passes without an agent returning.
+ * identity, and a claim from another cluster is refused while the account exists. It is also bound
+ * to that agent's principal (its certificate subject or token identity, {@link
+ * AccountMember#principal()}): a claim from another principal is refused unless the {@link
+ * BindingPolicy} allows it, since a cluster identity is no secret. Bindings are kept in {@link
+ * AccountBindings}, which other replicas share, and outlive the account's removal after the grace
+ * period; deleting the account ends its binding. Several agents of the same cluster may serve an
+ * account; exactly one streams its objects (the caching member), the others stand by and the oldest
+ * of them takes over when the caching member leaves. An account nobody serves is orphaned, and
+ * removed once the grace period passes without an agent returning.
  *
  * <p>Notifications to members and listeners are made after the registry's lock is released, so a
  * listener or member may call back into the registry.
@@ -45,6 +53,9 @@ public final class AccountRegistry {
   private final Clock clock;
   private final Duration gracePeriod;
   private final Predicate<String> servedElsewhere;
+  private final AccountBindings bindings;
+  private final BindingPolicy binding;
+  private final Map<RefusedClaim, LongAdder> refusedClaims = new EnumMap<>(RefusedClaim.class);
   private final List<AccountLifecycleListener> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
 
@@ -57,20 +68,34 @@ public final class AccountRegistry {
    */
   private final Map<String, Long> committed = new HashMap<>();
 
-  /** The registry of a replica that works alone: no account is ever served elsewhere. */
+  /**
+   * The registry of a replica that works alone: no account is ever served elsewhere, and accounts
+   * are bound to principals in memory, with the default {@link BindingPolicy}.
+   */
   public AccountRegistry(Clock clock, Duration gracePeriod) {
-    this(clock, gracePeriod, name -> false);
+    this(clock, gracePeriod, name -> false, AccountBindings.inMemory(), BindingPolicy.DEFAULT);
   }
 
   /**
    * @param servedElsewhere says whether another replica serves an account now; such an account is
    *     only forgotten here when its grace period ends, never removed from Clouddriver. It may read
    *     the database: it is asked outside the registry's lock.
+   * @param bindings where accounts' principals are bound; asked outside the registry's lock
    */
-  public AccountRegistry(Clock clock, Duration gracePeriod, Predicate<String> servedElsewhere) {
+  public AccountRegistry(
+      Clock clock,
+      Duration gracePeriod,
+      Predicate<String> servedElsewhere,
+      AccountBindings bindings,
+      BindingPolicy binding) {
     this.clock = clock;
     this.gracePeriod = gracePeriod;
     this.servedElsewhere = servedElsewhere;
+    this.bindings = bindings;
+    this.binding = binding;
+    for (RefusedClaim reason : RefusedClaim.values()) {
+      refusedClaims.put(reason, new LongAdder());
+    }
   }
 
   /**
@@ -81,15 +106,38 @@ public final class AccountRegistry {
     listeners.add(listener);
   }
 
-  /** Decides one account of a connecting agent. */
+  /**
+   * Decides one account of a connecting agent.
+   *
+   * @throws BindingUnavailableException when the account's binding cannot be read or recorded
+   */
   public AccountDecision claim(AccountMember member, AccountInfo info) {
+    return claimAll(member, List.of(info)).get(0);
+  }
+
+  /**
+   * Decides accounts of a connecting agent, in order. The principals they are bound to are looked
+   * up first, for all of them at once, and outside the lock: that may read and write the database.
+   *
+   * @throws BindingUnavailableException when the bindings cannot be read or recorded; then nothing
+   *     was decided
+   */
+  public List<AccountDecision> claimAll(AccountMember member, List<AccountInfo> infos) {
+    Map<String, String> bound = boundPrincipals(member, infos);
     List<Runnable> notifications = new ArrayList<>();
-    AccountDecision decision;
+    List<AccountDecision> decisions = new ArrayList<>(infos.size());
     synchronized (this) {
-      decision = claimLocked(member, info, notifications);
+      for (AccountInfo info : infos) {
+        decisions.add(claimLocked(member, info, bound.get(info.getName()), notifications));
+      }
     }
     notifications.forEach(Runnable::run);
-    return decision;
+    return decisions;
+  }
+
+  /** Claims refused since this replica started, for this reason. */
+  public long refusedClaims(RefusedClaim reason) {
+    return refusedClaims.get(reason).sum();
   }
 
   /** The member no longer serves {@code account} (its agent withdrew it). */
@@ -251,7 +299,8 @@ public final class AccountRegistry {
 
   /**
    * Deletes an account now: its members are told it is gone, listeners remove its definition and
-   * cache rows ({@link AccountState#DELETING}, then {@link AccountState#REMOVED}).
+   * cache rows ({@link AccountState#DELETING}, then {@link AccountState#REMOVED}), and its binding
+   * ends, whether or not this replica knew it: the next agent to claim the name binds it.
    *
    * @return whether the registry knew it
    */
@@ -272,6 +321,7 @@ public final class AccountRegistry {
       }
     }
     notifications.forEach(Runnable::run);
+    bindings.unbind(name);
     return known;
   }
 
@@ -307,9 +357,16 @@ public final class AccountRegistry {
 
   /**
    * What a restarted replica knew: switched-off names, and accounts that were served here, which
-   * wait as ORPHANED for their agents (and are removed after the grace period if none returns).
+   * wait as ORPHANED for their agents (and are removed after the grace period if none returns),
+   * still bound to their principals.
+   *
+   * @param boundPrincipals the principal each account is bound to; an account bound before bindings
+   *     were recorded has none, and binds to the next agent that claims it
    */
-  public void restore(Set<String> inactiveNames, List<AgentAccount> previouslyServed) {
+  public void restore(
+      Set<String> inactiveNames,
+      List<AgentAccount> previouslyServed,
+      Map<String, String> boundPrincipals) {
     synchronized (this) {
       inactive.addAll(inactiveNames);
       for (AgentAccount account : previouslyServed) {
@@ -319,6 +376,7 @@ public final class AccountRegistry {
         Entry entry = new Entry(account.name(), account.cluster(), account.stateSince());
         entry.state = AccountState.ORPHANED;
         entry.lastError = account.lastError();
+        entry.principal = boundPrincipals.get(account.name());
         accounts.put(account.name(), entry);
       }
     }
@@ -338,14 +396,48 @@ public final class AccountRegistry {
     return entry != null && entry.caching == member;
   }
 
+  /**
+   * The principal each claimed account is bound to; an account nobody holds is bound to the
+   * member's principal here. Known bindings come from memory; the others from {@link
+   * AccountBindings}, for all of them in one call, outside the lock.
+   */
+  private Map<String, String> boundPrincipals(AccountMember member, List<AccountInfo> infos) {
+    if (!binding.enabled()) {
+      return Map.of();
+    }
+    Map<String, String> bound = new HashMap<>();
+    Set<String> unknown = new LinkedHashSet<>();
+    synchronized (this) {
+      for (AccountInfo info : infos) {
+        Entry entry = accounts.get(info.getName());
+        if (entry != null && entry.principal != null) {
+          bound.put(info.getName(), entry.principal);
+        } else if (entry == null || entry.cluster.sameClusterAs(identityOf(info))) {
+          // Not an account refused for its cluster anyway: binding it would hand it to the
+          // refused agent.
+          unknown.add(info.getName());
+        }
+      }
+    }
+    if (!unknown.isEmpty()) {
+      try {
+        bound.putAll(bindings.bind(unknown, member.principal()));
+      } catch (RuntimeException e) {
+        throw new BindingUnavailableException(
+            "cannot read or record the principals bound to accounts "
+                + abbreviate(unknown)
+                + ": "
+                + e.getMessage(),
+            e);
+      }
+    }
+    return bound;
+  }
+
   private AccountDecision claimLocked(
-      AccountMember member, AccountInfo info, List<Runnable> notifications) {
+      AccountMember member, AccountInfo info, String boundPrincipal, List<Runnable> notifications) {
     String name = info.getName();
-    ClusterIdentity identity =
-        new ClusterIdentity(
-            info.getCluster().getApiServerHost(),
-            info.getCluster().getCaFingerprintSha256(),
-            info.getCluster().getKubernetesVersion());
+    ClusterIdentity identity = identityOf(info);
     AccountDecision.Builder decision = AccountDecision.newBuilder().setAccount(name);
     Entry entry = accounts.get(name);
     if (entry != null && !entry.cluster.sameClusterAs(identity)) {
@@ -358,11 +450,29 @@ public final class AccountRegistry {
               + identity
               + ". Account names must be unique across clusters.";
       log.warn("Refused account '{}' from agent '{}': {}", name, member.agentId(), reason);
+      refusedClaims.get(RefusedClaim.CLUSTER).increment();
       return decision.setAccepted(false).setReason(reason).build();
+    }
+    String principal = boundPrincipal != null || entry == null ? boundPrincipal : entry.principal;
+    if (binding.enabled()) {
+      String reason = principalRefusal(name, principal, member.principal());
+      if (reason != null) {
+        log.warn(
+            "Refused account '{}' from agent '{}' (principal '{}'): {}",
+            name,
+            member.agentId(),
+            member.principal(),
+            reason);
+        refusedClaims.get(RefusedClaim.PRINCIPAL).increment();
+        return decision.setAccepted(false).setReason(reason).build();
+      }
     }
     if (entry == null) {
       entry = new Entry(name, identity, clock.instant());
       accounts.put(name, entry);
+    }
+    if (entry.principal == null) {
+      entry.principal = principal;
     }
     entry.cluster = identity;
     entry.reported = info;
@@ -396,12 +506,54 @@ public final class AccountRegistry {
       decision.setCommittedSequence(done);
     }
     log.info(
-        "Account '{}' served by agent '{}' as {} ({})",
+        "Account '{}' served by agent '{}' (principal '{}') as {} ({})",
         name,
         member.agentId(),
+        member.principal(),
         decision.getRole() == Role.ROLE_CACHING ? "caching member" : "standby",
         identity);
     return decision.setAccepted(true).build();
+  }
+
+  /** Why {@code claimer} may not serve {@code account}, bound to {@code holder}; null if it may. */
+  private String principalRefusal(String account, String holder, String claimer) {
+    if (holder == null) {
+      // Only when the account was removed between reading its binding and deciding.
+      return "account '"
+          + account
+          + "' was removed while this agent claimed it: it is claimed again when the agent"
+          + " reconnects";
+    }
+    if (holder.equals(claimer) || binding.alsoAllows(claimer, account)) {
+      return null;
+    }
+    return "account '"
+        + account
+        + "' is bound to principal '"
+        + holder
+        + "', which registered it; this agent's principal is '"
+        + claimer
+        + "'. Serve it with the credentials of '"
+        + holder
+        + "', allow '"
+        + claimer
+        + "' for it in spinagent.accounts.binding.also-allowed, or delete the account"
+        + " (DELETE /spinagent/accounts/"
+        + account
+        + ") so that the next agent to claim it binds it";
+  }
+
+  private static ClusterIdentity identityOf(AccountInfo info) {
+    return new ClusterIdentity(
+        info.getCluster().getApiServerHost(),
+        info.getCluster().getCaFingerprintSha256(),
+        info.getCluster().getKubernetesVersion());
+  }
+
+  private static String abbreviate(Collection<String> names) {
+    return names.size() <= 5
+        ? names.toString()
+        : names.stream().limit(5).toList() + " and " + (names.size() - 5) + " more";
   }
 
   private void leave(Entry entry, AccountMember member, List<Runnable> notifications) {
@@ -513,6 +665,14 @@ public final class AccountRegistry {
     return agentId + "\u0000" + account;
   }
 
+  /** Why a claim was refused, as counted in {@code spinagent.accounts.claims.refused}. */
+  public enum RefusedClaim {
+    /** The account name belongs to another cluster. */
+    CLUSTER,
+    /** The account is bound to another principal, and the operator allows no other. */
+    PRINCIPAL
+  }
+
   private static final class Entry {
     final String name;
     ClusterIdentity cluster;
@@ -525,6 +685,9 @@ public final class AccountRegistry {
     AccountMember caching;
     Set<String> kindsAwaitingResync = new HashSet<>();
     String lastError;
+
+    /** The principal the account is bound to; null while binding is off or not known yet. */
+    String principal;
 
     /** What the latest claiming agent said about the account; null when restored from the table. */
     AccountInfo reported;

@@ -12,7 +12,10 @@ import io.spinagent.plugin.store.SpinAgentSchema;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -25,10 +28,11 @@ import org.jooq.impl.DSL;
 
 /**
  * {@code spinagent_accounts}: every account SpinAgent knows, with where it came from, its state,
- * the agents and replica serving it, and — for accounts created through the API — its definition.
- * Shared by all Clouddriver replicas; created by {@link SpinAgentSchema}.
+ * the agents and replica serving it, the principal it is bound to, and — for accounts created
+ * through the API — its definition. Shared by all Clouddriver replicas; created by {@link
+ * SpinAgentSchema}.
  */
-public final class AccountTable {
+public final class AccountTable implements AccountBindings {
 
   private static final Table<Record> ACCOUNTS = table("spinagent_accounts");
   private static final Field<String> NAME = field("name", String.class);
@@ -52,6 +56,10 @@ public final class AccountTable {
   private static final Field<Long> STATE_SINCE = field("state_since", Long.class);
   private static final Field<Long> CREATED_AT = field("created_at", Long.class);
   private static final Field<Long> UPDATED_AT = field("updated_at", Long.class);
+  private static final Field<String> BOUND_PRINCIPAL = field("bound_principal", String.class);
+
+  /** Names per statement when many accounts are bound at once (a hello with hundreds). */
+  private static final int NAMES_PER_STATEMENT = 500;
 
   private static final List<String> SERVED =
       List.of(
@@ -197,6 +205,87 @@ public final class AccountTable {
     jooq.deleteFrom(ACCOUNTS).where(NAME.eq(name)).execute();
   }
 
+  /**
+   * Binds the accounts nobody holds to {@code principal}: a row without a principal gets it, a name
+   * without a row gets a placeholder row (REMOVED, until the account's first state is recorded).
+   * Both only where no principal is set, so that of replicas binding an account at once the first
+   * write wins, and every replica reads that one back.
+   */
+  @Override
+  public Map<String, String> bind(Collection<String> accounts, String principal) {
+    Map<String, String> bound = new HashMap<>();
+    List<String> names = List.copyOf(accounts);
+    for (int from = 0; from < names.size(); from += NAMES_PER_STATEMENT) {
+      bound.putAll(
+          bindChunk(
+              names.subList(from, Math.min(names.size(), from + NAMES_PER_STATEMENT)), principal));
+    }
+    return bound;
+  }
+
+  private Map<String, String> bindChunk(List<String> names, String principal) {
+    Map<String, String> stored = boundPrincipals(names);
+    List<String> unbound = names.stream().filter(name -> stored.get(name) == null).toList();
+    if (unbound.isEmpty()) {
+      return stored;
+    }
+    List<String> withoutRow = unbound.stream().filter(name -> !stored.containsKey(name)).toList();
+    if (!withoutRow.isEmpty()) {
+      long now = clock.millis();
+      var insert =
+          jooq.insertInto(
+              ACCOUNTS,
+              NAME,
+              SOURCE,
+              STATE,
+              INACTIVE,
+              RETRY_COUNT,
+              CLOUDDRIVER_DEFINITION,
+              STATE_SINCE,
+              CREATED_AT,
+              UPDATED_AT,
+              BOUND_PRINCIPAL);
+      for (String name : withoutRow) {
+        insert =
+            insert.values(
+                name,
+                AccountSource.AGENT.name(),
+                AccountState.REMOVED.name(),
+                false,
+                0,
+                false,
+                now,
+                now,
+                now,
+                principal);
+      }
+      insert.onConflictDoNothing().execute();
+    }
+    jooq.update(ACCOUNTS)
+        .set(BOUND_PRINCIPAL, principal)
+        .where(NAME.in(unbound))
+        .and(BOUND_PRINCIPAL.isNull())
+        .execute();
+    Map<String, String> result = new HashMap<>(stored);
+    result.putAll(boundPrincipals(unbound));
+    return result;
+  }
+
+  /** The stored principal of each name that has a row; null for a row nobody is bound to. */
+  private Map<String, String> boundPrincipals(Collection<String> names) {
+    Map<String, String> bound = new HashMap<>();
+    jooq.select(NAME, BOUND_PRINCIPAL)
+        .from(ACCOUNTS)
+        .where(NAME.in(names))
+        .forEach(row -> bound.put(row.get(NAME), row.get(BOUND_PRINCIPAL)));
+    return bound;
+  }
+
+  @Override
+  public void unbind(String account) {
+    jooq.update(ACCOUNTS).set(BOUND_PRINCIPAL, (String) null).where(NAME.eq(account)).execute();
+  }
+
   public Optional<StoredAccount> find(String name) {
     return jooq.selectFrom(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
   }
@@ -304,6 +393,7 @@ public final class AccountTable {
             : read(row.get(DEFINITION), new TypeReference<DynamicAccountSpec>() {}),
         row.get(LAST_ERROR),
         row.get(RETRY_COUNT),
+        row.get(BOUND_PRINCIPAL),
         Boolean.TRUE.equals(row.get(CLOUDDRIVER_DEFINITION)),
         Instant.ofEpochMilli(row.get(STATE_SINCE)),
         Instant.ofEpochMilli(row.get(CREATED_AT)),

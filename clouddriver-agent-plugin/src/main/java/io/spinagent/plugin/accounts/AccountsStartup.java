@@ -3,7 +3,9 @@ package io.spinagent.plugin.accounts;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -80,16 +82,21 @@ public final class AccountsStartup implements SmartLifecycle {
   }
 
   /**
-   * Accounts served or orphaned before this replica started wait as ORPHANED for their agents: a
-   * served one gets a fresh grace period, an orphaned one keeps its clock. One another replica
-   * serves is forgotten here when its grace period ends.
+   * Accounts served or orphaned before this replica started wait as ORPHANED for their agents,
+   * bound to their principals: a served one gets a fresh grace period, an orphaned one keeps its
+   * clock. One another replica serves is forgotten here when its grace period ends.
    */
   private void restore() {
     try {
       Instant now = Instant.now();
+      List<StoredAccount> rows =
+          table.servedOrOrphaned().stream().filter(row -> row.cluster() != null).toList();
+      Map<String, String> principals = new HashMap<>();
+      rows.stream()
+          .filter(row -> row.boundPrincipal() != null)
+          .forEach(row -> principals.put(row.name(), row.boundPrincipal()));
       List<AgentAccount> served =
-          table.servedOrOrphaned().stream()
-              .filter(row -> row.cluster() != null)
+          rows.stream()
               .map(
                   row ->
                       new AgentAccount(
@@ -102,7 +109,7 @@ public final class AccountsStartup implements SmartLifecycle {
                           row.lastError(),
                           null))
               .toList();
-      registry.restore(table.inactiveNames(), served);
+      registry.restore(table.inactiveNames(), served, principals);
     } catch (RuntimeException e) {
       log.error(
           "Cannot read spinagent_accounts to restore accounts this replica served; they come back"

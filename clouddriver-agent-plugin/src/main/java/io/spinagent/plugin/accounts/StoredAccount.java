@@ -3,7 +3,12 @@ package io.spinagent.plugin.accounts;
 import java.time.Instant;
 import java.util.List;
 
-/** One row of {@code spinagent_accounts}. */
+/**
+ * One row of {@code spinagent_accounts}.
+ *
+ * @param boundPrincipal the principal the account is bound to ({@link AccountBindings}); null while
+ *     nobody is
+ */
 public record StoredAccount(
     String name,
     AccountSource source,
@@ -19,6 +24,7 @@ public record StoredAccount(
     DynamicAccountSpec definition,
     String lastError,
     int retryCount,
+    String boundPrincipal,
     boolean clouddriverDefinition,
     Instant stateSince,
     Instant createdAt,

@@ -241,7 +241,11 @@ public class SpinAgentProperties {
     }
   }
 
-  /** Bearer tokens agents must present; required as soon as one is configured. */
+  /**
+   * Bearer tokens agents must present; required as soon as one is configured. An entry (here or a
+   * line of the file) is a token, or a name and a token separated by whitespace: the name is the
+   * identity of the agents presenting the token, so a rotated token keeps it.
+   */
   public static class Tokens {
     private List<String> values = new ArrayList<>();
     private Path file;
@@ -297,6 +301,13 @@ public class SpinAgentProperties {
       this.maxDynamicPerZone = maxDynamicPerZone;
     }
 
+    @NestedConfigurationProperty private final Binding binding = new Binding();
+
+    /** Which agents may serve an account: the principal that registered it, and who else. */
+    public Binding getBinding() {
+      return binding;
+    }
+
     /**
      * The largest body {@code /spinagent/accounts} accepts (413 beyond it): an account's definition
      * becomes a command to its agent, which must stay well under the agents' frame limit.
@@ -348,6 +359,59 @@ public class SpinAgentProperties {
 
     public void setGracePeriod(Duration gracePeriod) {
       this.gracePeriod = gracePeriod;
+    }
+  }
+
+  /**
+   * An account is bound to the principal of the agent that first registered it (its client
+   * certificate subject or token identity): agents of another principal may neither serve it nor
+   * stand by for it, unless allowed here.
+   */
+  public static class Binding {
+    private boolean enabled = true;
+    private List<AlsoAllowed> alsoAllowed = new ArrayList<>();
+
+    /** Whether accounts are bound to principals at all; off, any agent may serve any account. */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** Principals that may serve accounts bound to another principal. */
+    public List<AlsoAllowed> getAlsoAllowed() {
+      return alsoAllowed;
+    }
+
+    public void setAlsoAllowed(List<AlsoAllowed> alsoAllowed) {
+      this.alsoAllowed = alsoAllowed;
+    }
+  }
+
+  /**
+   * Principals matching {@code principal} may serve the accounts matching {@code accounts}, whoever
+   * they are bound to. Both are regular expressions that must match entirely.
+   */
+  public static class AlsoAllowed {
+    private String principal;
+    private String accounts = ".*";
+
+    public String getPrincipal() {
+      return principal;
+    }
+
+    public void setPrincipal(String principal) {
+      this.principal = principal;
+    }
+
+    public String getAccounts() {
+      return accounts;
+    }
+
+    public void setAccounts(String accounts) {
+      this.accounts = accounts;
     }
   }
 

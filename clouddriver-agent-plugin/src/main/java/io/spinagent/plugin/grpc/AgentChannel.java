@@ -13,6 +13,7 @@ import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
+import io.spinagent.plugin.grpc.auth.AgentPeer;
 import io.spinagent.plugin.grpc.auth.BearerTokens;
 import io.spinagent.plugin.grpc.session.AgentChannelService;
 import io.spinagent.plugin.grpc.session.ChannelMetrics;
@@ -81,12 +82,13 @@ public final class AgentChannel implements AutoCloseable {
     ServerTls tls = null;
     try {
       tls = ServerTls.from(grpc.getSecurity(), scheduler);
+      BearerTokens tokens =
+          new BearerTokens(
+              grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile());
       AgentAuthenticator authenticator =
           new AgentAuthenticator(
-              grpc.getAuth().getX509().isEnabled(),
-              grpc.getAuth().getX509().getFilters(),
-              new BearerTokens(
-                  grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile()));
+              grpc.getAuth().getX509().isEnabled(), grpc.getAuth().getX509().getFilters(), tokens);
+      warnWhenBindingCannotTellAgentsApart(properties, tokens);
       SessionContext context =
           new SessionContext(
               replicaId,
@@ -150,6 +152,30 @@ public final class AgentChannel implements AutoCloseable {
       scheduler.shutdownNow();
       sinkExecutor.shutdownNow();
       throw e;
+    }
+  }
+
+  /**
+   * Accounts are bound to the principal of the agent that registered them; say once, at start-up,
+   * when that does not keep agents apart.
+   */
+  private static void warnWhenBindingCannotTellAgentsApart(
+      SpinAgentProperties properties, BearerTokens tokens) {
+    if (!properties.getAccounts().getBinding().isEnabled()) {
+      log.warn(
+          "spinagent.accounts.binding.enabled is false: any agent that can connect may serve, or"
+              + " stand by for, any account whose cluster identity it reports");
+      return;
+    }
+    SpinAgentProperties.ClientAuth clientAuth = properties.getGrpc().getSecurity().getClientAuth();
+    if (!tokens.required() && clientAuth != SpinAgentProperties.ClientAuth.REQUIRE) {
+      log.warn(
+          "Agents may connect without credentials (spinagent.grpc.security.client-auth is {}, no"
+              + " spinagent.grpc.auth.tokens): their principal is '{}', so account binding cannot"
+              + " tell them apart and any of them may serve an account another registered. Give"
+              + " each agent its own client certificate or named token (see docs/security.md)",
+          clientAuth,
+          AgentPeer.ANONYMOUS);
     }
   }
 

@@ -1,6 +1,8 @@
 package io.spinagent.plugin.wiring;
 
+import io.spinagent.plugin.accounts.AccountBindings;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.BindingPolicy;
 import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
@@ -30,7 +32,12 @@ public class NoDatabaseConfiguration {
 
   @Bean
   AccountRegistry accountRegistry(SpinAgentProperties properties) {
-    return new AccountRegistry(Clock.systemUTC(), properties.getAccounts().getGracePeriod());
+    return new AccountRegistry(
+        Clock.systemUTC(),
+        properties.getAccounts().getGracePeriod(),
+        name -> false,
+        AccountBindings.inMemory(),
+        BindingPolicy.from(properties.getAccounts().getBinding()));
   }
 
   /** Nothing would read what agents stream: it is acknowledged and dropped. */

@@ -6,6 +6,7 @@ import io.spinagent.plugin.accounts.AccountStateRecorder;
 import io.spinagent.plugin.accounts.AccountSyncWorker;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.AccountsStartup;
+import io.spinagent.plugin.accounts.BindingPolicy;
 import io.spinagent.plugin.accounts.ClouddriverAccountBridge;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.cache.AccountFormatOptions;
@@ -60,7 +61,9 @@ public class SqlDatabaseConfiguration {
     return new AccountRegistry(
         Clock.systemUTC(),
         properties.getAccounts().getGracePeriod(),
-        table.servedByAnotherReplica(replica.id(), properties.getAccounts().getGracePeriod()));
+        table.servedByAnotherReplica(replica.id(), properties.getAccounts().getGracePeriod()),
+        table,
+        BindingPolicy.from(properties.getAccounts().getBinding()));
   }
 
   @Bean(destroyMethod = "shutdownNow")

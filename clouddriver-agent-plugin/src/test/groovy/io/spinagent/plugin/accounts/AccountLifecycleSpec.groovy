@@ -65,6 +65,8 @@ class AccountLifecycleSpec extends Specification {
   DSLContext jooq
   SqlAccountDefinitionRepository repository
   PluginReplica plugin
+  /** More replicas on the same database, for features that need them. */
+  List<PluginReplica> others = []
   List<AgentRuntime> agents = []
   PollingConditions eventually = new PollingConditions(timeout: 30, delay: 0.1)
 
@@ -87,6 +89,7 @@ class AccountLifecycleSpec extends Specification {
 
   def cleanup() {
     agents*.close()
+    others*.close()
     plugin?.close()
   }
 
@@ -222,6 +225,80 @@ class AccountLifecycleSpec extends Specification {
     definition('staging') == null
   }
 
+  def "an agent of another principal is refused an account on every replica, and does not get it when the account's agent leaves"() {
+    given: 'two replicas on one database, and agents of two teams with their own tokens'
+    restartWithTeamTokens()
+    def replicaB = startReplica()
+    def rightful = startAgent('agent-a', clusterA, 'prod', token: 'a-token')
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ACTIVE }
+
+    expect: 'the account is bound to the principal that registered it, in the shared table'
+    table.find('prod').get().boundPrincipal() == 'token:team-a'
+
+    when: "team B's agent, reporting prod's cluster, connects to the other replica"
+    startAgent('agent-b', clusterA, 'prod', token: 'b-token', replica: replicaB)
+
+    then: 'that replica refuses it the account'
+    eventually.eventually { assert refusedClaims(replicaB) == 1 }
+    !replicaB.bean(SessionRegistry).find('agent-b').get().accounts().contains('prod')
+    replicaB.accounts().find('prod').isEmpty()
+
+    when: "the account's agent goes away"
+    rightful.close()
+
+    then: 'the account waits for it, orphaned, and nobody streams it'
+    eventually.eventually { assert table.find('prod').get().state() == AccountState.ORPHANED }
+    table.find('prod').get().cachingAgent() == null
+    replicaB.accounts().find('prod').isEmpty()
+  }
+
+  def "a restarted replica holds accounts to their principals, and deleting an account ends its binding"() {
+    given:
+    restartWithTeamTokens()
+    def rightful = startAgent('agent-a', clusterA, 'prod', token: 'a-token')
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ACTIVE }
+
+    when: "the replica restarts while the agent is away, and team B's agent connects first"
+    rightful.close()
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ORPHANED }
+    plugin.close()
+    settings['spinagent.accounts.grace-period'] = '1m'
+    startPlugin()
+    def impostor = startAgent('agent-b', clusterA, 'prod', token: 'b-token')
+
+    then: 'it is refused: prod waits, orphaned, for its own agent'
+    eventually.eventually { assert refusedClaims(plugin) == 1 }
+    registry.find('prod').get().state() == AccountState.ORPHANED
+    registry.find('prod').get().agentIds().isEmpty()
+
+    when: "team A's agent returns"
+    startAgent('agent-a', clusterA, 'prod', token: 'a-token')
+
+    then:
+    eventually.eventually {
+      assert registry.find('prod').get().state() == AccountState.ACTIVE
+      assert registry.find('prod').get().cachingAgentId() == 'agent-a'
+    }
+
+    when: 'its agents gone, an operator deletes the account'
+    agents*.close()
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ORPHANED }
+    dynamic.delete('prod')
+
+    then: 'it is bound to nobody'
+    table.find('prod').get().boundPrincipal() == null
+
+    when: "team B's agent claims the name"
+    startAgent('agent-b2', clusterA, 'prod', token: 'b-token')
+
+    then: 'the account is its own now'
+    eventually.eventually {
+      assert registry.find('prod').get().state() == AccountState.ACTIVE
+      assert registry.find('prod').get().cachingAgentId() == 'agent-b2'
+    }
+    table.find('prod').get().boundPrincipal() == 'token:team-b'
+  }
+
   def "without Clouddriver's account storage the plugin says at start-up what to configure, and still serves the cache"() {
     given:
     def appender = new ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent>()
@@ -261,6 +338,26 @@ class AccountLifecycleSpec extends Specification {
     plugin = new PluginReplica(jooq, settings, clouddriver)
   }
 
+  /** Another replica on the same database, closed with the feature. */
+  private PluginReplica startReplica() {
+    def replica = new PluginReplica(jooq, settings,
+      [accountDefinitionRepository: repository, accountDefinitionMapper: repository.definitionMapper()])
+    others << replica
+    replica
+  }
+
+  /** The plugin again, now admitting agents by named tokens of two teams. */
+  private void restartWithTeamTokens() {
+    plugin.close()
+    settings['spinagent.grpc.auth.tokens.values[0]'] = 'team-a a-token'
+    settings['spinagent.grpc.auth.tokens.values[1]'] = 'team-b b-token'
+    startPlugin()
+  }
+
+  private static double refusedClaims(PluginReplica replica) {
+    replica.meters.find('spinagent.accounts.claims.refused').tag('reason', 'principal').functionCounter()?.count() ?: 0
+  }
+
   private AccountRegistry getRegistry() {
     plugin.accounts()
   }
@@ -284,16 +381,21 @@ class AccountLifecycleSpec extends Specification {
       .collect { it.split(':').last() } as Set
   }
 
-  private AgentRuntime startAgent(String id, KubernetesApiServer cluster, String... accountNames) {
+  /**
+   * A real agent serving {@code accountNames} of {@code cluster}; options: {@code token} it
+   * presents, {@code replica} it connects to (the plugin by default).
+   */
+  private AgentRuntime startAgent(Map options = [:], String id, KubernetesApiServer cluster, String... accountNames) {
+    PluginReplica replica = options.replica ?: plugin
     def kubeconfig = cluster.kubeconfig().writeTo(dir.resolve("$id-${cluster.port()}.yaml"))
     def accounts = accountNames.collect { name ->
       new KubernetesAccountConfig(name, Optional.of(kubeconfig), false, Optional.empty(), [], [], ['Deployment'], [],
         false, false, io.spinagent.agent.config.AccountPermissions.UNRESTRICTED, Duration.ofMinutes(5))
     }
     def config = new AgentConfig(new AgentIdentityConfig(id, Optional.empty()),
-      RealAgentFixture.agentConfig(plugin.grpcPort(), true,
+      RealAgentFixture.agentConfig(replica.grpcPort(), true,
         new TlsConfig(Optional.empty(), false, Optional.empty(), Optional.empty(), Optional.empty()),
-        new AuthConfig(Optional.empty(), Optional.empty())),
+        new AuthConfig(Optional.ofNullable(options.token as String), Optional.empty())),
       new KubernetesConfig(accounts), new ServerConfig(freePort()), new PrometheusConfig(false, 8008),
       LoggingConfig.DEFAULT, new TasksConfig(1000, 50), 30)
     def file = Files.writeString(dir.resolve("${id}.yaml"), 'written by the spec\n')

@@ -113,6 +113,83 @@ class AgentCredentialsSpec extends Specification {
     fixture.accounts.find('prod').get().state() == AccountState.ACTIVATING
   }
 
+  def "an agent of another principal is refused as standby, and cannot take the account over when its agent leaves"() {
+    given: 'agent-eu-1 registered prod with its certificate'
+    securePlugin()
+    def rightful = clientWith('CN=agent-eu-1,O=SpinAgent', 'agent-eu-1')
+    eventually.eventually { assert rightful.role('prod') == Optional.of(Role.ROLE_CACHING) }
+
+    when: "another team's agent, admitted by the subject filter, reports prod's cluster identity"
+    def impostor = clientWith('CN=agent-eu-2,O=SpinAgent', 'agent-eu-2')
+
+    then: 'it is refused, with a reason naming both principals and how to allow it, and counted'
+    eventually.eventually { assert fixture.refusals.any { it.startsWith('agent-eu-2:prod: ') } }
+    def reason = fixture.refusals.find { it.startsWith('agent-eu-2:prod: ') }
+    reason.contains("bound to principal 'x509:CN=agent-eu-1,O=SpinAgent'")
+    reason.contains("this agent's principal is 'x509:CN=agent-eu-2,O=SpinAgent'")
+    reason.contains('spinagent.accounts.binding.also-allowed')
+    impostor.isConnected()
+    impostor.role('prod').isEmpty()
+    fixture.accounts.find('prod').get().standbyAgentIds().isEmpty()
+    fixture.pluginMeters.get('spinagent.accounts.claims.refused').tag('reason', 'principal').functionCounter().count() == 1
+
+    when: 'the rightful agent leaves'
+    rightful.close()
+
+    then: 'the account waits for it, orphaned, instead of passing to the impostor'
+    eventually.eventually { assert fixture.accounts.find('prod').get().state() == AccountState.ORPHANED }
+    fixture.accounts.find('prod').get().cachingAgentId() == null
+    impostor.role('prod').isEmpty()
+
+    when: 'an agent with the rightful certificate comes back'
+    def returning = clientWith('CN=agent-eu-1,O=SpinAgent', 'agent-eu-1')
+
+    then: 'it serves the account again'
+    eventually.eventually {
+      assert returning.role('prod') == Optional.of(Role.ROLE_CACHING)
+      assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-eu-1'
+    }
+  }
+
+  def "a principal the operator allows stands by for a bound account and takes over; one not allowed is refused"() {
+    given:
+    fixture.properties.accounts.binding.alsoAllowed = [
+        new SpinAgentProperties.AlsoAllowed(principal: 'x509:CN=agent-backup-[0-9]+,O=SpinAgent', accounts: 'prod')]
+    securePlugin()
+    def rightful = clientWith('CN=agent-eu-1,O=SpinAgent', 'agent-eu-1')
+    eventually.eventually { assert rightful.role('prod') == Optional.of(Role.ROLE_CACHING) }
+
+    when:
+    def backup = clientWith('CN=agent-backup-1,O=SpinAgent', 'agent-backup-1')
+    def other = clientWith('CN=agent-eu-3,O=SpinAgent', 'agent-eu-3')
+
+    then:
+    eventually.eventually {
+      assert backup.role('prod') == Optional.of(Role.ROLE_STANDBY)
+      assert fixture.refusals.any { it.startsWith('agent-eu-3:prod: ') }
+    }
+    fixture.accounts.find('prod').get().standbyAgentIds() == ['agent-backup-1']
+    other.role('prod').isEmpty()
+
+    when: 'the rightful agent leaves'
+    rightful.close()
+
+    then: 'the allowed standby streams the account'
+    eventually.eventually {
+      assert backup.role('prod') == Optional.of(Role.ROLE_CACHING)
+      assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-backup-1'
+    }
+    other.role('prod').isEmpty()
+  }
+
+  private io.spinagent.agent.stream.AgentStreamClient clientWith(String subject, String agentId) {
+    def client = pki.issueClient(subject).written(dir, "$agentId-${UUID.randomUUID()}")
+    def tls = new TlsConfig(Optional.empty(), false, Optional.of(client.certificateChain()),
+        Optional.of(client.privateKey()), Optional.of(pki.writeCaCertificate(dir.resolve('ca.crt'))))
+    fixture.newClient(RealAgentFixture.agentConfig(fixture.pluginPort(), false, tls,
+        new AuthConfig(Optional.of('team-a-token'), Optional.empty())), agentId, new io.spinagent.agent.stream.Outbox(1 << 20))
+  }
+
   private void securePlugin() {
     def server = pki.issueServer('clouddriver').written(dir, 'server')
     def security = fixture.properties.grpc.security

@@ -15,7 +15,9 @@ import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.Role
 import io.spinagent.agent.stream.StreamListener
 import io.spinagent.plugin.cache.ResumePoints
+import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
+import io.spinagent.plugin.accounts.BindingPolicy
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.CommitOutcome
@@ -54,6 +56,8 @@ class RealAgentFixture implements Closeable {
   /** "agentId:account" for every full listing an agent was asked for. */
   final List<String> resyncsRequested = new CopyOnWriteArrayList<>()
   final List<io.grpc.Status> disconnects = new CopyOnWriteArrayList<>()
+  /** "agentId:account: reason" for every account the plugin refused an agent. */
+  final List<String> refusals = new CopyOnWriteArrayList<>()
   private final List<AgentStreamClient> clients = new CopyOnWriteArrayList<>()
   private final List<Outbox> outboxes = new CopyOnWriteArrayList<>()
   final AtomicLong resourceVersion = new AtomicLong(1000)
@@ -87,7 +91,8 @@ class RealAgentFixture implements Closeable {
 
   RealAgentFixture startPlugin(int port = 0) {
     properties.grpc.port = port
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod)
+    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { false },
+        AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
     accounts.addListener(store)
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
@@ -135,6 +140,9 @@ class RealAgentFixture implements Closeable {
        */
       @Override
       void accountDecided(AccountDecision decision) {
+        if (!decision.accepted) {
+          refusals << "$agentId:${decision.account}: ${decision.reason}".toString()
+        }
         if (decision.accepted && decision.role == Role.ROLE_CACHING
             && (decision.resyncRequired || decision.resumePointsCount == 0)) {
           resyncsRequested << "$agentId:${decision.account}".toString()

@@ -3,7 +3,9 @@ package io.spinagent.plugin.grpc
 import io.grpc.ChannelCredentials
 import io.grpc.InsecureChannelCredentials
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
+import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
+import io.spinagent.plugin.accounts.BindingPolicy
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
@@ -32,7 +34,8 @@ class ChannelFixture implements Closeable {
   }
 
   ChannelFixture start() {
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod)
+    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { false },
+      AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
     accounts.addListener(store)
     channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, resumePoints, meters, Clock.systemUTC())
     this

@@ -1,5 +1,9 @@
 package io.spinagent.plugin.store
 
+import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.plugin.accounts.AccountTable
+import io.spinagent.plugin.accounts.AgentAccount
+import io.spinagent.plugin.accounts.ClusterIdentity
 import io.spinagent.plugin.ha.AccountOwner
 import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.tunnel.SqlTunnelAuthority
@@ -131,6 +135,52 @@ abstract class SharedReplicaTablesSpecification extends Specification {
 
     cleanup:
     ['replica-1', 'replica-2', 'replica-3'].each { table.releaseAll(it) }
+  }
+
+  def "replicas binding an account at once all read back the one principal that won; deleting the binding frees the name"() {
+    given:
+    def table = new AccountTable(jooq, Clock.systemUTC())
+    def next = new java.util.concurrent.atomic.AtomicInteger()
+
+    when:
+    def bound = race { table.bind(['contested-binding'], "token:team-${next.incrementAndGet()}".toString()) }
+
+    then:
+    bound*.get('contested-binding').unique().size() == 1
+    table.find('contested-binding').get().boundPrincipal() == bound[0]['contested-binding']
+    table.bind(['contested-binding'], 'token:late') == ['contested-binding': bound[0]['contested-binding']]
+
+    when: 'the account is deleted, and another principal claims the name'
+    table.unbind('contested-binding')
+
+    then:
+    table.find('contested-binding').get().boundPrincipal() == null
+    table.bind(['contested-binding'], 'x509:CN=next') == ['contested-binding': 'x509:CN=next']
+
+    cleanup:
+    table.delete('contested-binding')
+  }
+
+  def "an account recorded without a principal binds to the next agent to claim it, alongside new names"() {
+    given: 'an account recorded before bindings were'
+    def table = new AccountTable(jooq, Clock.systemUTC())
+    table.recordState(new AgentAccount('recorded', new ClusterIdentity('10.0.0.1:6443', '', 'v1.29.4'), AccountState.ORPHANED,
+        Instant.now(), null, [], null, null), 'replica-1')
+
+    expect:
+    table.find('recorded').get().boundPrincipal() == null
+
+    when:
+    def bound = table.bind(['recorded', 'new-one'], 'x509:CN=agent-1,O=Acme')
+
+    then: 'both are bound; the recorded one keeps its state, the new one waits REMOVED for its first state'
+    bound == ['recorded': 'x509:CN=agent-1,O=Acme', 'new-one': 'x509:CN=agent-1,O=Acme']
+    table.find('recorded').get().state() == AccountState.ORPHANED
+    table.find('new-one').get().state() == AccountState.REMOVED
+    table.find('new-one').get().boundPrincipal() == 'x509:CN=agent-1,O=Acme'
+
+    cleanup:
+    ['recorded', 'new-one'].each { table.delete(it) }
   }
 
   /** Runs {@code work} on {@link #REPLICAS} threads released at the same moment; their results. */

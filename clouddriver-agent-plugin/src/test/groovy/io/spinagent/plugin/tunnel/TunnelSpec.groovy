@@ -190,6 +190,7 @@ class TunnelSpec extends Specification {
     def ghost = new AccountMember() {
       String agentId() { 'ghost' }
       String sessionId() { 'ghost-session' }
+      String principal() { 'anonymous' }
       void decisionChanged(AccountDecision decision) {}
     }
     fixture.accounts.claim(ghost, account('orphan', 'https://10.5.5.5:6443'))

@@ -125,7 +125,7 @@ class PluginWiringSpec extends Specification {
   def "an account its agent reports as onlySpinnakerManaged caches only what Spinnaker manages"() {
     given: 'the account claimed with onlySpinnakerManaged'
     plugin = new PluginReplica(jooq, [:])
-    def member = [agentId: { 'agent-1' }, sessionId: { 's-1' }, decisionChanged: { d -> }] as AccountMember
+    def member = [agentId: { 'agent-1' }, sessionId: { 's-1' }, principal: { 'anonymous' }, decisionChanged: { d -> }] as AccountMember
     plugin.accounts().claim(member, AccountInfo.newBuilder().setName(ACCOUNT).setOnlySpinnakerManaged(true)
         .setCluster(ClusterIdentity.newBuilder().setApiServerHost('10.0.0.1:6443')).build())
 

@@ -12,6 +12,7 @@ import java.net.SocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -20,7 +21,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Admits an agent call only with an allowed client certificate subject and/or a valid bearer token,
- * as configured; otherwise ends it with UNAUTHENTICATED and logs why. The health service is exempt,
+ * as configured; otherwise ends it with UNAUTHENTICATED and logs why. An admitted call carries its
+ * {@link AgentPeer} with the principal it authenticated as: the certificate subject when it has
+ * one, else its token's identity, else {@link AgentPeer#ANONYMOUS}. The health service is exempt,
  * so probes need no credentials.
  */
 public final class AgentAuthenticator implements ServerInterceptor {
@@ -49,40 +52,60 @@ public final class AgentAuthenticator implements ServerInterceptor {
     }
     SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
     String subject = certificateSubject(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
-    String refusal = refusal(subject, headers.get(AUTHORIZATION));
-    if (refusal != null) {
+    Admission admission = admit(subject, headers.get(AUTHORIZATION));
+    if (admission.refusal() != null) {
       log.warn(
           "Refused agent connection from {}{}: {}",
           remote,
           subject == null ? "" : " [" + subject + "]",
-          refusal);
-      call.close(Status.UNAUTHENTICATED.withDescription(refusal), new Metadata());
+          admission.refusal());
+      call.close(Status.UNAUTHENTICATED.withDescription(admission.refusal()), new Metadata());
       return new ServerCall.Listener<>() {};
     }
-    Context context = Context.current().withValue(AgentPeer.KEY, new AgentPeer(remote, subject));
+    Context context =
+        Context.current()
+            .withValue(AgentPeer.KEY, new AgentPeer(remote, subject, admission.principal()));
     return Contexts.interceptCall(context, call, headers, next);
   }
 
-  private String refusal(String subject, String authorization) {
+  private Admission admit(String subject, String authorization) {
     if (subjectsChecked) {
       if (subject == null) {
-        return "no client certificate (spinagent.grpc.auth.x509 is enabled)";
+        return Admission.refused("no client certificate (spinagent.grpc.auth.x509 is enabled)");
       }
       if (subjectFilters.stream().noneMatch(filter -> filter.matcher(subject).matches())) {
-        return "client certificate subject '"
-            + subject
-            + "' matches none of spinagent.grpc.auth.x509.filters";
+        return Admission.refused(
+            "client certificate subject '"
+                + subject
+                + "' matches none of spinagent.grpc.auth.x509.filters");
       }
     }
+    String tokenIdentity = null;
     if (tokens.required()) {
       if (authorization == null || !authorization.startsWith(BEARER)) {
-        return "no bearer token (spinagent.grpc.auth.tokens is configured)";
+        return Admission.refused("no bearer token (spinagent.grpc.auth.tokens is configured)");
       }
-      if (!tokens.accepts(authorization.substring(BEARER.length()).strip())) {
-        return "bearer token not accepted";
+      Optional<String> identity = tokens.identify(authorization.substring(BEARER.length()).strip());
+      if (identity.isEmpty()) {
+        return Admission.refused("bearer token not accepted");
       }
+      tokenIdentity = identity.get();
     }
-    return null;
+    if (subject != null) {
+      return Admission.as("x509:" + subject);
+    }
+    return Admission.as(tokenIdentity != null ? tokenIdentity : AgentPeer.ANONYMOUS);
+  }
+
+  /** Either the principal an admitted call authenticated as, or why it is refused. */
+  private record Admission(String principal, String refusal) {
+    static Admission as(String principal) {
+      return new Admission(principal, null);
+    }
+
+    static Admission refused(String refusal) {
+      return new Admission(null, refusal);
+    }
   }
 
   private static String certificateSubject(SSLSession session) {

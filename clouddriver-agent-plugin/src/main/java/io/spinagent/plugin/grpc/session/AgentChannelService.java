@@ -37,6 +37,6 @@ public final class AgentChannelService {
         (ServerCallStreamObserver<PluginMessage>) responseObserver;
     // The session asks for each frame itself, so it can stop reading while its sink catches up.
     call.disableAutoRequest();
-    return new AgentSession(AgentPeer.current().describe(), call, context);
+    return new AgentSession(AgentPeer.current(), call, context);
   }
 }

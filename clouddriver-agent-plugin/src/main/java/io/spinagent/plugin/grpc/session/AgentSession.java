@@ -5,9 +5,11 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.spinagent.plugin.accounts.AccountMember;
 import io.spinagent.plugin.accounts.AgentLink;
+import io.spinagent.plugin.accounts.BindingUnavailableException;
 import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
+import io.spinagent.plugin.grpc.auth.AgentPeer;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountDecisions;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -36,6 +38,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +76,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   private final String sessionId = UUID.randomUUID().toString();
   private final String peer;
+  private final String principal;
   private final ServerCallStreamObserver<PluginMessage> call;
   private final SessionContext context;
   private final OutboundFrames outbound;
@@ -97,8 +101,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   // Set under this; read without it on every tunnel frame.
   private volatile TunnelFrameSubscriber tunnelSubscriber;
 
-  AgentSession(String peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
-    this.peer = peer;
+  AgentSession(
+      AgentPeer peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
+    this.peer = peer.describe();
+    this.principal = peer.principal();
     this.call = call;
     this.context = context;
     this.outbound =
@@ -129,6 +135,11 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   @Override
   public String sessionId() {
     return sessionId;
+  }
+
+  @Override
+  public String principal() {
+    return principal;
   }
 
   public String peer() {
@@ -167,6 +178,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         agentVersion,
         zoneId,
         peer,
+        principal,
         sessionId,
         context.replicaId(),
         connectedAt,
@@ -385,16 +397,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
             .setSessionId(sessionId)
             .setReplicaId(context.replicaId())
             .setHeartbeatIntervalSeconds(heartbeatIntervalSeconds());
-    List<AccountDecision> decisions = new ArrayList<>();
-    for (AccountInfo account : hello.getAccountsList()) {
-      decisions.add(claim(account));
-    }
+    List<AccountDecision> decisions = claim(hello.getAccountsList());
     welcome.addAllAccounts(resumable(decisions));
     log.info(
-        "Agent '{}' {} connected from {} (protocol v{}, accounts {})",
+        "Agent '{}' {} connected from {} as principal '{}' (protocol v{}, accounts {})",
         agentId,
         hello.getAgentVersion(),
         peer,
+        principal,
         version,
         names);
     send(PluginMessage.newBuilder().setWelcome(welcome).build());
@@ -409,22 +419,54 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     }
   }
 
-  private AccountDecision claim(AccountInfo account) {
-    Optional<String> refusal = context.welcomeListener().refusal(this, account);
-    if (refusal.isPresent()) {
-      return AccountDecision.newBuilder()
-          .setAccount(account.getName())
-          .setAccepted(false)
-          .setReason(refusal.get())
-          .build();
+  /**
+   * Claims accounts, in the order given: first what the accounts layer refuses outright (a dynamic
+   * account no stored account owns), then the registry's decision on the rest. An agent whose
+   * claims cannot be decided now (the bindings cannot be read) is disconnected with UNAVAILABLE, so
+   * that it reconnects and claims them again.
+   */
+  private List<AccountDecision> claim(List<AccountInfo> claimed) {
+    if (claimed.isEmpty()) {
+      return List.of();
     }
-    AccountDecision decision = context.accounts().claim(this, account);
-    if (decision.getAccepted()) {
-      synchronized (this) {
-        accounts.add(account.getName());
+    Map<String, AccountDecision> refused = new HashMap<>();
+    List<AccountInfo> toDecide = new ArrayList<>();
+    for (AccountInfo account : claimed) {
+      Optional<String> refusal = context.welcomeListener().refusal(this, account);
+      if (refusal.isPresent()) {
+        refused.put(
+            account.getName(),
+            AccountDecision.newBuilder()
+                .setAccount(account.getName())
+                .setAccepted(false)
+                .setReason(refusal.get())
+                .build());
+      } else {
+        toDecide.add(account);
       }
     }
-    return decision;
+    List<AccountDecision> decided;
+    try {
+      decided = toDecide.isEmpty() ? List.of() : context.accounts().claimAll(this, toDecide);
+    } catch (BindingUnavailableException e) {
+      throw new ProtocolViolation(
+          Status.UNAVAILABLE.withDescription(
+              e.getMessage() + "; reconnect to claim the accounts again"));
+    }
+    synchronized (this) {
+      for (AccountDecision decision : decided) {
+        if (decision.getAccepted()) {
+          accounts.add(decision.getAccount());
+        }
+      }
+    }
+    Iterator<AccountDecision> next = decided.iterator();
+    List<AccountDecision> decisions = new ArrayList<>(claimed.size());
+    for (AccountInfo account : claimed) {
+      AccountDecision refusal = refused.get(account.getName());
+      decisions.add(refusal != null ? refusal : next.next());
+    }
+    return decisions;
   }
 
   private void accountsChanged(AccountsChanged changed) {
@@ -442,11 +484,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       }
       context.accounts().withdraw(this, name);
     }
-    List<AccountDecision> decisions = new ArrayList<>();
     for (AccountInfo account : changed.getAddedList()) {
       FrameValidation.validate(account);
-      decisions.add(claim(account));
     }
+    List<AccountDecision> decisions = claim(changed.getAddedList());
     if (!decisions.isEmpty()) {
       send(
           PluginMessage.newBuilder()

@@ -2,6 +2,7 @@ package io.spinagent.plugin.grpc.session;
 
 import io.grpc.Status;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
@@ -39,6 +40,13 @@ public final class ChannelMetrics {
             accounts,
             a -> a.all().stream().filter(account -> account.state() == state).count());
       }
+    }
+    for (AccountRegistry.RefusedClaim reason : AccountRegistry.RefusedClaim.values()) {
+      FunctionCounter.builder(
+              "spinagent.accounts.claims.refused", accounts, a -> a.refusedClaims(reason))
+          .tag("reason", reason.name().toLowerCase(Locale.ROOT))
+          .description("Account claims of agents refused, by reason")
+          .register(registry);
     }
   }
 
