@@ -42,6 +42,9 @@ public final class FleetBenchmark {
     System.out.printf("  agent and informer baseline: %s%n", environment.agentJdk());
     System.out.printf("  Clouddriver stand-in, test API servers: %s%n", environment.hostJdk());
     System.out.printf("  logs: %s%n", environment.logs());
+    if (!options.pluginProperties().isEmpty()) {
+      System.out.printf("  plugin settings: %s%n", options.pluginProperties());
+    }
     if (environment.agentJdk().feature() < 21) {
       System.out.println(
           "  no JDK 21 or later found: the agent runs on "

@@ -28,6 +28,9 @@ import java.util.Map;
  *     JDK of at least 21 found, see {@link Jdks})
  * @param agentHeap the agent's (and its baseline's) {@code -Xmx} ({@code --agent-heap}, 4g)
  * @param pluginHeap each Clouddriver replica's {@code -Xmx} ({@code --plugin-heap}, 2g)
+ * @param pluginProperties plugin settings for every replica ({@code --plugin-properties},
+ *     comma-separated {@code key=value}, e.g. {@code spinagent.cache.writer-threads=2}; none by
+ *     default)
  * @param threadGuard a process over this many threads is stopped, before it takes the machine's
  *     last thread ids ({@code --thread-guard}, 12000)
  * @param activeTimeout how long to wait for all accounts to be ACTIVE ({@code --active-timeout},
@@ -48,6 +51,7 @@ record FleetOptions(
     String agentJava,
     String agentHeap,
     String pluginHeap,
+    Map<String, String> pluginProperties,
     int threadGuard,
     Duration activeTimeout,
     Path agentJar,
@@ -75,6 +79,7 @@ record FleetOptions(
     o.put("agent-java", "");
     o.put("agent-heap", "4g");
     o.put("plugin-heap", "2g");
+    o.put("plugin-properties", "");
     o.put("thread-guard", "12000");
     o.put("active-timeout", "600");
     o.put("agent-jar", "agent/target/spinagent-agent.jar");
@@ -101,6 +106,7 @@ record FleetOptions(
         o.get("agent-java"),
         o.get("agent-heap"),
         o.get("plugin-heap"),
+        properties(o.get("plugin-properties")),
         Integer.parseInt(o.get("thread-guard")),
         Duration.ofSeconds(Long.parseLong(o.get("active-timeout"))),
         Path.of(o.get("agent-jar")).toAbsolutePath(),
@@ -111,6 +117,18 @@ record FleetOptions(
 
   private static List<Integer> integers(String list) {
     return strings(list).stream().map(Integer::parseInt).filter(n -> n > 0).toList();
+  }
+
+  private static Map<String, String> properties(String list) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    for (String entry : strings(list)) {
+      int eq = entry.indexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException("--plugin-properties: '" + entry + "' is not key=value");
+      }
+      properties.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+    }
+    return properties;
   }
 
   private static List<String> strings(String list) {

@@ -64,6 +64,8 @@ final class PluginReplica implements AutoCloseable {
     command.add("-XX:+ExitOnOutOfMemoryError");
     // The plugin's own log lines (connections, accounts) at INFO; everything else at WARN.
     command.add("-Dspinagent.sandbox.log-level=INFO");
+    // System properties outrank the host's defaults in Spring's environment.
+    environment.options().pluginProperties().forEach((k, v) -> command.add("-D" + k + "=" + v));
     command.add("-cp");
     command.add(environment.hostClasspath());
     command.add(PluginHostMain.class.getName());
