@@ -150,9 +150,12 @@ final class FleetDatabase implements AutoCloseable {
                   "SELECT table_name FROM information_schema.tables WHERE table_schema = "
                       + current)) {
         while (rows.next()) {
-          String table = rows.getString(1).toLowerCase(java.util.Locale.ROOT);
-          if ((table.startsWith("cats_v1_") && !table.endsWith("_template"))
-              || table.equals("spinagent_objects")) {
+          // Named as created: MariaDB's table names are case-sensitive on Linux
+          // (cats_v1_clusterRoleBinding).
+          String table = rows.getString(1);
+          String name = table.toLowerCase(java.util.Locale.ROOT);
+          if ((name.startsWith("cats_v1_") && !name.endsWith("_template"))
+              || name.equals("spinagent_objects")) {
             tables.add(table);
           }
         }
