@@ -103,7 +103,7 @@ public final class AgentCommand implements Callable<Integer> {
       err.flush();
       PrintWriter out = spec.commandLine().getOut();
       out.println("# effective configuration (defaults filled in, secrets redacted)");
-      out.print(EffectiveConfig.yaml(loaded.config()));
+      EffectiveConfig.print(loaded.config(), out);
       out.println("configuration is valid: " + loaded.files());
       return ExitCodes.OK;
     }

@@ -301,7 +301,7 @@ class ConfigLoaderSpec extends Specification {
     def result = new ConfigLoader({ 'h' }).load(big) as ConfigLoadResult.Invalid
 
     then:
-    result.problems()*.describe() == ["${big}: cannot read configuration file: it is larger than 16Mi".toString()]
+    result.problems()*.describe() == ["${big}: cannot read configuration file: it is larger than 16Mi, the limit for a configuration file".toString()]
   }
 
   def "a file that is not UTF-8 text is reported as such"() {
