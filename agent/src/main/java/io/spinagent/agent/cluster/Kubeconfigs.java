@@ -50,10 +50,15 @@ public final class Kubeconfigs {
 
     /** The message, after where the kubeconfig came from unless it says so already. */
     String describe(KubernetesAccountConfig account) {
-      if (namesFile || account.kubeconfigFile().isEmpty()) {
+      if (namesFile) {
         return getMessage();
       }
-      return "kubeconfig " + account.kubeconfigFile().get() + ": " + getMessage();
+      return account
+              .kubeconfigFile()
+              .map(file -> "kubeconfig " + file)
+              .orElse("kubeconfig contents")
+          + ": "
+          + getMessage();
     }
   }
 

@@ -63,11 +63,12 @@ public final class BoundedFiles {
       throw new UnreadableFileException(file, "is a directory", null);
     }
     // The size a regular file claims spares reading one that is plainly too large.
-    if (claimedSize(file) > limit) {
+    long claimed = claimedSize(file);
+    if (claimed > limit) {
       throw tooLarge(file, limit, what);
     }
     try (InputStream in = Files.newInputStream(file)) {
-      ByteArrayOutputStream content = new ByteArrayOutputStream();
+      ByteArrayOutputStream content = new ByteArrayOutputStream((int) claimed + 1);
       byte[] chunk = new byte[CHUNK];
       long remaining = limit + 1;
       int read;
@@ -114,7 +115,7 @@ public final class BoundedFiles {
   }
 
   /** {@code bytes} read from {@code file}, decoded strictly: a binary file is not taken as text. */
-  static String utf8(Path file, byte[] bytes) throws UnreadableFileException {
+  private static String utf8(Path file, byte[] bytes) throws UnreadableFileException {
     try {
       return StandardCharsets.UTF_8
           .newDecoder()
@@ -127,8 +128,7 @@ public final class BoundedFiles {
     }
   }
 
-  /** The problem of a file past its limit; for readers that stream a file rather than read it. */
-  public static UnreadableFileException tooLarge(Path file, long limit, String what) {
+  private static UnreadableFileException tooLarge(Path file, long limit, String what) {
     return new UnreadableFileException(
         file, "is larger than " + ByteSizes.format(limit) + ", the limit for " + what, null);
   }
