@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
@@ -97,7 +96,7 @@ public final class BoundedYaml {
    */
   private static final class Expansion {
 
-    private final Map<Node, Long> sizes = new IdentityHashMap<>();
+    private final IdentityHashMap<Node, Long> sizes = new IdentityHashMap<>();
     private final Set<Node> measuring = Collections.newSetFromMap(new IdentityHashMap<>());
     private long expanded;
 
