@@ -6,8 +6,10 @@ import io.spinagent.agent.config.ConfigProblem;
 import io.spinagent.agent.config.ConfigSummary;
 import io.spinagent.agent.config.EffectiveConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
+import io.spinagent.agent.stream.ChannelSetupException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,11 +101,19 @@ public final class AgentCommand implements Callable<Integer> {
     }
     ConfigLoadResult.Loaded loaded = (ConfigLoadResult.Loaded) result;
     if (check) {
+      List<ConfigProblem> unusable = FileCheck.problems(loaded.config(), configFile);
+      if (!unusable.isEmpty()) {
+        ConfigLoadResult.Invalid invalid =
+            new ConfigLoadResult.Invalid(unusable, loaded.files(), loaded.warnings());
+        err.println("error: " + invalid.report());
+        invalid.warnings().forEach(w -> err.println("warning: " + w.describe()));
+        return ExitCodes.INVALID_CONFIG;
+      }
       loaded.warnings().forEach(w -> err.println("warning: " + w.describe()));
       err.flush();
       PrintWriter out = spec.commandLine().getOut();
       out.println("# effective configuration (defaults filled in, secrets redacted)");
-      out.print(EffectiveConfig.yaml(loaded.config()));
+      EffectiveConfig.print(loaded.config(), out);
       out.println("configuration is valid: " + loaded.files());
       return ExitCodes.OK;
     }
@@ -120,6 +130,11 @@ public final class AgentCommand implements Callable<Integer> {
     AgentRuntime runtime;
     try {
       runtime = starter.start(configFile, loaded.config(), loader);
+    } catch (ChannelSetupException e) {
+      // A file the configuration names cannot be used: the configuration's problem, not a bug.
+      log.error("The agent could not start: {}", e.getMessage());
+      err.println("error: invalid configuration " + configFile + ": " + e.getMessage());
+      return ExitCodes.INVALID_CONFIG;
     } catch (RuntimeException e) {
       log.error("The agent could not start", e);
       spec.commandLine().getErr().println("error: the agent could not start: " + e.getMessage());

@@ -15,7 +15,10 @@ final class ExitCodes {
   /** The command line is wrong: unknown option, missing {@code --config} (picocli's usage code). */
   static final int USAGE = 2;
 
-  /** The configuration file is missing, unreadable, not YAML, or breaks a rule. */
+  /**
+   * The configuration file is missing, unreadable, not YAML or too large, breaks a rule, or names a
+   * file the agent cannot use (a token, CA or key file, a kubeconfig).
+   */
   static final int INVALID_CONFIG = 3;
 
   private ExitCodes() {}

@@ -58,9 +58,7 @@ class AgentProcessProxySpec extends Specification {
             insecure: true
             kinds: [Deployment]
       """.stripIndent())
-    def java = Path.of(System.getProperty('java.home'), 'bin', 'java').toString()
-    def classpath = System.getProperty('surefire.test.class.path') ?: System.getProperty('java.class.path')
-    def builder = new ProcessBuilder(java, '-Xmx256m', '-cp', classpath, 'io.spinagent.agent.Main', '--config', config.toString())
+    def builder = AgentJvm.command(['--config', config.toString()])
         .redirectErrorStream(true)
         .redirectOutput(dir.resolve('agent.log').toFile())
     builder.environment().keySet().removeAll(['NO_PROXY', 'no_proxy', 'HTTP_PROXY', 'http_proxy', 'https_proxy'])

@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit
 class AgentProcessSpec extends Specification {
 
   static final Path JDK_21 = findJdk21()
-  static final Path BUILD_JDK = Path.of(System.getProperty('java.home'))
+  static final Path BUILD_JDK = AgentJvm.BUILD_JDK
 
   @TempDir Path dir
   ChannelServer channel = new ChannelServer()
@@ -102,9 +102,7 @@ class AgentProcessSpec extends Specification {
                                 'kubernetes:', '  accounts:'] +
         (1..accounts).collect { "    - {name: acct-$it, kubeconfigFile: $kubeconfig$kindsKey}" }).join('\n') + '\n')
     def log = dir.resolve("${name}.log")
-    def classpath = System.getProperty('surefire.test.class.path') ?: System.getProperty('java.class.path')
-    def process = new ProcessBuilder(jdk.resolve('bin/java').toString(), '-Xmx256m', '-cp', classpath,
-        Main.name, '--config', config.toString())
+    def process = AgentJvm.command(jdk, ['--config', config.toString()])
         .redirectErrorStream(true).redirectOutput(log.toFile()).start()
     processes << process
     new Agent(process: process, log: log, adminPort: adminPort)

@@ -37,6 +37,14 @@ class ConvertArmoryCommandSpec extends Specification {
               - READ: [dev]
       '''.stripIndent())
     def output = dir.resolve('spinagent.yaml')
+    // --check opens the kubeconfig the account names, as the agent would.
+    Files.createDirectories(dir.resolve('kubeconfigs'))
+    Files.writeString(dir.resolve('kubeconfigs/prod.yaml'), '''\
+      clusters: [{name: prod, cluster: {server: 'https://prod.example.com:6443'}}]
+      users: [{name: prod, user: {token: t}}]
+      contexts: [{name: prod, context: {cluster: prod, user: prod}}]
+      current-context: prod
+      '''.stripIndent())
 
     when:
     def code = run('convert-armory', input.toString(), '--output', output.toString())

@@ -3,6 +3,7 @@ package io.spinagent.agent.cluster;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
+import io.spinagent.agent.config.BoundedFiles;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
 import java.io.ByteArrayInputStream;
@@ -20,6 +21,7 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -62,15 +64,16 @@ final class ClusterClients {
       }
       client = builder.build();
       Path caFile = SERVICE_ACCOUNT_DIR.resolve("ca.crt");
-      ca = Files.isReadable(caFile) ? Files.readAllBytes(caFile) : null;
+      ca =
+          Files.isReadable(caFile)
+              ? BoundedFiles.read(caFile, Kubeconfigs.MAX_BYTES, "a certificate file")
+              : null;
     } else {
-      String source =
-          account.kubeconfigFile().map(file -> "kubeconfig " + file).orElse("kubeconfig contents");
       KubeConfig kubeConfig;
       try {
         kubeConfig = Kubeconfigs.load(account);
       } catch (Kubeconfigs.InvalidKubeconfigException e) {
-        throw new IOException(source + ": " + e.getMessage(), e);
+        throw new IOException(e.describe(account), e);
       }
       ClientBuilder builder =
           ClientBuilder.kubeconfig(kubeConfig).setReadTimeout(Duration.ofSeconds(timeoutSeconds));
@@ -79,7 +82,7 @@ final class ClusterClients {
         builder.setVerifyingSsl(false);
       }
       client = builder.build();
-      ca = caOf(kubeConfig, account.kubeconfigFile(), source);
+      ca = caOf(kubeConfig);
     }
     if (!account.noProxy()) {
       checkProxy(client.getBasePath(), proxies);
@@ -173,26 +176,12 @@ final class ClusterClients {
   }
 
   /**
-   * The CA named by the current context's cluster: inline data, or a file relative to the
-   * kubeconfig file (to the working directory for kubeconfig contents).
+   * The CA of the current context's cluster, which {@link Kubeconfigs#load} has checked and put in
+   * the kubeconfig as data when it named a file.
    */
-  private static byte[] caOf(KubeConfig kubeConfig, Optional<Path> kubeconfigFile, String source)
-      throws IOException {
+  private static byte[] caOf(KubeConfig kubeConfig) {
     String data = kubeConfig.getCertificateAuthorityData();
-    if (data != null && !data.isBlank()) {
-      try {
-        return java.util.Base64.getMimeDecoder().decode(data.trim());
-      } catch (IllegalArgumentException e) {
-        throw new IOException(source + ": certificate-authority-data is not base64", e);
-      }
-    }
-    String file = kubeConfig.getCertificateAuthorityFile();
-    if (file != null && !file.isBlank()) {
-      Path path = Path.of(file);
-      Path parent = kubeconfigFile.map(f -> f.toAbsolutePath().getParent()).orElse(null);
-      return Files.readAllBytes(path.isAbsolute() || parent == null ? path : parent.resolve(path));
-    }
-    return null;
+    return data == null || data.isBlank() ? null : Base64.getMimeDecoder().decode(data.trim());
   }
 
   static String hostOf(String basePath) {

@@ -1,43 +1,99 @@
 package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.util.KubeConfig;
+import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.agent.config.BoundedYaml;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import java.io.IOException;
-import java.io.Reader;
 import java.io.StringReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 
 /**
  * Reads an account's kubeconfig (its file or its contents) and selects its context, so that a
- * kubeconfig that cannot work is refused with the reason before anything connects.
+ * kubeconfig that cannot work is refused with the reason before anything connects. The file is read
+ * with a size cap and parsed with aliases bounded ({@link BoundedYaml}), where the client's own
+ * {@code KubeConfig.loadKubeConfig} would read and expand anything; the files the context names are
+ * read and checked too ({@link KubeconfigFiles}).
  */
-final class Kubeconfigs {
+public final class Kubeconfigs {
+
+  /** A kubeconfig, or a certificate or key file it names: larger is the wrong file. */
+  static final long MAX_BYTES = 1L << 20;
 
   private Kubeconfigs() {}
 
-  /** A kubeconfig that cannot be used; the message says why, without naming where it came from. */
+  /** A kubeconfig that cannot be used; the message says why. */
   static final class InvalidKubeconfigException extends IOException {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Whether the message names the kubeconfig file itself (it could not be read at all). */
+    private final boolean namesFile;
+
     InvalidKubeconfigException(String message, Throwable cause) {
+      this(message, false, cause);
+    }
+
+    InvalidKubeconfigException(String message, boolean namesFile, Throwable cause) {
       super(message, cause);
+      this.namesFile = namesFile;
+    }
+
+    /** The message, after where the kubeconfig came from unless it says so already. */
+    String describe(KubernetesAccountConfig account) {
+      if (namesFile) {
+        return getMessage();
+      }
+      return account
+              .kubeconfigFile()
+              .map(file -> "kubeconfig " + file)
+              .orElse("kubeconfig contents")
+          + ": "
+          + getMessage();
+    }
+  }
+
+  /**
+   * What the agent finds wrong with an account's kubeconfig when it starts the account, found
+   * without connecting: {@code --check} reports it. Accounts using the pod's service account name
+   * no file and have nothing to check.
+   */
+  public static Optional<String> problem(KubernetesAccountConfig account) {
+    if (account.serviceAccount()) {
+      return Optional.empty();
+    }
+    try {
+      load(account);
+      return Optional.empty();
+    } catch (InvalidKubeconfigException e) {
+      return Optional.of(e.describe(account));
     }
   }
 
   /**
    * The kubeconfig of an account that does not use the pod's service account, with the account's
-   * context (or the kubeconfig's current one) selected and naming a server.
+   * context (or the kubeconfig's current one) selected and naming a server, and the files it names
+   * read into it.
    */
   static KubeConfig load(KubernetesAccountConfig account) throws InvalidKubeconfigException {
     KubeConfig kubeConfig;
+    Path baseDir = null;
     if (account.kubeconfigContents().isPresent()) {
-      kubeConfig = parse(new StringReader(account.kubeconfigContents().get()));
+      String contents = account.kubeconfigContents().get();
+      if (contents.length() > MAX_BYTES) {
+        throw new InvalidKubeconfigException(
+            "is longer than 1Mi, the limit for a kubeconfig", null);
+      }
+      kubeConfig = parse(contents);
     } else {
       Path file =
           account
@@ -47,35 +103,51 @@ final class Kubeconfigs {
                       new IllegalArgumentException(
                           "account '" + account.name() + "' has no kubeconfig"));
       if (Files.exists(file) && !Files.isRegularFile(file)) {
-        // A pipe or device would block or never end, and with it whoever reads it.
-        throw new InvalidKubeconfigException(file + " is not a regular file", null);
+        // A pipe would block whoever reads it until something writes to it.
+        throw new InvalidKubeconfigException(file + " is not a regular file", true, null);
       }
-      try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-        kubeConfig = parse(reader);
-      } catch (InvalidKubeconfigException e) {
-        throw e;
-      } catch (NoSuchFileException e) {
-        throw new InvalidKubeconfigException("file " + file + " does not exist", e);
-      } catch (IOException e) {
-        throw new InvalidKubeconfigException("cannot read " + file + ": " + e, e);
+      String text;
+      try {
+        text = BoundedFiles.readUtf8(file, MAX_BYTES, "a kubeconfig");
+      } catch (BoundedFiles.UnreadableFileException e) {
+        throw new InvalidKubeconfigException(
+            e.getCause() instanceof NoSuchFileException
+                ? "file " + file + " does not exist"
+                : "cannot read " + file + ": it " + e.reason(),
+            true,
+            e);
       }
+      kubeConfig = parse(text);
       kubeConfig.setFile(file.toAbsolutePath().toFile());
+      baseDir = file.toAbsolutePath().getParent();
     }
     select(kubeConfig, account.context());
+    KubeconfigFiles.inline(kubeConfig, baseDir);
     return kubeConfig;
   }
 
-  private static KubeConfig parse(Reader reader) throws InvalidKubeconfigException {
+  /** The kubeconfig in {@code text}, read as the client's {@code loadKubeConfig} reads it. */
+  @SuppressWarnings("unchecked")
+  private static KubeConfig parse(String text) throws InvalidKubeconfigException {
     KubeConfig kubeConfig;
     try {
-      kubeConfig = KubeConfig.loadKubeConfig(reader);
+      Object document = BoundedYaml.load(new StringReader(text), new LoaderOptions());
+      if (document != null && !(document instanceof Map<?, ?>)) {
+        throw new ClassCastException("not a map");
+      }
+      Map<String, Object> root = document == null ? Map.of() : (Map<String, Object>) document;
+      kubeConfig =
+          new KubeConfig(
+              (ArrayList<Object>) root.get("contexts"),
+              (ArrayList<Object>) root.get("clusters"),
+              (ArrayList<Object>) root.get("users"));
+      kubeConfig.setContext((String) root.get("current-context"));
+      kubeConfig.setPreferences(root.get("preferences"));
     } catch (RuntimeException e) {
-      // The client's parser fails with whatever the YAML library or a cast threw; say it plainly.
+      // The parser fails with whatever the YAML library or a cast threw; say it plainly.
       throw new InvalidKubeconfigException("is not a kubeconfig: " + reason(e), e);
     }
-    if (kubeConfig == null
-        || kubeConfig.getContexts() == null
-        || kubeConfig.getContexts().isEmpty()) {
+    if (kubeConfig.getContexts() == null || kubeConfig.getContexts().isEmpty()) {
       throw new InvalidKubeconfigException("is not a kubeconfig: it has no contexts", null);
     }
     return kubeConfig;

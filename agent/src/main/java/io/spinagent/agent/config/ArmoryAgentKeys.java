@@ -486,6 +486,7 @@ public final class ArmoryAgentKeys {
               null));
 
   private static final Map<String, ArmoryKey> BY_KEY = index(ROWS);
+  private static final Map<String, Set<String>> CHILDREN = children(ROWS);
 
   private ArmoryAgentKeys() {}
 
@@ -503,17 +504,36 @@ public final class ArmoryAgentKeys {
    * level).
    */
   static Set<String> childKeys(String pattern) {
-    Set<String> children = new LinkedHashSet<>();
     if (pattern.isEmpty()) {
-      ROWS.forEach(row -> children.add(row.key().split("[.\\[]", 2)[0]));
-      return children;
+      return CHILDREN.getOrDefault("", Set.of());
     }
-    for (String prefix : List.of(pattern + ".", pattern + "[].")) {
-      for (ArmoryKey row : ROWS) {
-        if (row.key().startsWith(prefix)) {
-          String rest = row.key().substring(prefix.length());
-          children.add(rest.split("[.\\[]", 2)[0]);
+    Set<String> children = new LinkedHashSet<>(CHILDREN.getOrDefault(pattern, Set.of()));
+    children.addAll(CHILDREN.getOrDefault(pattern + "[]", Set.of()));
+    return children;
+  }
+
+  /**
+   * Each map of the table ({@code ""}, {@code kubernetes}, {@code kubernetes.accounts[]}, ...) to
+   * the keys directly under it, in table order: looked up for every unknown key, of which a file
+   * may have many.
+   */
+  private static Map<String, Set<String>> children(List<ArmoryKey> rows) {
+    Map<String, Set<String>> children = new LinkedHashMap<>();
+    for (ArmoryKey row : rows) {
+      String key = row.key();
+      int start = 0;
+      while (start < key.length()) {
+        int end = start;
+        while (end < key.length() && key.charAt(end) != '.' && key.charAt(end) != '[') {
+          end++;
         }
+        String parent = start == 0 ? "" : key.substring(0, start - 1);
+        children.computeIfAbsent(parent, p -> new LinkedHashSet<>()).add(key.substring(start, end));
+        if (key.startsWith("[]", end) && !key.startsWith("[].", end)) {
+          break; // A list of values, not of maps: no keys under it.
+        }
+        // Past "[]" and the "." after it, or past the ".".
+        start = key.startsWith("[].", end) ? end + 3 : end + 1;
       }
     }
     return children;

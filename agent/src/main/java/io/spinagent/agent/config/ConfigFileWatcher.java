@@ -1,6 +1,7 @@
 package io.spinagent.agent.config;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.ClosedWatchServiceException;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -109,7 +110,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
       for (Path file : new Path[] {configFile, ConfigLoader.overlayFor(configFile)}) {
         if (Files.isRegularFile(file)) {
           digest.update((byte) 1);
-          digest.update(Files.readAllBytes(file));
+          update(digest, file);
         } else {
           digest.update((byte) 0);
         }
@@ -120,6 +121,23 @@ public final class ConfigFileWatcher implements AutoCloseable {
       return new byte[] {(byte) 0xff};
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Adds the file's content to {@code digest} as it is read, up to one byte past what the loader
+   * accepts: a file grown far past that (which the loader refuses) is never held in memory.
+   */
+  private static void update(MessageDigest digest, Path file) throws IOException {
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] chunk = new byte[8192];
+      long remaining = YamlFileReader.MAX_BYTES + 1;
+      int read;
+      while (remaining > 0
+          && (read = in.read(chunk, 0, (int) Math.min(chunk.length, remaining))) >= 0) {
+        digest.update(chunk, 0, read);
+        remaining -= read;
+      }
     }
   }
 

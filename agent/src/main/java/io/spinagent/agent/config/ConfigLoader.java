@@ -3,6 +3,7 @@ package io.spinagent.agent.config;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -76,10 +77,10 @@ public final class ConfigLoader {
     Binding binding = new Binding(problems, new SecretReferences(environment, true));
     AgentConfig config =
         new ConfigBinder(hostname).bind(root, binding, isArmoryFileName(configFile), false);
-    List<ConfigProblem> warnings = inFileOrder(problems.warnings(), files);
+    List<ConfigProblem> warnings = warnings(problems, files);
     return problems.isEmpty()
         ? new ConfigLoadResult.Loaded(config, files, warnings)
-        : new ConfigLoadResult.Invalid(inFileOrder(problems.asList(), files), files, warnings);
+        : new ConfigLoadResult.Invalid(problems(problems, files), files, warnings);
   }
 
   /**
@@ -114,22 +115,44 @@ public final class ConfigLoader {
     @SuppressWarnings("unchecked")
     Map<String, Object> tree = (Map<String, Object>) PlainYaml.of(root);
     return new ArmoryReading(
-        file,
-        tree,
-        binding.rewrites(),
-        inFileOrder(problems.asList(), files),
-        inFileOrder(problems.warnings(), files));
+        file, tree, binding.rewrites(), problems(problems, files), warnings(problems, files));
+  }
+
+  private static List<ConfigProblem> problems(Problems problems, List<Path> files) {
+    return inFileOrder(problems.asList(), problems.omittedProblems(), "problems", files);
+  }
+
+  private static List<ConfigProblem> warnings(Problems problems, List<Path> files) {
+    return inFileOrder(problems.warnings(), problems.omittedWarnings(), "warnings", files);
   }
 
   /**
    * Main file before overlay, then by line: the order in which an operator reads and fixes them.
+   * Those not kept are counted at the end.
    */
-  private static List<ConfigProblem> inFileOrder(List<ConfigProblem> problems, List<Path> files) {
-    return problems.stream()
-        .sorted(
-            Comparator.<ConfigProblem>comparingInt(p -> files.indexOf(p.origin().file()))
-                .thenComparingInt(p -> p.origin().line()))
-        .toList();
+  private static List<ConfigProblem> inFileOrder(
+      List<ConfigProblem> kept, int omitted, String what, List<Path> files) {
+    List<ConfigProblem> sorted =
+        new ArrayList<>(
+            kept.stream()
+                .sorted(
+                    Comparator.<ConfigProblem>comparingInt(p -> files.indexOf(p.origin().file()))
+                        .thenComparingInt(p -> p.origin().line()))
+                .toList());
+    if (omitted > 0) {
+      sorted.add(
+          new ConfigProblem(
+              Origin.of(files.get(0)),
+              null,
+              "and "
+                  + omitted
+                  + " more "
+                  + what
+                  + ", not listed (only the first "
+                  + Problems.MAX_KEPT
+                  + " found are)"));
+    }
+    return sorted;
   }
 
   /**

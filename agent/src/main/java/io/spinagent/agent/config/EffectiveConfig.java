@@ -1,5 +1,7 @@
 package io.spinagent.agent.config;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -19,28 +21,55 @@ public final class EffectiveConfig {
   private EffectiveConfig() {}
 
   public static String yaml(AgentConfig config) {
-    Map<String, Object> root = new LinkedHashMap<>();
-    Map<String, Object> agent = put(root, "agent");
+    StringWriter text = new StringWriter();
+    print(config, new PrintWriter(text));
+    return text.toString();
+  }
+
+  /**
+   * Prints {@link #yaml} to {@code out} one account at a time, so that a configuration with tens of
+   * thousands of accounts is never held as YAML all at once.
+   */
+  public static void print(AgentConfig config, PrintWriter out) {
+    YamlWriter yaml = new YamlWriter(out);
+    yaml.startMap();
+    Map<String, Object> agent = new LinkedHashMap<>();
     agent.put("id", config.agent().id());
     config.agent().zoneId().ifPresent(zone -> agent.put("zoneId", zone));
-    root.put("clouddriver", clouddriver(config.clouddriver()));
-    Map<String, Object> kubernetes = put(root, "kubernetes");
-    kubernetes.put("noProxy", config.kubernetes().noProxy());
-    kubernetes.put(
-        "accounts", config.kubernetes().accounts().stream().map(EffectiveConfig::account).toList());
-    put(root, "server").put("port", config.server().port());
-    Map<String, Object> prometheus = put(root, "prometheus");
+    yaml.key("agent");
+    yaml.value(agent);
+    yaml.key("clouddriver");
+    yaml.value(clouddriver(config.clouddriver()));
+    yaml.key("kubernetes");
+    yaml.startMap();
+    yaml.key("noProxy");
+    yaml.value(config.kubernetes().noProxy());
+    yaml.key("accounts");
+    yaml.startList();
+    config.kubernetes().accounts().forEach(account -> yaml.value(account(account)));
+    yaml.endList();
+    yaml.endMap();
+    Map<String, Object> tail = new LinkedHashMap<>();
+    put(tail, "server").put("port", config.server().port());
+    Map<String, Object> prometheus = put(tail, "prometheus");
     prometheus.put("enabled", config.prometheus().enabled());
     prometheus.put("port", config.prometheus().port());
-    Map<String, Object> logging = put(root, "logging");
+    Map<String, Object> logging = put(tail, "logging");
     logging.put("format", config.logging().format().configName());
     logging.put("level", config.logging().level().configName());
-    Map<String, Object> tasks = put(root, "tasks");
+    Map<String, Object> tasks = put(tail, "tasks");
     tasks.put("totalBudget", budget(config.tasks().totalBudget()));
     tasks.put("budgetPerAccount", budget(config.tasks().budgetPerAccount()));
-    root.put("timeoutSeconds", config.timeoutSeconds());
-    root.put("operations", operations(config.operations()));
-    return YamlOutput.dump(root);
+    tail.put("timeoutSeconds", config.timeoutSeconds());
+    tail.put("operations", operations(config.operations()));
+    tail.forEach(
+        (key, value) -> {
+          yaml.key(key);
+          yaml.value(value);
+        });
+    yaml.endMap();
+    yaml.end();
+    out.flush();
   }
 
   private static Map<String, Object> clouddriver(ClouddriverConfig c) {

@@ -8,29 +8,56 @@ import java.util.List;
  * all of them in one run instead of fixing them one restart at a time. Warnings are kept apart:
  * they name settings the agent reads but applies differently (mostly Armory Scale Agent's), and
  * never stop it.
+ *
+ * <p>At most {@link #MAX_KEPT} of each are kept and the rest only counted: a file of a million
+ * wrong keys is still refused with a report that fits in memory and on a screen.
  */
 final class Problems {
 
+  static final int MAX_KEPT = 1000;
+
   private final List<ConfigProblem> problems = new ArrayList<>();
   private final List<ConfigProblem> warnings = new ArrayList<>();
+  private int omittedProblems;
+  private int omittedWarnings;
 
   void add(Origin origin, String keyPath, String message) {
-    problems.add(new ConfigProblem(origin, keyPath, message));
+    if (problems.size() < MAX_KEPT) {
+      problems.add(new ConfigProblem(origin, keyPath, message));
+    } else {
+      omittedProblems++;
+    }
   }
 
   void warn(Origin origin, String keyPath, String message) {
-    warnings.add(new ConfigProblem(origin, keyPath, message));
+    if (warnings.size() < MAX_KEPT) {
+      warnings.add(new ConfigProblem(origin, keyPath, message));
+    } else {
+      omittedWarnings++;
+    }
   }
 
   boolean isEmpty() {
     return problems.isEmpty();
   }
 
+  /** The problems kept, in the order found. */
   List<ConfigProblem> asList() {
     return List.copyOf(problems);
   }
 
+  /** The warnings kept, in the order found. */
   List<ConfigProblem> warnings() {
     return List.copyOf(warnings);
+  }
+
+  /** Problems found past {@link #MAX_KEPT}. */
+  int omittedProblems() {
+    return omittedProblems;
+  }
+
+  /** Warnings found past {@link #MAX_KEPT}. */
+  int omittedWarnings() {
+    return omittedWarnings;
   }
 }

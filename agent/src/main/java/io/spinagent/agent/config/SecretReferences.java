@@ -1,11 +1,6 @@
 package io.spinagent.agent.config;
 
-import java.io.IOException;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -139,27 +134,17 @@ final class SecretReferences {
     } catch (InvalidPathException e) {
       throw new ReferenceException("refers to '" + written + "', which is not a file path");
     }
+    String value;
     try {
-      if (!Files.isRegularFile(file)) {
-        throw new NoSuchFileException(file.toString());
-      }
-      if (Files.size(file) > MAX_VALUE_BYTES) {
-        throw new ReferenceException(
-            "refers to " + file + ", which is larger than 1Mi: not a secret value");
-      }
       // A mounted Secret or an `echo` ends with a newline that is not part of the secret.
-      String value = Files.readString(file, StandardCharsets.UTF_8).strip();
-      if (value.isEmpty()) {
-        throw new ReferenceException("refers to " + file + ", which is empty");
-      }
-      return value;
-    } catch (NoSuchFileException e) {
-      throw new ReferenceException("refers to " + file + ", which does not exist");
-    } catch (CharacterCodingException e) {
-      throw new ReferenceException("refers to " + file + ", which is not UTF-8 text");
-    } catch (IOException e) {
-      throw new ReferenceException("refers to " + file + ", which cannot be read: " + e);
+      value = BoundedFiles.readUtf8(file, MAX_VALUE_BYTES, "a secret value").strip();
+    } catch (BoundedFiles.UnreadableFileException e) {
+      throw new ReferenceException("refers to " + file + ", which " + e.reason());
     }
+    if (value.isEmpty()) {
+      throw new ReferenceException("refers to " + file + ", which is empty");
+    }
+    return value;
   }
 
   private static ReferenceException unsupported(Reference reference) {

@@ -5,39 +5,41 @@ import io.spinagent.agent.config.ConfigNode.ListNode;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import io.spinagent.agent.config.ConfigNode.ScalarKind;
 import io.spinagent.agent.config.ConfigNode.ScalarNode;
-import java.io.IOException;
 import java.io.StringReader;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
-import org.yaml.snakeyaml.nodes.MappingNode;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.NodeTuple;
-import org.yaml.snakeyaml.nodes.SequenceNode;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.CollectionStartEvent;
+import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.MappingStartEvent;
+import org.yaml.snakeyaml.events.NodeEvent;
+import org.yaml.snakeyaml.events.ScalarEvent;
+import org.yaml.snakeyaml.nodes.NodeId;
 import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.Parser;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
- * Reads one configuration file into a {@link ConfigNode} tree.
+ * Reads one configuration file into a {@link ConfigNode} tree, straight from SnakeYAML's parser
+ * events.
  *
- * <p>SnakeYAML is used only to compose its node graph; no Java object is ever constructed from the
- * document, so tags such as {@code !!java.lang.ProcessBuilder} cannot instantiate anything. They
- * are reported as problems like any other unsupported tag.
+ * <p>No Java object is ever constructed from the document, so tags such as {@code
+ * !!java.lang.ProcessBuilder} cannot instantiate anything; they are reported as problems like any
+ * other unsupported tag. Nor is SnakeYAML's node graph composed: its nodes keep positions that hold
+ * on to the text around them, several times the file's size for a large file. An alias stands for
+ * the very node its anchor made (the tree is immutable), and counts as all the nodes it stands for:
+ * a file is refused past {@link BoundedYaml#MAX_NODES}, so a few aliases cannot make a small file
+ * expand beyond what the agent has memory for.
  */
 final class YamlFileReader {
 
@@ -47,36 +49,22 @@ final class YamlFileReader {
    */
   static final long MAX_BYTES = 16L << 20;
 
+  /** How deep maps and lists may nest; the configuration itself needs 6. SnakeYAML's default. */
+  static final int MAX_DEPTH = 50;
+
+  private static final Resolver RESOLVER = new Resolver();
+
   /**
    * Reads {@code file}. Returns null when the file cannot be read or is not YAML at all; the reason
    * is then in {@code problems}. Structural problems inside a readable document (unsupported tags,
    * duplicate keys) are reported too, and the offending entries left out of the returned tree.
    */
   MapNode read(Path file, Problems problems) {
-    Origin wholeFile = Origin.of(file);
     String text;
     try {
-      if (Files.isRegularFile(file) && Files.size(file) > MAX_BYTES) {
-        problems.add(
-            wholeFile,
-            null,
-            "cannot read configuration file: it is larger than " + ByteSizes.format(MAX_BYTES));
-        return null;
-      }
-      text = Files.readString(file, StandardCharsets.UTF_8);
-    } catch (NoSuchFileException e) {
-      problems.add(wholeFile, null, "cannot read configuration file: it does not exist");
-      return null;
-    } catch (AccessDeniedException e) {
-      problems.add(wholeFile, null, "cannot read configuration file: permission denied");
-      return null;
-    } catch (CharacterCodingException e) {
-      problems.add(wholeFile, null, "cannot read configuration file: it is not UTF-8 text");
-      return null;
-    } catch (IOException e) {
-      String reason =
-          Files.isDirectory(file) ? "it is a directory" : String.valueOf(e.getMessage());
-      problems.add(wholeFile, null, "cannot read configuration file: " + reason);
+      text = BoundedFiles.readUtf8(file, MAX_BYTES, "a configuration file");
+    } catch (BoundedFiles.UnreadableFileException e) {
+      problems.add(Origin.of(file), null, "cannot read configuration file: it " + e.reason());
       return null;
     }
     return parse(file, text, problems);
@@ -88,9 +76,16 @@ final class YamlFileReader {
    */
   MapNode parse(Path file, String text, Problems problems) {
     Origin wholeFile = Origin.of(file);
-    Node root;
+    LoaderOptions options = new LoaderOptions();
+    options.setCodePointLimit((int) MAX_BYTES);
+    options.setProcessComments(false);
+    Problems found = new Problems();
+    ConfigNode root;
     try {
-      root = newYaml().compose(new StringReader(text));
+      root =
+          new Builder(
+                  file, new ParserImpl(new StreamReader(new StringReader(text)), options), found)
+              .document();
     } catch (MarkedYAMLException e) {
       Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
       Origin at = mark == null ? wholeFile : new Origin(file, mark.getLine() + 1);
@@ -101,143 +96,238 @@ final class YamlFileReader {
     } catch (YAMLException e) {
       problems.add(wholeFile, null, "invalid YAML: " + e.getMessage());
       return null;
+    } catch (Refused e) {
+      problems.add(e.origin, null, e.getMessage());
+      return null;
     }
-
-    if (root == null || isNull(root)) {
+    found.asList().forEach(p -> problems.add(p.origin(), p.keyPath(), p.message()));
+    if (root == null || (root instanceof ScalarNode scalar && scalar.kind() == ScalarKind.NULL)) {
       // An empty file is a valid configuration: every key takes its default.
       return MapNode.empty(wholeFile);
     }
-    if (!(root instanceof MappingNode)) {
+    if (!(root instanceof MapNode map)) {
       problems.add(
-          originOf(file, root),
+          root.origin(),
           null,
           "the configuration must be a YAML map of keys such as 'clouddriver' and 'kubernetes'");
       return null;
     }
-    ConfigNode converted = new Converter(file, problems).convert(root, "");
-    return converted instanceof MapNode map ? map : MapNode.empty(wholeFile);
+    return map;
   }
 
-  private static Yaml newYaml() {
-    LoaderOptions options = new LoaderOptions();
-    options.setCodePointLimit((int) MAX_BYTES);
-    options.setAllowRecursiveKeys(false);
-    options.setProcessComments(false);
-    // SafeConstructor only matters if someone later calls load() on this instance; compose() never
-    // constructs objects at all.
-    return new Yaml(new SafeConstructor(options));
+  /** A problem that makes the whole file unusable; what was read of it is dropped. */
+  private static final class Refused extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient Origin origin;
+
+    Refused(Origin origin, String message) {
+      super(message, null, false, false);
+      this.origin = origin;
+    }
   }
 
-  private static boolean isNull(Node node) {
-    return node instanceof org.yaml.snakeyaml.nodes.ScalarNode && Tag.NULL.equals(node.getTag());
-  }
+  /** A node an anchor names, and how many nodes it expands to. */
+  private record Anchored(ConfigNode node, long size) {}
 
-  private static Origin originOf(Path file, Node node) {
-    return new Origin(file, node.getStartMark().getLine() + 1);
-  }
-
-  /** Turns SnakeYAML's node graph into our tree, one file at a time. */
-  private static final class Converter {
+  /** Builds the tree of one file from the parser's events, in one pass. */
+  private static final class Builder {
 
     private final Path file;
+    private final Parser parser;
     private final Problems problems;
+    private final Map<String, Anchored> anchors = new HashMap<>();
 
-    /** Nodes on the current path: an alias pointing back up the tree would otherwise never end. */
-    private final Set<Node> ancestors = Collections.newSetFromMap(new IdentityHashMap<>());
+    /** Anchors whose node is being read: an alias to one of them would contain itself. */
+    private final Map<String, Origin> reading = new HashMap<>();
 
-    Converter(Path file, Problems problems) {
+    /** One instance per distinct map key: the same few keys repeat in every account. */
+    private final Map<String, String> keys = new HashMap<>();
+
+    /** Nodes read, each alias counted as the nodes it stands for. */
+    private long nodes;
+
+    /** Of {@link #nodes}, those counted through aliases. */
+    private long aliased;
+
+    private int depth;
+
+    /** Above 0 while reading a value that is left out anyway: its own problems are not reported. */
+    private int quiet;
+
+    /** The last position made; most keys share theirs with their value. */
+    private Origin lastOrigin;
+
+    Builder(Path file, Parser parser, Problems problems) {
       this.file = file;
+      this.parser = parser;
       this.problems = problems;
     }
 
-    /**
-     * Converts {@code node}, found at key path {@code path} ("" for the root). Returns null for a
-     * node that was reported as a problem and must be left out.
-     */
-    ConfigNode convert(Node node, String path) {
-      Origin origin = originOf(file, node);
-      if (!ancestors.add(node)) {
-        problems.add(
-            origin,
-            keyPathOrNull(path),
-            "invalid YAML: an alias refers to a value that contains it");
+    /** The file's one document, or null when it has none. */
+    ConfigNode document() {
+      parser.getEvent(); // stream start
+      if (parser.checkEvent(Event.ID.StreamEnd)) {
         return null;
       }
-      try {
-        if (node instanceof MappingNode mapping) {
-          return convertMap(mapping, origin, path);
-        }
-        if (node instanceof SequenceNode sequence) {
-          return convertList(sequence, origin, path);
-        }
-        return convertScalar((org.yaml.snakeyaml.nodes.ScalarNode) node, origin, path);
-      } finally {
-        ancestors.remove(node);
+      parser.getEvent(); // document start
+      ConfigNode root = node("");
+      parser.getEvent(); // document end
+      if (!parser.checkEvent(Event.ID.StreamEnd)) {
+        Event next = parser.getEvent();
+        throw new Refused(
+            origin(next.getStartMark()),
+            "invalid YAML: expected a single document in the stream, but found another document");
       }
+      return root;
     }
 
-    private ConfigNode convertMap(MappingNode mapping, Origin origin, String path) {
-      if (!Tag.MAP.equals(mapping.getTag())) {
-        return unsupportedTag(mapping, origin, path);
+    /**
+     * Reads the next node, found at key path {@code path} ("" for the root). Returns null for a
+     * node that was reported as a problem and must be left out.
+     */
+    private ConfigNode node(String path) {
+      Event event = parser.getEvent();
+      Origin origin = origin(event.getStartMark());
+      if (event instanceof AliasEvent alias) {
+        return alias(alias.getAnchor(), origin, path);
       }
+      String anchor = ((NodeEvent) event).getAnchor();
+      long before = nodes;
+      count(1, origin);
+      if (anchor != null) {
+        reading.put(anchor, origin);
+      }
+      ConfigNode node;
+      try {
+        if (event instanceof ScalarEvent scalar) {
+          node = scalar(scalar, origin, path);
+        } else {
+          node = collection((CollectionStartEvent) event, origin, path);
+        }
+      } finally {
+        if (anchor != null) {
+          reading.remove(anchor);
+        }
+      }
+      if (anchor != null) {
+        anchors.put(anchor, new Anchored(node, nodes - before));
+      }
+      return node;
+    }
+
+    private ConfigNode alias(String anchor, Origin origin, String path) {
+      Origin inside = reading.get(anchor);
+      if (inside != null) {
+        problem(inside, path, "invalid YAML: an alias refers to a value that contains it");
+        return null;
+      }
+      Anchored target = anchors.get(anchor);
+      if (target == null) {
+        throw new Refused(origin, "invalid YAML: found undefined alias " + anchor);
+      }
+      aliased += target.size();
+      count(target.size(), origin);
+      return target.node();
+    }
+
+    private ConfigNode collection(CollectionStartEvent start, Origin origin, String path) {
+      if (++depth > MAX_DEPTH) {
+        throw new Refused(
+            origin, "invalid YAML: maps and lists nest more than " + MAX_DEPTH + " levels deep");
+      }
+      boolean map = start instanceof MappingStartEvent;
+      Tag tag = tag(start.getTag(), origin);
+      boolean supported = tag == null || tag.equals(map ? Tag.MAP : Tag.SEQ);
+      if (!supported) {
+        unsupportedTag(tag, origin, path);
+        quiet++;
+      }
+      ConfigNode node = map ? map(origin, path) : list(origin, path);
+      parser.getEvent(); // the collection's end
+      depth--;
+      if (!supported) {
+        quiet--;
+        return null;
+      }
+      return node;
+    }
+
+    private MapNode map(Origin origin, String path) {
       Map<String, Entry> entries = new LinkedHashMap<>();
-      for (NodeTuple tuple : mapping.getValue()) {
-        Node keyNode = tuple.getKeyNode();
-        Origin keyOrigin = originOf(file, keyNode);
-        if (Tag.MERGE.equals(keyNode.getTag())) {
-          problems.add(
+      while (!parser.checkEvent(Event.ID.MappingEnd)) {
+        Event keyEvent = parser.peekEvent();
+        Origin keyOrigin = origin(keyEvent.getStartMark());
+        boolean merge =
+            keyEvent instanceof ScalarEvent scalar
+                && scalar.getTag() == null
+                && Tag.MERGE.equals(resolve(scalar));
+        ConfigNode key = ignored(path);
+        if (merge) {
+          problem(
               keyOrigin,
-              keyPathOrNull(path),
+              path,
               "YAML merge keys (<<) are not supported; write the keys out, or use the -local"
                   + " overlay file");
+          ignored(path);
           continue;
         }
-        if (!(keyNode instanceof org.yaml.snakeyaml.nodes.ScalarNode keyScalar)) {
-          problems.add(
-              keyOrigin,
-              keyPathOrNull(path),
-              "invalid YAML: a map key must be a plain name, not a map or a list");
+        if (!(key instanceof ScalarNode keyScalar)) {
+          problem(
+              keyOrigin, path, "invalid YAML: a map key must be a plain name, not a map or a list");
+          ignored(path);
           continue;
         }
-        String key = keyScalar.getValue();
-        String keyPath = path.isEmpty() ? key : path + "." + key;
-        Entry previous = entries.get(key);
+        String name = keys.computeIfAbsent(keyScalar.text(), k -> k);
+        String keyPath = path.isEmpty() ? name : path + "." + name;
+        Entry previous = entries.get(name);
         if (previous != null) {
-          problems.add(
+          problem(
               keyOrigin,
               keyPath,
               "duplicate key '"
-                  + key
+                  + name
                   + "' (already set at line "
                   + previous.keyOrigin().line()
                   + ")");
+          ignored(keyPath);
           continue;
         }
-        ConfigNode value = convert(tuple.getValueNode(), keyPath);
+        ConfigNode value = node(keyPath);
         if (value != null) {
-          entries.put(key, new Entry(keyOrigin, value));
+          entries.put(name, new Entry(keyOrigin, value));
         }
       }
       return new MapNode(origin, entries);
     }
 
-    private ConfigNode convertList(SequenceNode sequence, Origin origin, String path) {
-      if (!Tag.SEQ.equals(sequence.getTag())) {
-        return unsupportedTag(sequence, origin, path);
-      }
+    private ListNode list(Origin origin, String path) {
       List<ConfigNode> items = new ArrayList<>();
-      for (Node item : sequence.getValue()) {
-        ConfigNode value = convert(item, path + "[" + items.size() + "]");
+      while (!parser.checkEvent(Event.ID.SequenceEnd)) {
+        Origin itemOrigin = origin(parser.peekEvent().getStartMark());
+        ConfigNode value = node(path + "[" + items.size() + "]");
         // Keep list positions stable for key paths such as accounts[2]: stand in a null.
-        items.add(
-            value != null ? value : new ScalarNode(originOf(file, item), "", ScalarKind.NULL));
+        items.add(value != null ? value : new ScalarNode(itemOrigin, "", ScalarKind.NULL));
       }
       return new ListNode(origin, items);
     }
 
-    private ConfigNode convertScalar(
-        org.yaml.snakeyaml.nodes.ScalarNode scalar, Origin origin, String path) {
-      Tag tag = scalar.getTag();
+    /** Reads a node that is left out (or only its text used), without reporting its problems. */
+    private ConfigNode ignored(String path) {
+      quiet++;
+      try {
+        return node(path);
+      } finally {
+        quiet--;
+      }
+    }
+
+    private ConfigNode scalar(ScalarEvent scalar, Origin origin, String path) {
+      Tag tag = tag(scalar.getTag(), origin);
+      if (tag == null) {
+        tag = resolve(scalar);
+      }
       ScalarKind kind;
       if (Tag.STR.equals(tag) || Tag.TIMESTAMP.equals(tag)) {
         // A date-like value is only ever useful to us as text.
@@ -251,23 +341,63 @@ final class YamlFileReader {
       } else if (Tag.NULL.equals(tag)) {
         kind = ScalarKind.NULL;
       } else {
-        return unsupportedTag(scalar, origin, path);
+        unsupportedTag(tag, origin, path);
+        return null;
       }
       return new ScalarNode(origin, scalar.getValue(), kind);
     }
 
-    private ConfigNode unsupportedTag(Node node, Origin origin, String path) {
-      problems.add(
-          origin,
-          keyPathOrNull(path),
-          "unsupported YAML tag '"
-              + node.getTag().getValue()
-              + "'; the configuration only uses plain maps, lists, strings, numbers and booleans");
-      return null;
+    private static Tag resolve(ScalarEvent scalar) {
+      return RESOLVER.resolve(
+          NodeId.scalar, scalar.getValue(), scalar.getImplicit().canOmitTagInPlainScalar());
     }
 
-    private static String keyPathOrNull(String path) {
-      return path.isEmpty() ? null : path;
+    /**
+     * An explicit tag, or null for none. A global tag that could name a Java class is refused as
+     * SnakeYAML's composer refuses it, before anything else is read.
+     */
+    private static Tag tag(String written, Origin origin) {
+      if (written == null || written.equals("!")) {
+        return null;
+      }
+      Tag tag = new Tag(written);
+      if (tag.isCustomGlobal()) {
+        throw new Refused(origin, "invalid YAML: Global tag is not allowed: " + written);
+      }
+      return tag;
+    }
+
+    private void unsupportedTag(Tag tag, Origin origin, String path) {
+      problem(
+          origin,
+          path,
+          "unsupported YAML tag '"
+              + tag.getValue()
+              + "'; the configuration only uses plain maps, lists, strings, numbers and booleans");
+    }
+
+    private void count(long more, Origin at) {
+      nodes += more;
+      if (nodes > BoundedYaml.MAX_NODES) {
+        boolean aliases = nodes - aliased <= BoundedYaml.MAX_NODES;
+        throw new Refused(
+            aliases ? at : Origin.of(file),
+            "cannot read configuration file: " + BoundedYaml.tooManyNodes(aliases));
+      }
+    }
+
+    private void problem(Origin origin, String path, String message) {
+      if (quiet == 0) {
+        problems.add(origin, path.isEmpty() ? null : path, message);
+      }
+    }
+
+    private Origin origin(Mark mark) {
+      int line = mark.getLine() + 1;
+      if (lastOrigin == null || lastOrigin.line() != line) {
+        lastOrigin = new Origin(file, line);
+      }
+      return lastOrigin;
     }
   }
 }

@@ -14,12 +14,17 @@ public final class YamlOutput {
    * are quoted.
    */
   public static String dump(Object data) {
+    return new Yaml(options()).dump(data);
+  }
+
+  /** The layout of {@link #dump}, for {@link YamlWriter} too. */
+  static DumperOptions options() {
     DumperOptions options = new DumperOptions();
     options.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
     options.setIndent(2);
     options.setIndicatorIndent(2);
     options.setIndentWithIndicator(true);
     options.setSplitLines(false);
-    return new Yaml(options).dump(data);
+    return options;
   }
 }

@@ -1,10 +1,10 @@
 package io.spinagent.agent.convert;
 
 import io.spinagent.agent.config.ArmoryKey.Treatment;
+import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.agent.config.BoundedYaml;
 import io.spinagent.agent.config.YamlOutput;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
 
 /**
@@ -66,19 +64,16 @@ public final class PluginBlockConverter {
   public Result convert(Path input) {
     String text;
     try {
-      if (Files.size(input) > MAX_BYTES) {
-        return failed(input + ": larger than 16Mi; not a Clouddriver profile");
-      }
-      text = Files.readString(input, StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      return failed(input + ": cannot read it: " + e);
+      text = BoundedFiles.readUtf8(input, MAX_BYTES, "a Clouddriver profile");
+    } catch (BoundedFiles.UnreadableFileException e) {
+      return failed(input + ": cannot read it: it " + e.reason());
     }
-    List<Object> documents = new ArrayList<>();
+    List<Object> documents;
     try {
       LoaderOptions options = new LoaderOptions();
       options.setAllowDuplicateKeys(false);
       options.setCodePointLimit((int) MAX_BYTES);
-      new Yaml(new SafeConstructor(options)).loadAll(text).forEach(documents::add);
+      documents = BoundedYaml.loadAll(new StringReader(text), options);
     } catch (YAMLException e) {
       return failed(input + ": not YAML: " + e.getMessage());
     }

@@ -4,9 +4,7 @@ import io.grpc.CallCredentials;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.spinagent.agent.config.AuthConfig;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import io.spinagent.agent.config.BoundedFiles;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -27,6 +25,9 @@ import org.slf4j.LoggerFactory;
 final class BearerTokenCredentials extends CallCredentials implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(BearerTokenCredentials.class);
+
+  /** A bearer token is a line of a few kilobytes (a JWT); a file far larger is the wrong file. */
+  static final long MAX_TOKEN_FILE_BYTES = 64L << 10;
 
   static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -89,16 +90,11 @@ final class BearerTokenCredentials extends CallCredentials implements AutoClosea
     Path file = tokenFile.orElseThrow();
     String content;
     try {
-      content = Files.readString(file, StandardCharsets.UTF_8).strip();
-    } catch (IOException e) {
+      content = BoundedFiles.readUtf8(file, MAX_TOKEN_FILE_BYTES, "a bearer token file").strip();
+    } catch (BoundedFiles.UnreadableFileException e) {
       throw new ChannelSetupException(
           "clouddriver.auth.tokenFile",
-          "cannot read the bearer token from "
-              + file
-              + ": "
-              + e.getClass().getSimpleName()
-              + " "
-              + e.getMessage(),
+          "cannot read the bearer token from " + file + ": it " + e.reason(),
           e);
     }
     return checked("clouddriver.auth.tokenFile", file.toString(), content);

@@ -7,15 +7,24 @@ package io.spinagent.agent.stream;
  */
 public final class ChannelSetupException extends RuntimeException {
 
-  private final String key;
+  private static final long serialVersionUID = 1L;
 
-  ChannelSetupException(String key, String message, Throwable cause) {
-    super(key + ": " + message, cause);
+  private final String key;
+  private final String problem;
+
+  ChannelSetupException(String key, String problem, Throwable cause) {
+    super(key + ": " + problem, cause);
     this.key = key;
+    this.problem = problem;
   }
 
   /** The configuration key at fault, e.g. {@code clouddriver.tls.cacertFile}. */
   public String key() {
     return key;
+  }
+
+  /** What is wrong, without the key. */
+  public String problem() {
+    return problem;
   }
 }

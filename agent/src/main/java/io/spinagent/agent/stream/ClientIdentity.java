@@ -1,12 +1,12 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.util.AdvancedTlsX509KeyManager;
+import io.spinagent.agent.config.BoundedFiles;
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -101,9 +101,9 @@ final class ClientIdentity {
 
   private static byte[] readFile(String key, Path file) {
     try {
-      return Files.readAllBytes(file);
-    } catch (IOException e) {
-      throw new ChannelSetupException(key, "cannot read " + file + ": " + e, e);
+      return BoundedFiles.read(file, ClientTls.MAX_PEM_BYTES, "a certificate or key file");
+    } catch (BoundedFiles.UnreadableFileException e) {
+      throw new ChannelSetupException(key, "cannot read " + file + ": it " + e.reason(), e);
     }
   }
 

@@ -29,7 +29,13 @@ final class ClientTls implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ClientTls.class);
 
-  /** grpc-java's minimum for re-reading the files. */
+  /**
+   * Certificate, CA and key files are a few kilobytes; a bundle of every public CA is about 200
+   * KiB. A larger file is the wrong file.
+   */
+  static final long MAX_PEM_BYTES = 1L << 20;
+
+  /** How often the files are read again (grpc-java's minimum when it reads them itself). */
   private static final long RELOAD_MINUTES = 1;
 
   private final ChannelCredentials credentials;
@@ -63,19 +69,13 @@ final class ClientTls implements AutoCloseable {
                 .setVerification(Verification.INSECURELY_SKIP_ALL_VERIFICATION)
                 .build());
       } else if (tls.cacertFile().isPresent()) {
-        Path caFile = tls.cacertFile().get();
         AdvancedTlsX509TrustManager trust =
             AdvancedTlsX509TrustManager.newBuilder()
                 .setVerification(Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION)
                 .build();
-        reloaders.add(
-            read(
-                "clouddriver.tls.cacertFile",
-                "CA certificates (PEM)",
-                caFile,
-                () ->
-                    trust.updateTrustCredentials(
-                        caFile.toFile(), RELOAD_MINUTES, TimeUnit.MINUTES, reloadExecutor)));
+        ClientTrust cas = new ClientTrust(tls.cacertFile().get(), trust);
+        cas.load();
+        reloaders.add(cas.reloadEvery(RELOAD_MINUTES, TimeUnit.MINUTES, reloadExecutor));
         builder.trustManager(trust);
       }
       // Otherwise the JVM's default trust store, which TlsChannelCredentials uses when none is set.
@@ -114,6 +114,49 @@ final class ClientTls implements AutoCloseable {
     }
   }
 
+  /**
+   * Reads and parses each file {@link #from} reads (the CA bundle, the client certificate and its
+   * key) as it reads them, keeping nothing and connecting nowhere: what {@code --check} verifies.
+   *
+   * @return a problem per key at fault
+   */
+  static List<ChannelSetupException> check(ClouddriverConfig config) {
+    List<ChannelSetupException> problems = new ArrayList<>();
+    TlsConfig tls = config.tls();
+    if (config.insecure()) {
+      return problems;
+    }
+    if (!tls.insecureSkipVerify() && tls.cacertFile().isPresent()) {
+      try {
+        AdvancedTlsX509TrustManager trust =
+            AdvancedTlsX509TrustManager.newBuilder()
+                .setVerification(Verification.CERTIFICATE_AND_HOST_NAME_VERIFICATION)
+                .build();
+        new ClientTrust(tls.cacertFile().get(), trust).load();
+      } catch (ChannelSetupException e) {
+        problems.add(e);
+      } catch (GeneralSecurityException e) {
+        problems.add(
+            new ChannelSetupException(
+                "clouddriver.tls", "cannot set up TLS: " + e.getMessage(), e));
+      }
+    }
+    if (tls.clientCertFile().isPresent() && tls.clientKeyFile().isPresent()) {
+      Path certFile = tls.clientCertFile().get();
+      Path keyFile = tls.clientKeyFile().get();
+      try {
+        checkReadable("clouddriver.tls.clientCertFile", certFile);
+        checkReadable("clouddriver.tls.clientKeyFile", keyFile);
+        new ClientIdentity(
+                certFile, keyFile, tls.clientKeyFilePassword(), new AdvancedTlsX509KeyManager())
+            .load();
+      } catch (ChannelSetupException e) {
+        problems.add(e);
+      }
+    }
+    return problems;
+  }
+
   ChannelCredentials credentials() {
     return credentials;
   }
@@ -122,28 +165,6 @@ final class ClientTls implements AutoCloseable {
   @Override
   public void close() {
     closeAll(reloaders);
-  }
-
-  private interface FileRead {
-    Closeable run() throws IOException, GeneralSecurityException;
-  }
-
-  private static Closeable read(String key, String expected, Path file, FileRead read) {
-    try {
-      return read.run();
-    } catch (IOException | GeneralSecurityException | RuntimeException e) {
-      throw new ChannelSetupException(
-          key,
-          "cannot read "
-              + file
-              + ": expected "
-              + expected
-              + " ("
-              + e.getClass().getSimpleName()
-              + (e.getMessage() == null ? "" : ": " + e.getMessage())
-              + ")",
-          e);
-    }
   }
 
   private static void checkReadable(String key, Path file) {

@@ -20,6 +20,8 @@ import io.spinagent.agent.config.ClouddriverConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -57,6 +59,24 @@ public final class ClouddriverConnection implements AutoCloseable {
     this.channel = channel;
     this.tls = tls;
     this.token = token;
+  }
+
+  /**
+   * Reads every file {@link #open} reads (the token file, the CA bundle, the client certificate and
+   * key) as it reads them, and checks that a token command can be run, without connecting or
+   * running it: what {@code --check} verifies.
+   *
+   * @return a problem per key at fault; empty when the connection can be set up
+   */
+  public static List<ChannelSetupException> checkFiles(ClouddriverConfig config) {
+    List<ChannelSetupException> problems = new ArrayList<>();
+    try {
+      BearerTokenCredentials.from(config.auth()).ifPresent(BearerTokenCredentials::close);
+    } catch (ChannelSetupException e) {
+      problems.add(e);
+    }
+    problems.addAll(ClientTls.check(config));
+    return problems;
   }
 
   /**

@@ -301,7 +301,7 @@ class ConfigLoaderSpec extends Specification {
     def result = new ConfigLoader({ 'h' }).load(big) as ConfigLoadResult.Invalid
 
     then:
-    result.problems()*.describe() == ["${big}: cannot read configuration file: it is larger than 16Mi".toString()]
+    result.problems()*.describe() == ["${big}: cannot read configuration file: it is larger than 16Mi, the limit for a configuration file".toString()]
   }
 
   def "a file that is not UTF-8 text is reported as such"() {
@@ -394,6 +394,57 @@ class ConfigLoaderSpec extends Specification {
     result.problems()*.describe() == [
         "${dir.resolve('spinagent.yaml')}:1: timeoutSeconds[0]: invalid YAML: an alias refers to a value that contains it".toString(),
         "${dir.resolve('spinagent.yaml')}:1: timeoutSeconds: expected a whole number, got a list".toString()]
+  }
+
+  def "an alias stands for its anchor's value wherever it is used"() {
+    when:
+    def result = load(dir, '''\
+      kubernetes:
+        accounts:
+          - {name: a, serviceAccount: true, namespaces: &shared [team-a, team-b]}
+          - {name: b, serviceAccount: true, namespaces: *shared}
+      ''') as ConfigLoadResult.Loaded
+
+    then:
+    result.config().kubernetes().accounts()*.namespaces() == [['team-a', 'team-b'], ['team-a', 'team-b']]
+  }
+
+  def "aliases that stand for more than 1,000,000 nodes are refused at the line where they pass the limit"() {
+    given: '48 aliases (SnakeYAML allows 50) standing for 2^24 values, in 1 KB'
+    def bomb = 'timeoutSeconds: 30\nlaughs:\n  - &a0 [lol, lol]\n' +
+        (1..24).collect { "  - &a$it [*a${it - 1}, *a${it - 1}]\n" }.join('')
+
+    when:
+    def result = load(dir, bomb) as ConfigLoadResult.Invalid
+
+    then:
+    result.problems()*.describe() == ["${dir.resolve('spinagent.yaml')}:20: cannot read configuration file: aliases expand" +
+        ' to more than 1000000 nodes (maps, lists, keys and values), the limit for a YAML file the agent reads']
+  }
+
+  def "YAML that the configuration cannot be is refused as a whole, naming the line: #what"() {
+    when:
+    def result = load(dir, yaml) as ConfigLoadResult.Invalid
+
+    then:
+    result.problems()*.describe() == ["${dir.resolve('spinagent.yaml')}:$line: $message".toString()]
+
+    where:
+    what                     | yaml                                              || line | message
+    'an undefined alias'     | 'timeoutSeconds: *nowhere\n'                      || 1    | 'invalid YAML: found undefined alias nowhere'
+    'a second document'      | 'timeoutSeconds: 30\n---\ntimeoutSeconds: 40\n'   || 2    | 'invalid YAML: expected a single document in the stream, but found another document'
+    'nesting past 50 levels' | 'x: ' + '[' * 51 + ']' * 51 + '\n'                || 1    | 'invalid YAML: maps and lists nest more than 50 levels deep'
+  }
+
+  def "of a file with thousands of problems, the first 1000 are listed and the others counted"() {
+    when:
+    def result = load(dir, (1..1500).collect { "unknown$it: 1" }.join('\n') + '\n') as ConfigLoadResult.Invalid
+
+    then:
+    result.problems().size() == 1001
+    result.problems()[0].describe().startsWith("${dir.resolve('spinagent.yaml')}:1: unknown1: unknown key")
+    result.problems().last().describe() == "${dir.resolve('spinagent.yaml')}: and 500 more problems, not listed" +
+        ' (only the first 1000 found are)'
   }
 
   def "duplicate keys and merge keys are reported rather than resolved silently"() {

@@ -92,7 +92,7 @@ class SecretReferencesSpec extends Specification {
     def result = load('clouddriver: {auth: {token: "encrypted:file!f:big"}}') as ConfigLoadResult.Invalid
 
     then:
-    result.problems()[0].message() == "refers to ${dir.resolve('big')}, which is larger than 1Mi: not a secret value"
+    result.problems()[0].message() == "refers to ${dir.resolve('big')}, which is larger than 1Mi, the limit for a secret value"
   }
 
   def "the converter checks references but keeps them as written, whatever its own environment holds"() {

@@ -124,6 +124,21 @@ class PluginBlockConverterSpec extends Specification {
     result.problems()[0].startsWith("${file}: no settings of Armory's plugin found")
   }
 
+  def "a profile whose aliases stand for millions of values is refused, naming the limit"() {
+    given: '48 aliases (SnakeYAML allows 50), standing for 2^24 values'
+    def file = dir.resolve('clouddriver-local.yml')
+    Files.writeString(file, 'kubesvc:\n  laughs:\n    - &a0 [lol, lol]\n' +
+        (1..24).collect { "    - &a$it [*a${it - 1}, *a${it - 1}]\n" }.join(''))
+
+    when:
+    def result = new PluginBlockConverter().convert(file)
+
+    then:
+    result.yaml() == null
+    result.problems() == ["${file}: not YAML: aliases expand to more than 1000000 nodes (maps, lists, keys and values), the" +
+        ' limit for a YAML file the agent reads']
+  }
+
   static Object valueAt(Map tree, String dotted) {
     String plugin = ArmoryPluginKeys.SPINAGENT_PLUGIN
     List<String> segments = dotted.startsWith(plugin + '.')

@@ -1,0 +1,48 @@
+package io.spinagent.agent;
+
+import io.spinagent.agent.cluster.Kubeconfigs;
+import io.spinagent.agent.config.AgentConfig;
+import io.spinagent.agent.config.ConfigProblem;
+import io.spinagent.agent.config.KubernetesAccountConfig;
+import io.spinagent.agent.config.Origin;
+import io.spinagent.agent.stream.ChannelSetupException;
+import io.spinagent.agent.stream.ClouddriverConnection;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What {@code --check} verifies beyond the configuration's own rules: every file the running agent
+ * reads, read and parsed as the agent reads it (with the same size caps), connecting nowhere and
+ * running nothing. The token file, the CA bundle, client certificate and key for Clouddriver; each
+ * account's kubeconfig, its context, and the CA, certificate, key and token files it names. A
+ * configuration that passes does not fail at start on a file it names (unless the file changes).
+ */
+final class FileCheck {
+
+  private FileCheck() {}
+
+  /**
+   * @param configFile the file the problems are reported against (the keys come from it or its
+   *     overlay)
+   */
+  static List<ConfigProblem> problems(AgentConfig config, Path configFile) {
+    Origin origin = Origin.of(configFile);
+    List<ConfigProblem> problems = new ArrayList<>();
+    for (ChannelSetupException e : ClouddriverConnection.checkFiles(config.clouddriver())) {
+      problems.add(new ConfigProblem(origin, e.key(), e.problem()));
+    }
+    List<KubernetesAccountConfig> accounts = config.kubernetes().accounts();
+    for (int i = 0; i < accounts.size(); i++) {
+      KubernetesAccountConfig account = accounts.get(i);
+      String key =
+          "kubernetes.accounts["
+              + i
+              + "]."
+              + (account.kubeconfigFile().isPresent() ? "kubeconfigFile" : "kubeconfigContents");
+      Kubeconfigs.problem(account)
+          .ifPresent(problem -> problems.add(new ConfigProblem(origin, key, problem)));
+    }
+    return problems;
+  }
+}
