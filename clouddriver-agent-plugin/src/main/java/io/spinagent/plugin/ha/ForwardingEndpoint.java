@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.plugin.http.Backlog;
 import io.spinagent.plugin.http.SlowClients;
 import io.spinagent.plugin.http.StatusResponse;
 import io.spinagent.plugin.http.TcpNoDelay;
@@ -64,11 +65,11 @@ public final class ForwardingEndpoint implements AutoCloseable {
     SlowClients.disconnect();
     try {
       if (tls) {
-        HttpsServer https = HttpsServer.create(address, 0);
+        HttpsServer https = HttpsServer.create(address, Backlog.CONNECTIONS);
         https.setHttpsConfigurator(new HttpsConfigurator(ReplicaTls.server(properties.getTls())));
         server = https;
       } else {
-        server = HttpServer.create(address, 0);
+        server = HttpServer.create(address, Backlog.CONNECTIONS);
       }
     } catch (IOException e) {
       throw new UncheckedIOException(

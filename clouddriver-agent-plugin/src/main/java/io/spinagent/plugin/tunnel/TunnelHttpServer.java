@@ -9,6 +9,7 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.ForwardingEndpoint;
+import io.spinagent.plugin.http.Backlog;
 import io.spinagent.plugin.http.SlowClients;
 import io.spinagent.plugin.http.StatusResponse;
 import io.spinagent.plugin.http.TcpNoDelay;
@@ -132,7 +133,7 @@ public final class TunnelHttpServer implements AutoCloseable {
     TcpNoDelay.enable();
     SlowClients.disconnect();
     try {
-      server = HttpsServer.create(address, 0);
+      server = HttpsServer.create(address, Backlog.CONNECTIONS);
       server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
     } catch (IOException e) {
       throw new UncheckedIOException(
