@@ -1,8 +1,6 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.util.AdvancedTlsX509KeyManager;
-import io.spinagent.agent.config.BoundedFiles;
-import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.StringReader;
@@ -11,8 +9,6 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PrivateKey;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.Optional;
@@ -100,29 +96,11 @@ final class ClientIdentity {
   }
 
   private static byte[] readFile(String key, Path file) {
-    try {
-      return BoundedFiles.read(file, ClientTls.MAX_PEM_BYTES, "a certificate or key file");
-    } catch (BoundedFiles.UnreadableFileException e) {
-      throw new ChannelSetupException(key, "cannot read " + file + ": it " + e.reason(), e);
-    }
+    return PemFiles.read(key, file);
   }
 
   private X509Certificate[] certificates(byte[] pem) {
-    try {
-      X509Certificate[] chain =
-          CertificateFactory.getInstance("X.509")
-              .generateCertificates(new ByteArrayInputStream(pem))
-              .toArray(X509Certificate[]::new);
-      if (chain.length == 0) {
-        throw new CertificateException("no certificate in it");
-      }
-      return chain;
-    } catch (CertificateException e) {
-      throw new ChannelSetupException(
-          PAIR,
-          "cannot read " + certFile + ": expected a PEM certificate chain (" + e.getMessage() + ")",
-          e);
-    }
+    return PemFiles.certificates(PAIR, certFile, pem, "a PEM certificate chain");
   }
 
   private PrivateKey privateKey(byte[] pem) {

@@ -1,14 +1,10 @@
 package io.spinagent.agent.stream;
 
 import io.grpc.util.AdvancedTlsX509TrustManager;
-import io.spinagent.agent.config.BoundedFiles;
-import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
-import java.security.cert.CertificateException;
-import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,29 +69,10 @@ final class ClientTrust {
   }
 
   private static byte[] read(Path file) {
-    try {
-      return BoundedFiles.read(file, ClientTls.MAX_PEM_BYTES, "a certificate or key file");
-    } catch (BoundedFiles.UnreadableFileException e) {
-      throw new ChannelSetupException(KEY, "cannot read " + file + ": it " + e.reason(), e);
-    }
+    return PemFiles.read(KEY, file);
   }
 
-  /** The certificates of a PEM bundle; at least one. */
-  static X509Certificate[] certificates(Path file, byte[] pem) {
-    try {
-      X509Certificate[] certificates =
-          CertificateFactory.getInstance("X.509")
-              .generateCertificates(new ByteArrayInputStream(pem))
-              .toArray(X509Certificate[]::new);
-      if (certificates.length == 0) {
-        throw new CertificateException("no certificate in it");
-      }
-      return certificates;
-    } catch (CertificateException e) {
-      throw new ChannelSetupException(
-          KEY,
-          "cannot read " + file + ": expected CA certificates (PEM) (" + e.getMessage() + ")",
-          e);
-    }
+  private static X509Certificate[] certificates(Path file, byte[] pem) {
+    return PemFiles.certificates(KEY, file, pem, "CA certificates (PEM)");
   }
 }
