@@ -21,12 +21,14 @@ import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.tunnel.OperationsProperties;
 import io.spinagent.plugin.tunnel.TunnelAuthority;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
+import io.spinagent.plugin.tunnel.TunnelOperationListener;
 import io.spinagent.plugin.tunnel.TunnelProperties;
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle;
 import io.spinagent.plugin.tunnel.TunnelTokens;
 import io.spinagent.plugin.tunnel.history.OperationHistory;
 import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
+import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import java.time.Clock;
 import java.util.Optional;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -120,6 +122,11 @@ public class PluginConfiguration {
   }
 
   @Bean
+  TunnelMetrics tunnelMetrics(MeterRegistry meters) {
+    return new TunnelMetrics(meters);
+  }
+
+  @Bean
   TunnelServerLifecycle tunnelServerLifecycle(
       TunnelProperties tunnel,
       OperationsProperties operations,
@@ -128,7 +135,8 @@ public class PluginConfiguration {
       AccountRegistry accounts,
       SessionRegistry sessions,
       HighAvailability highAvailability,
-      OperationRecorder operationRecorder) {
+      OperationRecorder operationRecorder,
+      TunnelMetrics tunnelMetrics) {
     return new TunnelServerLifecycle(
         tunnel,
         operations,
@@ -137,7 +145,7 @@ public class PluginConfiguration {
         accounts,
         sessions,
         highAvailability,
-        operationRecorder);
+        TunnelOperationListener.all(operationRecorder, tunnelMetrics));
   }
 
   @Bean
