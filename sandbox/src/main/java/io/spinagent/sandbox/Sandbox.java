@@ -3,6 +3,7 @@ package io.spinagent.sandbox;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.agent.AgentRuntime;
 import io.spinagent.sandbox.agent.SandboxAgent;
 import io.spinagent.sandbox.cluster.DemoApplication;
@@ -11,6 +12,7 @@ import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverHost;
 import io.spinagent.sandbox.host.PluginsRoot;
 import io.spinagent.sandbox.view.CacheTables;
+import io.spinagent.sandbox.view.ChangeLatency;
 import io.spinagent.sandbox.view.LiveView;
 import io.spinagent.sandbox.view.ViewRenderer;
 import io.spinagent.testkit.files.TemporaryDirectory;
@@ -148,6 +150,7 @@ public final class Sandbox implements AutoCloseable {
         LiveView.start(
             new CacheTables(database.jooq()),
             new ViewRenderer(options.color()),
+            new ChangeLatency(host.getBeanProvider(MeterRegistry.class).stream().toList()),
             out,
             options.refresh()));
   }

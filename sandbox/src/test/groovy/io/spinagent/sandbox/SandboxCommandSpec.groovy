@@ -51,6 +51,7 @@ class SandboxCommandSpec extends Specification {
     output.latestView().contains('load balancer service frontend')
     output.latestView().contains('load balancer ingress frontend  -> service frontend')
     output.instances().every { it.endsWith('Running') }
+    output.latestView() =~ /change → cache row: p50 ≤ [\d.,]+ ms, p99 ≤ [\d.,]+ ms over [\d,]+ changes/
 
     when: 'the user scales the deployment with kubectl'
     def clusterKubeconfig = Path.of(output.printed('Cluster kubeconfig'))

@@ -7,6 +7,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,14 +24,17 @@ public final class LiveView implements AutoCloseable {
 
   private final CacheTables tables;
   private final ViewRenderer renderer;
+  private final Supplier<String> footer;
   private final PrintStream out;
   private final ScheduledExecutorService timer;
   private String lastPrinted;
   private String lastError;
 
-  private LiveView(CacheTables tables, ViewRenderer renderer, PrintStream out) {
+  private LiveView(
+      CacheTables tables, ViewRenderer renderer, Supplier<String> footer, PrintStream out) {
     this.tables = tables;
     this.renderer = renderer;
+    this.footer = footer;
     this.out = out;
     this.timer =
         Executors.newSingleThreadScheduledExecutor(
@@ -41,16 +45,24 @@ public final class LiveView implements AutoCloseable {
             });
   }
 
+  /**
+   * @param footer printed under the view, e.g. the change latency ({@link ChangeLatency}); a new
+   *     footer prints the view again
+   */
   public static LiveView start(
-      CacheTables tables, ViewRenderer renderer, PrintStream out, Duration refresh) {
-    LiveView view = new LiveView(tables, renderer, out);
+      CacheTables tables,
+      ViewRenderer renderer,
+      Supplier<String> footer,
+      PrintStream out,
+      Duration refresh) {
+    LiveView view = new LiveView(tables, renderer, footer, out);
     view.timer.scheduleWithFixedDelay(view::refresh, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
     return view;
   }
 
   private void refresh() {
     try {
-      String text = renderer.render(CacheView.read(tables));
+      String text = renderer.render(CacheView.read(tables)) + footer.get();
       lastError = null;
       if (!text.equals(lastPrinted)) {
         lastPrinted = text;
