@@ -378,21 +378,20 @@ public final class DynamicAccounts implements AgentWelcomeListener {
     if (!now.refusals().isEmpty()) {
       log.warn("Account '{}': some agents refused it: {}", name, now.refusals());
     }
-    if (now.accepted() > 0 || awaited.isEmpty()) {
-      awaited.forEach(
-          late ->
-              late.thenRun(
-                  () -> {
-                    if (!later.refusals().isEmpty()) {
-                      log.warn("Account '{}': some agents refused it: {}", name, later.refusals());
-                    }
-                  }));
-      return new Answers(false, CompletableFuture.completedFuture(now));
-    }
-    return new Answers(
-        true,
+    CompletableFuture<Tally> all =
         CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new))
-            .thenApply(done -> later.plus(now)));
+            .thenApply(done -> later.plus(now));
+    boolean accepted = now.accepted() > 0;
+    if (accepted && !awaited.isEmpty()) {
+      CompletableFuture<?> unused =
+          all.thenRun(
+              () -> {
+                if (!later.refusals().isEmpty()) {
+                  log.warn("Account '{}': some agents refused it: {}", name, later.refusals());
+                }
+              });
+    }
+    return new Answers(!accepted, all);
   }
 
   /**
