@@ -34,7 +34,8 @@ final class ApiExchange {
   private String user;
   private volatile boolean detached;
   private final AtomicBoolean completed = new AtomicBoolean();
-  private Runnable onComplete = () -> {};
+  private final AtomicBoolean answered = new AtomicBoolean();
+  private Runnable onAnswered = () -> {};
 
   /**
    * @param pathPrefix the part of the request path that chose the cluster (empty for a server of
@@ -146,6 +147,8 @@ final class ApiExchange {
     body(); // drain the request so the connection can be reused
     responded = true;
     status = code;
+    // Before the client can read the answer, so a test that has it also finds it in the log.
+    answered();
     exchange.getResponseHeaders().set("Content-Type", contentType);
     exchange.getResponseHeaders().set("Cache-Control", "no-cache, private");
     exchange.sendResponseHeaders(code, bytes.length == 0 ? -1 : bytes.length);
@@ -168,9 +171,18 @@ final class ApiExchange {
     return exchange.getResponseBody();
   }
 
-  /** Runs {@code action} once the exchange is {@linkplain #complete() complete}. */
-  void whenComplete(Runnable action) {
-    this.onComplete = action;
+  /**
+   * Runs {@code action} once the exchange is answered: a whole response just before it is sent, a
+   * streamed one (a watch) when it is {@linkplain #complete() complete}.
+   */
+  void whenAnswered(Runnable action) {
+    this.onAnswered = action;
+  }
+
+  private void answered() {
+    if (answered.compareAndSet(false, true)) {
+      onAnswered.run();
+    }
   }
 
   /** Hands the response over to another thread: the handler's return no longer ends it. */
@@ -190,7 +202,7 @@ final class ApiExchange {
     try {
       exchange.close();
     } finally {
-      onComplete.run();
+      answered();
     }
   }
 

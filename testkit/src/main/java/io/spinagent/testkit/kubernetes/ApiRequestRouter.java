@@ -57,7 +57,7 @@ final class ApiRequestRouter {
    */
   void serve(HttpExchange httpExchange, String pathPrefix, WatchPump pump) throws IOException {
     ApiExchange exchange = new ApiExchange(httpExchange, pathPrefix);
-    exchange.whenComplete(
+    exchange.whenAnswered(
         () ->
             requestLog.record(
                 new RequestLog.Entry(
