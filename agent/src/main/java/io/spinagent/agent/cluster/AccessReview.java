@@ -15,6 +15,11 @@ import okhttp3.Response;
  * Asks the API server, with SelfSubjectAccessReview, whether the account's credentials may list and
  * watch a resource where the agent would watch it. Sent over the account's {@link KubeHttp}
  * connections, with client-java's models.
+ *
+ * <p>Credentials that may list and watch every resource of every group across the cluster (the
+ * usual grant for a Spinnaker account) are recognised with two reviews of {@code *} (which RBAC
+ * allows only through a wildcard rule), so that such an account does not cost two reviews per kind
+ * at connect time — at fleet scale, thousands of requests queued before the first listing.
  */
 final class AccessReview {
 
@@ -24,6 +29,17 @@ final class AccessReview {
 
   AccessReview(KubeHttp http) {
     this.http = http;
+  }
+
+  /** Whether the credentials may list and watch every resource of every group, cluster-wide. */
+  boolean allowsEverything() throws ApiException {
+    for (String verb : List.of("list", "watch")) {
+      V1SubjectAccessReviewStatus status = review("*", "*", verb, null).getStatus();
+      if (status == null || !Boolean.TRUE.equals(status.getAllowed())) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -38,7 +54,8 @@ final class AccessReview {
             : java.util.Collections.singletonList(null);
     for (String namespace : scopes) {
       for (String verb : List.of("list", "watch")) {
-        V1SubjectAccessReviewStatus status = review(resource, verb, namespace).getStatus();
+        V1SubjectAccessReviewStatus status =
+            review(resource.group(), resource.plural(), verb, namespace).getStatus();
         if (status == null || !Boolean.TRUE.equals(status.getAllowed())) {
           String reason =
               status != null && status.getReason() != null && !status.getReason().isEmpty()
@@ -58,8 +75,8 @@ final class AccessReview {
     return Optional.empty();
   }
 
-  private V1SelfSubjectAccessReview review(ApiResource resource, String verb, String namespace)
-      throws ApiException {
+  private V1SelfSubjectAccessReview review(
+      String group, String resource, String verb, String namespace) throws ApiException {
     V1SelfSubjectAccessReview review =
         new V1SelfSubjectAccessReview()
             .apiVersion("authorization.k8s.io/v1")
@@ -68,8 +85,8 @@ final class AccessReview {
                 new V1SelfSubjectAccessReviewSpec()
                     .resourceAttributes(
                         new V1ResourceAttributes()
-                            .group(resource.group())
-                            .resource(resource.plural())
+                            .group(group)
+                            .resource(resource)
                             .verb(verb)
                             .namespace(namespace)));
     try (Response response = KubeHttp.execute(http.newPost(PATH, review), "POST " + PATH)) {

@@ -30,9 +30,13 @@ record WatchableKinds(List<ApiResource> allowed, List<KindProblem> denied) {
       List<ApiResource> discovered, KubernetesAccountConfig config, KubeHttp http)
       throws ApiException {
     AccessReview review = new AccessReview(http);
+    List<ApiResource> selected = KindSelection.select(discovered, config);
+    if (allowsEverything(review, config)) {
+      return new WatchableKinds(selected, List.of());
+    }
     List<ApiResource> allowed = new ArrayList<>();
     List<KindProblem> denied = new ArrayList<>();
-    for (ApiResource resource : KindSelection.select(discovered, config)) {
+    for (ApiResource resource : selected) {
       Optional<String> reason;
       try {
         reason = review.denied(resource, config.namespaces());
@@ -62,6 +66,22 @@ record WatchableKinds(List<ApiResource> allowed, List<KindProblem> denied) {
           denied.stream().map(WatchableKinds::kindName).toList());
     }
     return new WatchableKinds(allowed, denied);
+  }
+
+  private static boolean allowsEverything(AccessReview review, KubernetesAccountConfig config)
+      throws ApiException {
+    try {
+      return review.allowsEverything();
+    } catch (ApiException e) {
+      if (e.getCode() == 401 || e.getCode() == 0) {
+        throw e;
+      }
+      log.debug(
+          "Account '{}': access review of every resource failed, reviewing each kind: {}",
+          config.name(),
+          e.getMessage());
+      return false;
+    }
   }
 
   /** {@code Deployment.apps}, or {@code Pod} for the core group. */

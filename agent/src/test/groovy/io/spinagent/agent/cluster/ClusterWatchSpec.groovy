@@ -185,6 +185,33 @@ class ClusterWatchSpec extends ClusterSpecification {
     announcements.last().find { it.name == 'prod' }.unwatchableKindsList*.kind*.kind as Set == ['Pod', 'Service'] as Set
   }
 
+  def "a cluster is discovered with aggregated discovery where served, per group version elsewhere, to the same kinds; full access costs two reviews"() {
+    given: "a server with aggregated discovery (1.30+) and one without (before 1.27), both allowing everything"
+    def current = server()
+    def older = server(KubernetesApiServer.builder().aggregatedDiscovery(false))
+    def manager = watch([account('current', kubeconfig(current)), account('older', kubeconfig(older))])
+    def reviews = { KubernetesApiServer api ->
+      api.requestLog().entries().count { it.uri() == AccessReview.PATH }
+    }
+
+    expect:
+    eventually { manager.allSynced() }
+    manager.status('current').get().watchedKinds() as Set == manager.status('older').get().watchedKinds() as Set
+    manager.status('current').get().watchedKinds().containsAll(['Deployment.apps', 'Pod', 'CustomResourceDefinition.apiextensions.k8s.io'])
+
+    and: "aggregated: /version, /api and /apis, no per-group documents"
+    current.requestLog().entries().count { it.uri() in ['/version', '/api', '/apis'] } == 3
+    !current.requestLog().entries().any { it.uri() in ['/api/v1', '/apis/apps/v1'] }
+
+    and: "legacy: the same requests answered with the group lists, then one per group version"
+    older.requestLog().entries().any { it.uri() == '/api/v1' }
+    older.requestLog().entries().any { it.uri() == '/apis/apps/v1' }
+
+    and: "credentials that may list and watch everything: one review per verb, none per kind"
+    reviews(current) == 2
+    reviews(older) == 2
+  }
+
   def "after 410 Gone the kind is listed again and the outbox ends with exactly what is stored, once each"() {
     given:
     def api = server()

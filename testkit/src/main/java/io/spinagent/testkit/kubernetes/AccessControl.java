@@ -2,6 +2,7 @@ package io.spinagent.testkit.kubernetes;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -133,24 +134,26 @@ public final class AccessControl {
 
   /**
    * Answers a SelfSubjectAccessReview for the caller, filling in its status as the API server does.
+   *
+   * @param served the resource types the server serves, for reviews of {@code *}
    */
-  ObjectNode review(Principal principal, ObjectNode review) {
+  ObjectNode review(Principal principal, ObjectNode review, List<ResourceType> served) {
     JsonNode attributes = review.path("spec").path("resourceAttributes");
     JsonNode nonResource = review.path("spec").path("nonResourceAttributes");
     boolean allowed;
     if (attributes.isObject()) {
       allowed =
-          principal
-              .rule()
-              .allows(
-                  new AccessRequest(
-                      principal.user(),
-                      attributes.path("verb").asText(""),
-                      attributes.path("group").asText(""),
-                      attributes.path("resource").asText(""),
-                      emptyToNull(attributes.path("subresource").asText("")),
-                      attributes.path("namespace").asText(""),
-                      attributes.path("name").asText("")));
+          allows(
+              principal,
+              new AccessRequest(
+                  principal.user(),
+                  attributes.path("verb").asText(""),
+                  attributes.path("group").asText(""),
+                  attributes.path("resource").asText(""),
+                  emptyToNull(attributes.path("subresource").asText("")),
+                  attributes.path("namespace").asText(""),
+                  attributes.path("name").asText("")),
+              served);
     } else if (nonResource.isObject()) {
       allowed =
           principal
@@ -178,6 +181,43 @@ public final class AccessControl {
     // Like RBAC, a denial carries no reason (kubectl auth can-i then prints a plain "no").
     status.put("allowed", allowed);
     return answer;
+  }
+
+  /**
+   * A review of {@code *} (any group, resource or verb) is allowed when the caller's rule allows
+   * every served resource and verb it stands for. (RBAC allows {@code *} only through a wildcard
+   * rule; a test's rule is code, and "allows each one" is the nearest it can mean.)
+   */
+  private static boolean allows(
+      Principal principal, AccessRequest request, List<ResourceType> served) {
+    boolean anyGroup = "*".equals(request.group());
+    boolean anyResource = "*".equals(request.resource());
+    boolean anyVerb = "*".equals(request.verb());
+    if (!anyGroup && !anyResource && !anyVerb) {
+      return principal.rule().allows(request);
+    }
+    for (ResourceType type : served) {
+      if (!type.stored()
+          || (!anyGroup && !type.group().equals(request.group()))
+          || (!anyResource && !type.plural().equals(request.resource()))) {
+        continue;
+      }
+      for (String verb : anyVerb ? ResourceType.ALL_VERBS : List.of(request.verb())) {
+        AccessRequest each =
+            new AccessRequest(
+                request.user(),
+                verb,
+                type.group(),
+                type.plural(),
+                request.subresource(),
+                request.namespace(),
+                request.name());
+        if (!principal.rule().allows(each)) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private static String emptyToNull(String value) {

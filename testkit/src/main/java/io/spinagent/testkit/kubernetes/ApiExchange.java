@@ -132,6 +132,12 @@ final class ApiExchange {
     send(code, "application/json", Json.bytes(json));
   }
 
+  /** A JSON document of a negotiated type (e.g. aggregated discovery), varying by Accept. */
+  void sendJson(int code, JsonNode json, String contentType) throws IOException {
+    exchange.getResponseHeaders().set("Vary", "Accept");
+    send(code, contentType, Json.bytes(json));
+  }
+
   void sendText(int code, String text) throws IOException {
     send(code, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8));
   }

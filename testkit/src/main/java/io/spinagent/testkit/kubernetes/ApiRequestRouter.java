@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -28,6 +29,7 @@ final class ApiRequestRouter {
   private final RequestLog requestLog;
   private final ObjectNode version;
   private final Supplier<String> serverAddress;
+  private final boolean aggregatedDiscovery;
 
   ApiRequestRouter(
       ResourceTypeRegistry registry,
@@ -36,7 +38,8 @@ final class ApiRequestRouter {
       FaultInjector faults,
       RequestLog requestLog,
       String gitVersion,
-      Supplier<String> serverAddress) {
+      Supplier<String> serverAddress,
+      boolean aggregatedDiscovery) {
     this.registry = registry;
     this.discovery = new DiscoveryDocument(registry);
     this.openApi = new OpenApiDocument(registry, gitVersion);
@@ -46,6 +49,7 @@ final class ApiRequestRouter {
     this.requestLog = requestLog;
     this.version = versionInfo(gitVersion);
     this.serverAddress = serverAddress;
+    this.aggregatedDiscovery = aggregatedDiscovery;
   }
 
   /**
@@ -86,6 +90,22 @@ final class ApiRequestRouter {
     }
   }
 
+  /** Answers /api or /apis with aggregated discovery when served and asked for. */
+  private boolean sendAggregated(ApiExchange exchange, boolean core) throws IOException {
+    if (!aggregatedDiscovery) {
+      return false;
+    }
+    Optional<String> version = DiscoveryDocument.aggregatedVersion(exchange.header("Accept"));
+    if (version.isEmpty()) {
+      return false;
+    }
+    exchange.sendJson(
+        200,
+        discovery.aggregated(core, version.get()),
+        DiscoveryDocument.aggregatedContentType(version.get()));
+    return true;
+  }
+
   private void route(ApiExchange exchange, WatchPump pump) throws IOException {
     List<String> s = exchange.segments();
     String first = s.isEmpty() ? "" : s.get(0);
@@ -107,7 +127,9 @@ final class ApiRequestRouter {
       case "" -> exchange.sendJson(200, rootPaths());
       case "api" -> {
         if (s.size() == 1) {
-          exchange.sendJson(200, discovery.apiVersions(serverAddress.get()));
+          if (!sendAggregated(exchange, true)) {
+            exchange.sendJson(200, discovery.apiVersions(serverAddress.get()));
+          }
         } else if (s.size() == 2) {
           exchange.sendJson(200, discovery.apiResourceList("", s.get(1)));
         } else {
@@ -116,7 +138,9 @@ final class ApiRequestRouter {
       }
       case "apis" -> {
         if (s.size() == 1) {
-          exchange.sendJson(200, discovery.apiGroupList());
+          if (!sendAggregated(exchange, false)) {
+            exchange.sendJson(200, discovery.apiGroupList());
+          }
         } else if (s.size() == 2) {
           exchange.sendJson(200, discovery.apiGroup(s.get(1)));
         } else if (s.size() == 3) {

@@ -2,14 +2,16 @@ package io.spinagent.testkit.kubernetes;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * The legacy (unaggregated) discovery documents: /api, /api/v1, /apis, /apis/{group},
- * /apis/{group}/{version}. Aggregated discovery (apidiscovery.k8s.io/v2) is deliberately not
- * produced: clients that ask for it also accept plain application/json and then fall back to these
- * documents (client-go checks the response Content-Type), which kubectl 1.32 is verified to do in
- * the tests.
+ * The discovery documents: the legacy ones (/api, /api/v1, /apis, /apis/{group},
+ * /apis/{group}/{version}) and, for clients whose Accept header asks for it, aggregated discovery
+ * ({@code APIGroupDiscoveryList} of apidiscovery.k8s.io v2 or v2beta1) at /api and /apis, as API
+ * servers serve it since 1.27 (beta) and 1.30 (GA). Clients tell which they got from the response's
+ * Content-Type.
  */
 final class DiscoveryDocument {
 
@@ -64,6 +66,102 @@ final class DiscoveryDocument {
         .put("groupVersion", group + "/" + versions.get(0))
         .put("version", versions.get(0));
     return body;
+  }
+
+  /**
+   * The aggregated discovery version the Accept header asks for (v2 before v2beta1), or empty when
+   * it asks for neither.
+   */
+  static Optional<String> aggregatedVersion(String accept) {
+    if (accept == null) {
+      return Optional.empty();
+    }
+    for (String version : List.of("v2", "v2beta1")) {
+      for (String range : accept.split(",")) {
+        List<String> params =
+            Arrays.stream(range.split(";")).map(p -> p.trim().replace(" ", "")).toList();
+        if (params.contains("g=apidiscovery.k8s.io")
+            && params.contains("v=" + version)
+            && params.contains("as=APIGroupDiscoveryList")) {
+          return Optional.of(version);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  static String aggregatedContentType(String version) {
+    return "application/json;g=apidiscovery.k8s.io;v=" + version + ";as=APIGroupDiscoveryList";
+  }
+
+  /**
+   * Every group with all its versions and resources in one document: the core group alone for
+   * {@code /api} ({@code core} true), the named groups for {@code /apis}.
+   */
+  ObjectNode aggregated(boolean core, String discoveryVersion) {
+    ObjectNode list = Json.object();
+    list.put("kind", "APIGroupDiscoveryList");
+    list.put("apiVersion", "apidiscovery.k8s.io/" + discoveryVersion);
+    list.putObject("metadata");
+    ArrayNode items = list.putArray("items");
+    List<String> groups = core ? List.of("") : registry.groupNames();
+    for (String group : groups) {
+      ObjectNode item = items.addObject();
+      ObjectNode metadata = item.putObject("metadata");
+      if (!group.isEmpty()) {
+        metadata.put("name", group);
+      }
+      ArrayNode versions = item.putArray("versions");
+      for (String version : core ? List.of("v1") : registry.versions(group)) {
+        ObjectNode entry = versions.addObject();
+        entry.put("version", version);
+        ArrayNode resources = entry.putArray("resources");
+        for (ResourceType type : registry.resources(group, version)) {
+          resources.add(aggregatedResource(type));
+        }
+        entry.put("freshness", "Current");
+      }
+    }
+    return list;
+  }
+
+  private static ObjectNode aggregatedResource(ResourceType type) {
+    ObjectNode resource = Json.object();
+    resource.put("resource", type.plural());
+    responseKind(resource, type.group(), type.version(), type.kind());
+    resource.put("scope", type.namespaced() ? "Namespaced" : "Cluster");
+    resource.put("singularResource", type.singular());
+    ArrayNode verbs = resource.putArray("verbs");
+    type.verbs().forEach(verbs::add);
+    if (!type.shortNames().isEmpty()) {
+      ArrayNode shortNames = resource.putArray("shortNames");
+      type.shortNames().forEach(shortNames::add);
+    }
+    if (!type.categories().isEmpty()) {
+      ArrayNode categories = resource.putArray("categories");
+      type.categories().forEach(categories::add);
+    }
+    ArrayNode subresources = resource.putArray("subresources");
+    if (type.statusSubresource()) {
+      ObjectNode status = subresources.addObject();
+      status.put("subresource", "status");
+      responseKind(status, type.group(), type.version(), type.kind());
+      status.putArray("verbs").add("get").add("patch").add("update");
+    }
+    if (type.scale() != null) {
+      ObjectNode scale = subresources.addObject();
+      scale.put("subresource", "scale");
+      responseKind(scale, "autoscaling", "v1", "Scale");
+      scale.putArray("verbs").add("get").add("patch").add("update");
+    }
+    if (subresources.isEmpty()) {
+      resource.remove("subresources");
+    }
+    return resource;
+  }
+
+  private static void responseKind(ObjectNode into, String group, String version, String kind) {
+    into.putObject("responseKind").put("group", group).put("version", version).put("kind", kind);
   }
 
   ObjectNode apiResourceList(String group, String version) {

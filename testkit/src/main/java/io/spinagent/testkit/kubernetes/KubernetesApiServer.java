@@ -72,7 +72,8 @@ public final class KubernetesApiServer implements AutoCloseable {
             faults,
             requestLog,
             options.gitVersion,
-            () -> host() + ":" + port());
+            () -> host() + ":" + port(),
+            options.aggregatedDiscovery);
     this.boundPort = options.port;
     for (String namespace : options.initialNamespaces) {
       createObject(
@@ -340,6 +341,7 @@ public final class KubernetesApiServer implements AutoCloseable {
     private Duration defaultWatchTimeout = Duration.ofMinutes(30);
     private Duration watchStallTimeout = Duration.ofSeconds(10);
     private boolean requireNamespaces = true;
+    private boolean aggregatedDiscovery = true;
     private List<String> initialNamespaces =
         List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
@@ -405,6 +407,16 @@ public final class KubernetesApiServer implements AutoCloseable {
      */
     public Builder requireNamespaces(boolean require) {
       this.requireNamespaces = require;
+      return this;
+    }
+
+    /**
+     * Whether /api and /apis answer with aggregated discovery to clients that ask for it (true, as
+     * API servers since 1.27 do); false serves only the legacy per-group documents, as older
+     * servers do.
+     */
+    public Builder aggregatedDiscovery(boolean served) {
+      this.aggregatedDiscovery = served;
       return this;
     }
 

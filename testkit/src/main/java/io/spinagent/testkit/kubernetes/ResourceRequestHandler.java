@@ -48,7 +48,7 @@ final class ResourceRequestHandler {
           ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type"))
               ? ProtobufRequestBodies.selfSubjectAccessReview(exchange.body())
               : Json.parseObject(exchange.body());
-      exchange.sendJson(201, accessControl.review(principal, review));
+      exchange.sendJson(201, accessControl.review(principal, review, store.types()));
       return;
     }
     if (ProtobufRequestBodies.isProtobuf(exchange.header("Content-Type"))

@@ -65,6 +65,11 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     this.putHandler = new PutHandler(this);
   }
 
+  /** Every resource type served, built-in and custom. */
+  List<ResourceType> types() {
+    return registry.allTypes();
+  }
+
   /** Options of a list call, straight from the query string. */
   record ListOptions(
       long limit,

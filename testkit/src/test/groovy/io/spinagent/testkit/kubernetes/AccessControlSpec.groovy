@@ -56,6 +56,24 @@ class AccessControlSpec extends ApiServerSpecification {
     status.message == 'secrets is forbidden: User "system:anonymous" cannot list resource "secrets" in API group "" in the namespace "default"'
   }
 
+  def "a review of * is allowed only when the rule allows every served resource it stands for"() {
+    given:
+    def authz = new AuthorizationV1Api(client())
+
+    expect: "by default everything is allowed"
+    authz.createSelfSubjectAccessReview(review('watch', '*', '*')).execute().status.allowed
+
+    when: "secrets are denied"
+    server.accessControl().defaultRule({ AccessControl.AccessRequest r -> r.resource() != 'secrets' } as AccessControl.AccessRule)
+
+    then:
+    !authz.createSelfSubjectAccessReview(review('list', '*', '*')).execute().status.allowed
+    !authz.createSelfSubjectAccessReview(review('list', '', '*')).execute().status.allowed
+    authz.createSelfSubjectAccessReview(review('list', 'apps', '*')).execute().status.allowed
+    authz.createSelfSubjectAccessReview(review('*', 'apps', 'deployments')).execute().status.allowed
+    !authz.createSelfSubjectAccessReview(review('*', '', 'secrets')).execute().status.allowed
+  }
+
   def "with tokens registered, requests without a valid token get 401 and each token has its own rule"() {
     given:
     server.accessControl()

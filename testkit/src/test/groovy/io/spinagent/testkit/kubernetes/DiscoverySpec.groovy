@@ -109,6 +109,8 @@ class DiscoverySpec extends ApiServerSpecification {
         [apiVersion: 'tools.example.org/v1', kind: 'Sprocket', metadata: [name: 'sp1'], spec: [teeth: 12]]).execute()
     def viaBeta = custom.getClusterCustomObject('tools.example.org', 'v1beta1', 'sprockets', 'sp1').execute()
     def openApiIndex = http(client, 'GET', '/openapi/v3').json
+    def aggregated = http(client, 'GET', '/apis', null, [Accept: AGGREGATED_ACCEPT]).json.items
+        .find { it.metadata.name == 'tools.example.org' }
 
     then:
     stored.status.conditions.find { it.type == 'Established' }.status == 'True'
@@ -121,6 +123,9 @@ class DiscoverySpec extends ApiServerSpecification {
     viaBeta.apiVersion == 'tools.example.org/v1beta1'
     viaBeta.spec.teeth == 12
     openApiIndex.paths['apis/tools.example.org/v1'].serverRelativeURL.startsWith('/openapi/v3/apis/tools.example.org/v1?hash=')
+    aggregated.versions*.version == ['v1', 'v1beta1']
+    aggregated.versions[0].resources.find { it.resource == 'sprockets' }.scope == 'Cluster'
+    aggregated.versions[0].resources.find { it.resource == 'sprockets' }.subresources*.subresource == ['status']
 
     when:
     extensions.deleteCustomResourceDefinition('sprockets.tools.example.org').execute()
@@ -130,6 +135,7 @@ class DiscoverySpec extends ApiServerSpecification {
     http(client, 'GET', '/apis/tools.example.org/v1/sprockets').status == 404
     !http(client, 'GET', '/apis').json.groups*.name.contains('tools.example.org')
     !http(client, 'GET', '/openapi/v3').json.paths.containsKey('apis/tools.example.org/v1')
+    !http(client, 'GET', '/apis', null, [Accept: AGGREGATED_ACCEPT]).json.items*.metadata*.name.contains('tools.example.org')
 
     when: "its objects went with it"
     extensions.createCustomResourceDefinition(crd.metadata(new V1ObjectMeta().name('sprockets.tools.example.org'))).execute()
@@ -167,15 +173,67 @@ class DiscoverySpec extends ApiServerSpecification {
     http(client, 'GET', '/openapi/v2').status == 404
   }
 
-  def "a request for aggregated discovery gets the legacy documents as plain JSON"() {
+  static final String AGGREGATED_ACCEPT = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,' +
+      'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'
+
+  def "aggregated discovery lists every group with its versions and resources in one document"() {
     when:
-    def response = http(client(), 'GET', '/apis', null, [Accept:
-        'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json'])
+    def apis = http(client(), 'GET', '/apis', null, [Accept: AGGREGATED_ACCEPT])
+    def core = http(client(), 'GET', '/api', null, [Accept: AGGREGATED_ACCEPT])
+
+    then:
+    apis.status == 200
+    apis.contentType == 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList'
+    apis.json.kind == 'APIGroupDiscoveryList'
+    apis.json.apiVersion == 'apidiscovery.k8s.io/v2'
+    def apps = apis.json.items.find { it.metadata.name == 'apps' }
+    apps.versions*.version == ['v1']
+    apps.versions[0].freshness == 'Current'
+    def deployments = apps.versions[0].resources.find { it.resource == 'deployments' }
+    deployments.responseKind == [group: 'apps', version: 'v1', kind: 'Deployment']
+    deployments.scope == 'Namespaced'
+    deployments.singularResource == 'deployment'
+    deployments.verbs.containsAll(['list', 'watch', 'create'])
+    deployments.shortNames == ['deploy']
+    deployments.subresources.find { it.subresource == 'scale' }.responseKind == [group: 'autoscaling', version: 'v1', kind: 'Scale']
+    apis.json.items.find { it.metadata.name == 'rbac.authorization.k8s.io' }.versions[0].resources
+        .find { it.resource == 'clusterroles' }.scope == 'Cluster'
+    !apis.json.items.any { !it.metadata.name }
+
+    and: "/api holds the core group alone, without a name"
+    core.json.kind == 'APIGroupDiscoveryList'
+    core.json.items.size() == 1
+    core.json.items[0].metadata.name == null
+    core.json.items[0].versions[0].version == 'v1'
+    core.json.items[0].versions[0].resources.find { it.resource == 'pods' }.responseKind == [group: '', version: 'v1', kind: 'Pod']
+  }
+
+  def "a client asking only for v2beta1 gets v2beta1; one asking for neither gets the legacy documents"() {
+    when:
+    def beta = http(client(), 'GET', '/apis', null, [Accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList'])
+    def plain = http(client(), 'GET', '/apis', null, [Accept: 'application/json'])
+
+    then:
+    beta.contentType == 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList'
+    beta.json.apiVersion == 'apidiscovery.k8s.io/v2beta1'
+    plain.contentType == 'application/json'
+    plain.json.kind == 'APIGroupList'
+  }
+
+  def "a server built without aggregated discovery answers a request for it with the legacy documents"() {
+    given:
+    def older = KubernetesApiServer.builder().aggregatedDiscovery(false).start()
+
+    when:
+    def response = http(client(older), 'GET', '/apis', null, [Accept: AGGREGATED_ACCEPT])
 
     then:
     response.status == 200
     response.contentType == 'application/json'
     response.json.kind == 'APIGroupList'
+
+    cleanup:
+    older?.close()
   }
 
   def "unknown paths are 404 Status objects"() {
