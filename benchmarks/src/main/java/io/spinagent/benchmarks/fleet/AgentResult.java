@@ -10,7 +10,9 @@ import java.util.Optional;
  * <p>Threads and resident memory come from {@code /proc/<pid>/status}; heap is {@code
  * GC.heap_info}'s "used" after two {@code GC.run} (full collections). Per account and per object
  * figures are above the same process idle: the agent started with no account, the baseline before
- * it starts its informers.
+ * it starts its informers. The heap per further object is the slope between two cluster sizes (the
+ * same processes, the same watches, {@link #grownObjects} more objects), which leaves out what each
+ * account and watch costs.
  */
 final class AgentResult {
 
@@ -28,8 +30,11 @@ final class AgentResult {
   int watchesWithBaseline;
   int watchesWithAgent;
 
+  long grownObjects;
+
   Sample baselineIdle;
   Sample baseline;
+  Sample baselineGrown;
   Long baselineSyncMillis;
   int baselinePeakThreads;
   long baselinePeakRss;
@@ -37,6 +42,7 @@ final class AgentResult {
 
   Sample agentIdle;
   Sample agent;
+  Sample agentGrown;
   Duration allActive;
   int definitions;
   int agentPeakThreads;

@@ -1,5 +1,7 @@
 package io.spinagent.benchmarks.fleet;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -12,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * One agent with {@code accounts} accounts (infrastructure mode: a kubeconfig each), every account
@@ -21,6 +24,8 @@ import java.util.Optional;
  * AgentResult}).
  */
 final class AgentScenario {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -107,6 +112,15 @@ final class AgentScenario {
           result.baselineSyncMillis = Long.parseLong(synced.split(" ")[2]);
           result.baseline = measure(informers);
           result.watchesWithBaseline = stats(clusters).watches();
+          if (growth() > 0) {
+            long before = baselineObjects(informers);
+            int added = grow(clusters, result);
+            await(
+                () -> baselineObjects(informers) >= before + (long) accounts * added,
+                "the baseline informers to hold the added objects");
+            result.baselineGrown = measure(informers, "-grown");
+            clusters.ask("shrink", "STATS shrunk", Duration.ofMinutes(10));
+          }
         } catch (IllegalStateException e) {
           result.baselineFailure =
               sampler.guardTripped()
@@ -147,6 +161,17 @@ final class AgentScenario {
       result.allActive = active.get();
       sleep(Duration.ofSeconds(5));
       result.agent = measure(agent);
+      if (growth() > 0) {
+        long before = agentObjects(adminPort);
+        int added = grow(clusters, result);
+        await(
+            () -> agentObjects(adminPort) >= before + (long) accounts * added,
+            "the agent to hold the added objects");
+        sleep(Duration.ofSeconds(5));
+        result.agentGrown = measure(agent, "-grown");
+        clusters.ask("shrink", "STATS shrunk", Duration.ofMinutes(10));
+        await(() -> agentObjects(adminPort) <= before, "the agent to drop the added objects");
+      }
       result.definitions = db.accountDefinitions();
       result.watchesWithAgent = stats(clusters).watches();
       result.clustersWithAgent = clusters.status();
@@ -294,10 +319,66 @@ final class AgentScenario {
 
   /** Threads and memory now, and the heap after two full GCs. */
   private AgentResult.Sample measure(ChildProcess process) {
+    return measure(process, "");
+  }
+
+  /**
+   * @param suffix tells this measurement's class histogram from the same process's others
+   */
+  private AgentResult.Sample measure(ChildProcess process, String suffix) {
     long heap = process.heapAfterFullGc();
     process.writeClassHistogram(
-        environment.logs().resolve(process.name().replace(' ', '-') + ".histogram.txt"));
+        environment.logs().resolve(process.name().replace(' ', '-') + suffix + ".histogram.txt"));
     return new AgentResult.Sample(process.status(), heap);
+  }
+
+  private int growth() {
+    return environment.options().growth();
+  }
+
+  /** Adds the growth to every cluster; the objects added per cluster. */
+  private int grow(ChildProcess clusters, AgentResult result) {
+    String grown = clusters.ask("grow " + growth(), "STATS grown=", Duration.ofMinutes(10));
+    int added = Integer.parseInt(grown.substring("STATS grown=".length()).trim());
+    result.grownObjects = (long) accounts * added;
+    return added;
+  }
+
+  private static long baselineObjects(ChildProcess informers) {
+    String line = informers.ask("objects", "STATS objects=", Duration.ofSeconds(30));
+    return Long.parseLong(line.substring("STATS objects=".length()).trim());
+  }
+
+  /** The objects the agent knows of, over all its accounts ({@code /accounts}). */
+  private static long agentObjects(int adminPort) {
+    try {
+      HttpResponse<String> response =
+          HTTP.send(
+              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/accounts"))
+                  .timeout(Duration.ofSeconds(30))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      long objects = 0;
+      for (JsonNode account : JSON.readTree(response.body()).path("accounts")) {
+        objects += account.path("objects").asLong();
+      }
+      return objects;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) {
+    long deadline = System.nanoTime() + Duration.ofMinutes(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("timed out waiting for " + what);
+      }
+      sleep(Duration.ofMillis(500));
+    }
   }
 
   /** What the test API servers served: watches open now, objects listed so far. */

@@ -17,12 +17,16 @@ import java.util.List;
  * with {@code clusters} clusters named {@code acc-0001}, … each seeded with {@link
  * ClusterObjects#cluster} and accepting only its own bearer token. Writes one kubeconfig per
  * cluster to {@code dir}, prints {@code READY <url>}, then answers commands on stdin: {@code stats}
- * prints {@code STATS watches=<open watches> listed=<objects listed so far>}; end of input stops
- * it.
+ * prints {@code STATS watches=<open watches> listed=<objects listed so far>}; {@code grow <n>} adds
+ * {@link ClusterObjects#growth} of about n objects to every cluster and prints {@code STATS
+ * grown=<objects per cluster>}; {@code shrink} deletes them again ({@code STATS shrunk}); end of
+ * input stops it.
  *
  * <pre>java ... ClusterFleetMain --clusters=200 --dir=/tmp/fleet</pre>
  */
 public final class ClusterFleetMain {
+
+  static final String GROWTH_NAMESPACE = "grown";
 
   private ClusterFleetMain() {}
 
@@ -58,10 +62,33 @@ public final class ClusterFleetMain {
       BufferedReader commands =
           new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
       String command;
+      List<ObjectNode> grown = List.of();
       while ((command = commands.readLine()) != null) {
         if (command.equals("stats")) {
           System.out.println(
               "STATS watches=" + fleet.activeWatches() + " listed=" + fleet.listedObjects());
+          System.out.flush();
+        } else if (command.startsWith("grow ")) {
+          grown = ClusterObjects.growth(GROWTH_NAMESPACE, Integer.parseInt(command.substring(5)));
+          for (KubernetesApiServer cluster : fleet.clusters().values()) {
+            grown.forEach(object -> cluster.createObject(object.toString()));
+          }
+          System.out.println("STATS grown=" + grown.size());
+          System.out.flush();
+        } else if (command.equals("shrink")) {
+          for (KubernetesApiServer cluster : fleet.clusters().values()) {
+            // The namespace last: its objects first, as the namespace controller would.
+            for (int i = grown.size() - 1; i >= 0; i--) {
+              ObjectNode object = grown.get(i);
+              cluster.deleteObject(
+                  object.path("apiVersion").asText(),
+                  object.path("kind").asText(),
+                  object.path("metadata").path("namespace").asText(null),
+                  object.path("metadata").path("name").asText());
+            }
+          }
+          grown = List.of();
+          System.out.println("STATS shrunk");
           System.out.flush();
         } else if (command.equals("close-watches")) {
           fleet.clusters().values().forEach(KubernetesApiServer::closeAllWatches);

@@ -80,6 +80,18 @@ final class ClusterObjects {
     return c.objects;
   }
 
+  /**
+   * A namespace of its own and an {@linkplain #application application} of about {@code objects}
+   * objects in it: what the benchmark adds to every cluster to measure the heap each further object
+   * costs.
+   */
+  static List<ObjectNode> growth(String namespace, int objects) {
+    ClusterObjects c = new ClusterObjects(namespace);
+    c.namespaceObject();
+    c.objects.addAll(application(namespace, objects));
+    return c.objects;
+  }
+
   private void namespaceObject() {
     ObjectNode ns = object("v1", "Namespace", namespace, null, "shop");
     ns.putObject("spec").putArray("finalizers").add("kubernetes");

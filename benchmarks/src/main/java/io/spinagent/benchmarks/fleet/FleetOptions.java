@@ -24,6 +24,9 @@ import java.util.Map;
  * @param databases databases for the plugin runs ({@code --databases}, postgres,mariadb); the agent
  *     runs use the first
  * @param restarts whether the restart scenarios run ({@code --restarts}, true)
+ * @param growth objects added to every cluster, once the agent (and the baseline) are measured, to
+ *     measure the heap each further object costs ({@code --growth}, 110, about the size of a
+ *     cluster; 0: not measured)
  * @param agentJava the {@code java} of the agent's JDK ({@code --agent-java}; default: the newest
  *     JDK of at least 21 found, see {@link Jdks})
  * @param agentHeap the agent's (and its baseline's) {@code -Xmx} ({@code --agent-heap}, 4g)
@@ -48,6 +51,7 @@ record FleetOptions(
     Duration seconds,
     List<String> databases,
     boolean restarts,
+    int growth,
     String agentJava,
     String agentHeap,
     String pluginHeap,
@@ -76,6 +80,7 @@ record FleetOptions(
     o.put("seconds", quick ? "10" : "30");
     o.put("databases", quick ? "postgres" : "postgres,mariadb");
     o.put("restarts", "true");
+    o.put("growth", quick ? "20" : "110");
     o.put("agent-java", "");
     o.put("agent-heap", "4g");
     o.put("plugin-heap", "2g");
@@ -103,6 +108,7 @@ record FleetOptions(
         Duration.ofSeconds(Long.parseLong(o.get("seconds"))),
         strings(o.get("databases")),
         Boolean.parseBoolean(o.get("restarts")),
+        Integer.parseInt(o.get("growth")),
         o.get("agent-java"),
         o.get("agent-heap"),
         o.get("plugin-heap"),

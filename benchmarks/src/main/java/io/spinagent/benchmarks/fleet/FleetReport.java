@@ -86,7 +86,18 @@ final class FleetReport {
         kilobytes(baselinePerObject),
         kilobytes(agentPerObject),
         ratio(baselinePerObject, agentPerObject),
-        "≤ 3 KB");
+        r.grownObjects > 0 ? "" : "≤ 3 KB");
+    Double baselinePerGrown =
+        AgentResult.heapPer(r.baselineGrown, r.baseline, Math.max(1, r.grownObjects));
+    Double agentPerGrown = AgentResult.heapPer(r.agentGrown, r.agent, Math.max(1, r.grownObjects));
+    if (r.grownObjects > 0) {
+      row(
+          String.format("  per further object (%,d added)", r.grownObjects),
+          kilobytes(baselinePerGrown),
+          kilobytes(agentPerGrown),
+          ratio(baselinePerGrown, agentPerGrown),
+          "≤ 3 KB");
+    }
     Double baselineHeapPerAccount = AgentResult.heapPer(r.baseline, r.baselineIdle, r.accounts);
     Double agentHeapPerAccount = AgentResult.heapPer(r.agent, r.agentIdle, r.accounts);
     row(

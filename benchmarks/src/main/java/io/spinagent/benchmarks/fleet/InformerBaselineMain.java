@@ -23,7 +23,8 @@ import java.time.Duration;
  *
  * <p>Prints {@code READY idle} and waits for {@code start} on stdin (so that the idle process can
  * be measured), starts every informer, prints {@code READY synced <millis>} once all have synced,
- * and stops at the end of its input.
+ * then answers {@code objects} with {@code STATS objects=<objects in the informers' caches>}, and
+ * stops at the end of its input.
  */
 public final class InformerBaselineMain {
 
@@ -78,8 +79,13 @@ public final class InformerBaselineMain {
             + " objects="
             + objects);
     System.out.flush();
-    while (commands.readLine() != null) {
+    String command;
+    while ((command = commands.readLine()) != null) {
       // Holds the informers until the benchmark has measured and closes stdin.
+      if (command.equals("objects")) {
+        System.out.println("STATS objects=" + informers.objects());
+        System.out.flush();
+      }
     }
     informers.stop();
     System.exit(0);
