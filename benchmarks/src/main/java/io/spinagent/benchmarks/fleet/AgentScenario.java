@@ -4,15 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
 
@@ -26,9 +23,6 @@ import java.util.function.BooleanSupplier;
 final class AgentScenario {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-
-  private static final HttpClient HTTP =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   /** Before exiting is reported as not done (the issue's own limit). */
   static final Duration EXIT_LIMIT = Duration.ofSeconds(120);
@@ -135,9 +129,10 @@ final class AgentScenario {
 
   /** The agent with no accounts: its fixed threads and heap. */
   private void idleAgent(PluginReplica plugin, AgentResult result) {
-    Path config = writeConfig("agent-idle.yaml", plugin, 0, FleetEnvironment.freePort());
+    int adminPort = FleetEnvironment.freePort();
+    Path config = writeConfig("agent-idle.yaml", plugin, 0, adminPort);
     try (ChildProcess agent = startAgent(config, "agent-idle-" + accounts)) {
-      awaitHealth(agent, portOf(config));
+      AgentJar.awaitHealth(agent, adminPort);
       result.agentIdle = measure(agent);
       agent.terminate(EXIT_LIMIT);
     }
@@ -159,7 +154,7 @@ final class AgentScenario {
         return;
       }
       result.allActive = active.get();
-      sleep(Duration.ofSeconds(5));
+      Sleep.of(Duration.ofSeconds(5));
       result.agent = measure(agent);
       if (growth() > 0) {
         long before = agentObjects(adminPort);
@@ -167,7 +162,7 @@ final class AgentScenario {
         await(
             () -> agentObjects(adminPort) >= before + (long) accounts * added,
             "the agent to hold the added objects");
-        sleep(Duration.ofSeconds(5));
+        Sleep.of(Duration.ofSeconds(5));
         result.agentGrown = measure(agent, "-grown");
         clusters.ask("shrink", "STATS shrunk", Duration.ofMinutes(10));
         await(() -> agentObjects(adminPort) <= before, "the agent to drop the added objects");
@@ -194,7 +189,7 @@ final class AgentScenario {
         return;
       }
       result.restartActive = active.get();
-      sleep(Duration.ofSeconds(5));
+      Sleep.of(Duration.ofSeconds(5));
       result.relisted = stats(clusters).listed() - listedBefore;
       result.rewritten = db.cacheRows(restartedAt);
       result.secondExit = again.terminate(EXIT_LIMIT);
@@ -227,7 +222,7 @@ final class AgentScenario {
       if (plugin.accounts("ACTIVE") >= accounts) {
         return Optional.of(Duration.ofNanos(System.nanoTime() - start));
       }
-      sleep(Duration.ofMillis(250));
+      Sleep.of(Duration.ofMillis(250));
     }
     return Optional.empty();
   }
@@ -236,85 +231,22 @@ final class AgentScenario {
   private void awaitFewerActive(PluginReplica plugin) {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (System.nanoTime() < deadline && plugin.accounts("ACTIVE") >= accounts) {
-      sleep(Duration.ofMillis(250));
+      Sleep.of(Duration.ofMillis(250));
     }
   }
 
   private ChildProcess startAgent(Path config, String name) {
-    List<String> command = new ArrayList<>();
-    command.add(environment.agentJdk().java().toString());
-    command.add("-Xmx" + environment.options().agentHeap());
-    command.add("-XX:+ExitOnOutOfMemoryError");
-    command.add("-jar");
-    command.add(environment.options().agentJar().toString());
-    command.add("--config");
-    command.add(config.toString());
-    return ChildProcess.start(
-        name, command, environment.logs().resolve(name + ".log"), environment.agentJdk().home());
+    return AgentJar.start(environment, config, name);
   }
 
   private Path writeConfig(String file, PluginReplica plugin, int count, int adminPort) {
-    StringBuilder yaml = new StringBuilder();
-    yaml.append("agent:\n  id: fleet-bench-agent\n");
-    yaml.append("clouddriver:\n  grpc: 127.0.0.1:")
-        .append(plugin.grpcPort())
-        .append("\n  insecure: true\n");
-    yaml.append("server:\n  port: ").append(adminPort).append('\n');
-    yaml.append("kubernetes:\n  accounts:");
-    if (count == 0) {
-      yaml.append(" []\n");
-    } else {
-      yaml.append('\n');
-      for (int i = 1; i <= count; i++) {
-        String name = ClusterFleetMain.accountName(i);
-        yaml.append("    - name: ").append(name).append('\n');
-        yaml.append("      kubeconfigFile: ")
-            .append(ClusterFleetMain.kubeconfig(dir.resolve("kubeconfigs"), name).toAbsolutePath())
-            .append('\n');
-      }
+    Map<String, Path> kubeconfigs = new LinkedHashMap<>();
+    for (int i = 1; i <= count; i++) {
+      String name = ClusterFleetMain.accountName(i);
+      kubeconfigs.put(name, ClusterFleetMain.kubeconfig(dir.resolve("kubeconfigs"), name));
     }
-    try {
-      Files.createDirectories(dir);
-      return Files.writeString(dir.resolve(file), yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static int portOf(Path config) {
-    try {
-      for (String line : Files.readAllLines(config)) {
-        if (line.trim().startsWith("port:")) {
-          return Integer.parseInt(line.trim().substring(5).trim());
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    throw new IllegalStateException("no server.port in " + config);
-  }
-
-  private static void awaitHealth(ChildProcess agent, int adminPort) {
-    long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-    while (System.nanoTime() < deadline && agent.isAlive()) {
-      try {
-        HttpResponse<Void> health =
-            HTTP.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/health"))
-                    .build(),
-                HttpResponse.BodyHandlers.discarding());
-        if (health.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException notYet) {
-        // Still starting.
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-      sleep(Duration.ofMillis(200));
-    }
-    throw new IllegalStateException("the idle agent did not get healthy; see " + agent.log());
+    return AgentJar.writeConfig(
+        dir.resolve(file), "fleet-bench-agent", plugin.grpcPort(), adminPort, kubeconfigs);
   }
 
   /** Threads and memory now, and the heap after two full GCs. */
@@ -352,22 +284,13 @@ final class AgentScenario {
   /** The objects the agent knows of, over all its accounts ({@code /accounts}). */
   private static long agentObjects(int adminPort) {
     try {
-      HttpResponse<String> response =
-          HTTP.send(
-              HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/accounts"))
-                  .timeout(Duration.ofSeconds(30))
-                  .build(),
-              HttpResponse.BodyHandlers.ofString());
       long objects = 0;
-      for (JsonNode account : JSON.readTree(response.body()).path("accounts")) {
+      for (JsonNode account : JSON.readTree(AgentJar.accounts(adminPort)).path("accounts")) {
         objects += account.path("objects").asLong();
       }
       return objects;
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
     }
   }
 
@@ -377,7 +300,7 @@ final class AgentScenario {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException("timed out waiting for " + what);
       }
-      sleep(Duration.ofMillis(500));
+      Sleep.of(Duration.ofMillis(500));
     }
   }
 
@@ -396,14 +319,5 @@ final class AgentScenario {
       }
     }
     return new ClusterStats(watches, listed);
-  }
-
-  private static void sleep(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

@@ -22,6 +22,9 @@ import java.util.List;
  *       threads and RSS, change latency idle and at one change per agent per second. Baseline: one
  *       account sending the same total rate. Then a restart of the replica, and a rolling restart
  *       of two replicas on one database.
+ *   <li><b>Isolation</b> (issue 20, {@link IsolationScenario}): healthy accounts beside a cluster
+ *       that hangs, is slow or fails, and beside another agent flooding the plugin; the healthy
+ *       accounts' change → row and tunnel latency against a healthy phase of the same run.
  * </ul>
  *
  * <p>Linux only (threads and memory come from {@code /proc}). Run: {@code ./mvnw -q -pl benchmarks
@@ -61,6 +64,14 @@ public final class FleetBenchmark {
             AgentResult result = new AgentScenario(environment, database, accounts).run();
             result.load = load();
             report.agent(result);
+          }
+          if (options.isolationAccounts() > 0) {
+            IsolationResult result =
+                new IsolationScenario(
+                        environment, database, options.isolationAccounts(), options.seconds())
+                    .run();
+            result.load = load();
+            report.isolation(result);
           }
         }
         if (options.pluginAgents() > 0) {

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Clouddriver's database for the plugin's replicas: an embedded PostgreSQL or MariaDB server (each
@@ -93,6 +94,25 @@ final class FleetDatabase implements AutoCloseable {
 
     String password() {
       return server.password();
+    }
+
+    /** A new connection to this scenario's database; the caller closes it. */
+    Connection open() throws SQLException {
+      return connect(jdbcUrl);
+    }
+
+    /** The body of the account's definition in Clouddriver's account storage, if written. */
+    Optional<String> accountDefinition(String account) {
+      try (Connection c = open();
+          PreparedStatement s = c.prepareStatement("SELECT body FROM accounts WHERE id = ?")) {
+        s.setString(1, account);
+        try (ResultSet rows = s.executeQuery()) {
+          return rows.next() ? Optional.of(rows.getString(1)) : Optional.empty();
+        }
+      } catch (SQLException e) {
+        // Before the first replica has started, the table does not exist yet.
+        return Optional.empty();
+      }
     }
 
     /** Rows of Clouddriver's account storage ({@code accounts}): the definitions written. */

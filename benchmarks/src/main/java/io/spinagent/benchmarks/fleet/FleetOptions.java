@@ -27,6 +27,9 @@ import java.util.Map;
  * @param growth objects added to every cluster, once the agent (and the baseline) are measured, to
  *     measure the heap each further object costs ({@code --growth}, 110, about the size of a
  *     cluster; 0: not measured)
+ * @param isolationAccounts healthy accounts of the isolation scenario ({@code
+ *     --isolation-accounts}, 10; 0: not run); it runs on the first database, with {@code seconds}
+ *     per phase
  * @param agentJava the {@code java} of the agent's JDK ({@code --agent-java}; default: the newest
  *     JDK of at least 21 found, see {@link Jdks})
  * @param agentHeap the agent's (and its baseline's) {@code -Xmx} ({@code --agent-heap}, 4g)
@@ -52,6 +55,7 @@ record FleetOptions(
     List<String> databases,
     boolean restarts,
     int growth,
+    int isolationAccounts,
     String agentJava,
     String agentHeap,
     String pluginHeap,
@@ -81,6 +85,7 @@ record FleetOptions(
     o.put("databases", quick ? "postgres" : "postgres,mariadb");
     o.put("restarts", "true");
     o.put("growth", quick ? "20" : "110");
+    o.put("isolation-accounts", quick ? "4" : "10");
     o.put("agent-java", "");
     o.put("agent-heap", "4g");
     o.put("plugin-heap", "2g");
@@ -109,6 +114,7 @@ record FleetOptions(
         strings(o.get("databases")),
         Boolean.parseBoolean(o.get("restarts")),
         Integer.parseInt(o.get("growth")),
+        Integer.parseInt(o.get("isolation-accounts")),
         o.get("agent-java"),
         o.get("agent-heap"),
         o.get("plugin-heap"),

@@ -256,6 +256,55 @@ final class FleetReport {
     out.flush();
   }
 
+  void isolation(IsolationResult r) {
+    out.printf(
+        "%nIsolation: %d healthy accounts and one that falls sick on one agent, one more account"
+            + " on another agent; %d s per phase%n",
+        r.healthy, r.phase.toSeconds());
+    out.printf(
+        "  the healthy accounts' change → row (%d/s) and tunnel GET (%d/s), each sick phase against"
+            + " the healthy phase right before it; load %s%n",
+        IsolationProbes.CHANGES_PER_SECOND, IsolationProbes.TUNNEL_PER_SECOND, r.load);
+    if (r.failure != null) {
+      out.printf("  %s%n", r.failure);
+      out.flush();
+      return;
+    }
+    out.printf(ROW, "p50 / p99", "healthy before", "sick", "ratio", "target");
+    for (IsolationResult.Phase phase : r.phases) {
+      out.printf("  %s%n", phase.sickness().description);
+      Latencies rowsBefore = phase.before().rows();
+      Latencies rowsDuring = phase.during().rows();
+      row(
+          "  change → row",
+          percentiles(rowsBefore),
+          percentiles(rowsDuring),
+          ratio(rowsBefore.percentileMillis(99), rowsDuring.percentileMillis(99)),
+          "p99 ≤ 1.2×");
+      row(
+          "    changes timed / not in the cache after 30 s",
+          rowsBefore.count() + " / " + rowsBefore.missing(),
+          rowsDuring.count() + " / " + rowsDuring.missing(),
+          "",
+          "");
+      Latencies tunnelBefore = phase.before().tunnel();
+      Latencies tunnelDuring = phase.during().tunnel();
+      row(
+          "  tunnel GET",
+          percentiles(tunnelBefore),
+          percentiles(tunnelDuring),
+          ratio(tunnelBefore.percentileMillis(99), tunnelDuring.percentileMillis(99)),
+          "p99 ≤ 1.2×");
+      row(
+          "    requests timed / failed",
+          tunnelBefore.count() + " / " + phase.before().tunnelErrors(),
+          tunnelDuring.count() + " / " + phase.during().tunnelErrors(),
+          "",
+          "");
+    }
+    out.flush();
+  }
+
   private void row(String label, String baseline, String value, String ratio, String target) {
     out.printf(ROW, label, baseline, value, ratio, target);
   }

@@ -102,14 +102,14 @@ final class PluginScenario {
       if (result.allDefinitions == null && definitions >= agents) {
         result.allDefinitions = now;
       }
-      sleep(Duration.ofMillis(250));
+      Sleep.of(Duration.ofMillis(250));
     }
   }
 
   /** SIGTERM the replica, start it again on the same ports and database; agents reconnect. */
   private void restart(
       SimulatedFleet fleet, PluginReplica replica, FleetDatabase.Scenario db, PluginResult result) {
-    sleep(Duration.ofSeconds(5));
+    Sleep.of(Duration.ofSeconds(5));
     SimulatedFleet.Counts before = fleet.counters().snapshot();
     long since = System.currentTimeMillis();
     long start = System.nanoTime();
@@ -117,7 +117,7 @@ final class PluginScenario {
     replica.start();
     result.restartReady = Duration.ofNanos(System.nanoTime() - start);
     result.restartActive = awaitBack(fleet, start, () -> replica.accounts("ACTIVE")).orElse(null);
-    sleep(Duration.ofSeconds(5));
+    Sleep.of(Duration.ofSeconds(5));
     result.restartRewritten = db.cacheRows(since);
     result.restartCounts = fleet.counters().snapshot().since(before);
   }
@@ -143,7 +143,7 @@ final class PluginScenario {
           result.rollingFailure = "the two replicas did not get all accounts ACTIVE";
           return;
         }
-        sleep(Duration.ofSeconds(5));
+        Sleep.of(Duration.ofSeconds(5));
         SimulatedFleet.Counts before = fleet.counters().snapshot();
         long since = System.currentTimeMillis();
         result.rollingSteps = new Duration[2];
@@ -162,7 +162,7 @@ final class PluginScenario {
           }
           result.rollingSteps[i] = back.get();
         }
-        sleep(Duration.ofSeconds(5));
+        Sleep.of(Duration.ofSeconds(5));
         result.rollingRewritten = db.cacheRows(since);
         result.rollingCounts = fleet.counters().snapshot().since(before);
       }
@@ -176,7 +176,7 @@ final class PluginScenario {
       if (count.getAsInt() >= target) {
         return Optional.of(Duration.ofNanos(System.nanoTime() - start));
       }
-      sleep(Duration.ofMillis(250));
+      Sleep.of(Duration.ofMillis(250));
     }
     return Optional.empty();
   }
@@ -193,17 +193,8 @@ final class PluginScenario {
       if (fleet.settledSince(start) && active.getAsInt() >= agents) {
         return Optional.of(Duration.ofNanos(System.nanoTime() - start));
       }
-      sleep(Duration.ofMillis(100));
+      Sleep.of(Duration.ofMillis(100));
     }
     return Optional.empty();
-  }
-
-  private static void sleep(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException(e);
-    }
   }
 }

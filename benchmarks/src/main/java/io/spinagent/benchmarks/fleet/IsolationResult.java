@@ -1,0 +1,28 @@
+package io.spinagent.benchmarks.fleet;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one {@link IsolationScenario} measured: per sickness, the healthy phase before and its own.
+ */
+final class IsolationResult {
+
+  /** One sickness and the healthy phase right before it. */
+  record Phase(
+      IsolationScenario.Sickness sickness,
+      IsolationProbes.Figures before,
+      IsolationProbes.Figures during) {}
+
+  final int healthy;
+  final Duration phase;
+  final List<Phase> phases = new ArrayList<>();
+  String load;
+  String failure;
+
+  IsolationResult(int healthy, Duration phase) {
+    this.healthy = healthy;
+    this.phase = phase;
+  }
+}
