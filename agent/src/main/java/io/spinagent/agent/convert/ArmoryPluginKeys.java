@@ -95,11 +95,11 @@ public final class ArmoryPluginKeys {
           warned(
               "kubesvc.cache.cacheStreamingPoolCoreSize",
               "threads writing the cache",
-              "batches are written by spinagent.cache.writer-threads (4) threads"),
+              "many accounts per transaction; spinagent.cache.writer-threads (default 1)"),
           warned(
               "kubesvc.cache.cacheStreamingPoolMaxSize",
               "most threads writing the cache",
-              "batches are written by spinagent.cache.writer-threads (4) threads"),
+              "many accounts per transaction; spinagent.cache.writer-threads (default 1)"),
           warned(
               "kubesvc.cache.cleanDataWithUnusedAccounts",
               "remove the cache of accounts no longer used",
