@@ -1,5 +1,6 @@
 package io.spinagent.plugin.cache.sql;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.plugin.cache.format.RelationshipIndex;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,29 +41,35 @@ final class AccountMemory {
   private final Map<String, Set<String>> indexed = new HashMap<>();
 
   /** listings in progress by "group/kind" */
+  @GuardedBy("this")
   private Map<String, Listing> listings = new HashMap<>();
 
   /**
    * "group/kind" of kinds whose listing's END came without its BEGIN: their progress is not stored
    * as a resume point until a complete listing has swept them
    */
+  @GuardedBy("this")
   private Set<String> awaitingListing = new HashSet<>();
 
   /** logical key → when this process last wrote its row */
+  @GuardedBy("this")
   private Map<String, Long> logical = new HashMap<>();
 
   /** the rows {@link CommittedRows} remembers of this account; replaced when they may be wrong */
+  @GuardedBy("this")
   private CommittedRows.Scope scope;
 
   /**
    * whether the index holds every object the cache holds of the account: not before it was rebuilt
    * from the cache in this process, nor after a claim (another replica may have written since)
    */
+  @GuardedBy("this")
   private boolean indexTrusted;
 
   /**
    * claims of the account by a stream, counted so that a transaction can tell one came meanwhile
    */
+  @GuardedBy("this")
   private int claims;
 
   AccountMemory(String account) {

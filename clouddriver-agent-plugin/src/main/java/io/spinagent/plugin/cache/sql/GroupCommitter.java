@@ -1,5 +1,6 @@
 package io.spinagent.plugin.cache.sql;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.plugin.cache.CommitOutcome;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -76,11 +77,15 @@ final class GroupCommitter {
   private final int maxCommitters;
   private final WriterMetrics metrics;
 
+  @GuardedBy("this")
   private final ArrayDeque<Work> queue = new ArrayDeque<>();
 
   /** accounts whose work is in a group being committed */
+  @GuardedBy("this")
   private final Set<String> busy = new HashSet<>();
 
+  /** committers running (each until nothing it may take is queued) */
+  @GuardedBy("this")
   private int running;
 
   GroupCommitter(
@@ -144,6 +149,7 @@ final class GroupCommitter {
    * The next group: queued work of accounts not being committed, in queue order (an account's later
    * work stays behind its earlier), within the group's limits.
    */
+  @GuardedBy("this")
   private List<Work> take() {
     List<Work> group = new ArrayList<>();
     Set<String> seen = new HashSet<>();
@@ -177,6 +183,7 @@ final class GroupCommitter {
     return group;
   }
 
+  @GuardedBy("this")
   private List<Work> drain() {
     List<Work> all = new ArrayList<>(queue);
     queue.clear();

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.cache.sql;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -19,7 +20,10 @@ final class ParallelBatch<T, R> {
 
   private final List<T> items;
   private final Function<T, R> function;
+
+  @GuardedBy("this")
   private final Object[] results;
+
   private final AtomicInteger next = new AtomicInteger();
 
   private ParallelBatch(List<T> items, Function<T, R> function) {
