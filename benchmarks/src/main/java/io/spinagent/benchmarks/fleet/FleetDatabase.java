@@ -67,6 +67,21 @@ final class FleetDatabase implements AutoCloseable {
     return new Scenario(url);
   }
 
+  /**
+   * Stops the server (its connections end) and starts it again on the same port and data: a
+   * database restart as the fault soak injects it.
+   */
+  void restart(java.time.Duration down) {
+    server.stop();
+    try {
+      Thread.sleep(down.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      server.start();
+    }
+  }
+
   @Override
   public void close() {
     server.close();

@@ -77,9 +77,9 @@ public final class AccountRegistry {
   }
 
   /**
-   * @param servedElsewhere says whether another replica serves an account now; such an account is
-   *     only forgotten here when its grace period ends, never removed from Clouddriver. It may read
-   *     the database: it is asked outside the registry's lock.
+   * @param servedElsewhere says whether another replica serves an account now; such an account, if
+   *     orphaned here, is forgotten here at the next sweep, never removed from Clouddriver. It may
+   *     read the database: it is asked outside the registry's lock.
    * @param bindings where accounts' principals are bound; asked outside the registry's lock
    */
   public AccountRegistry(
@@ -194,22 +194,26 @@ public final class AccountRegistry {
     }
   }
 
-  /** Removes the accounts orphaned for longer than the grace period; returns their names. */
+  /**
+   * Forgets the orphaned accounts another replica serves now (their agents moved there: this
+   * replica's view of them would otherwise say ORPHANED until the grace period ends), and removes
+   * those orphaned for longer than the grace period; returns the names of the removed ones.
+   */
   public List<String> expireOrphans() {
     List<Runnable> notifications = new ArrayList<>();
     List<String> expired = new ArrayList<>();
     Instant deadline = clock.instant().minus(gracePeriod);
-    List<String> due;
+    List<String> orphans;
     synchronized (this) {
-      due =
+      orphans =
           accounts.values().stream()
-              .filter(e -> e.state == AccountState.ORPHANED && !e.stateSince.isAfter(deadline))
+              .filter(e -> e.state == AccountState.ORPHANED)
               .map(e -> e.name)
               .toList();
     }
     // Asked outside the lock: it may read the database.
     Set<String> elsewhere = new HashSet<>();
-    for (String name : due) {
+    for (String name : orphans) {
       if (servedElsewhere.test(name)) {
         elsewhere.add(name);
       }

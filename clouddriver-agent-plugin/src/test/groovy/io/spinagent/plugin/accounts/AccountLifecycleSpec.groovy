@@ -252,6 +252,29 @@ class AccountLifecycleSpec extends Specification {
     replicaB.accounts().find('prod').isEmpty()
   }
 
+  def "an agent that reconnects to another replica leaves no ORPHANED account on the replica it left"() {
+    given: 'two replicas on one database, with a grace period far longer than the feature'
+    plugin.close()
+    settings['spinagent.accounts.grace-period'] = '10m'
+    startPlugin()
+    def replicaB = startReplica()
+    def agent = startAgent('agent-1', clusterA, 'prod')
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ACTIVE }
+
+    when: 'the agent reconnects to the other replica (found by the fault soak: the replica it left said ORPHANED for the whole grace period)'
+    agent.close()
+    eventually.eventually { assert registry.find('prod').get().state() == AccountState.ORPHANED }
+    startAgent('agent-1', clusterA, 'prod', replica: replicaB)
+
+    then: 'the other replica serves it, and the one it left forgets it at its next sweep, without removing it from Clouddriver'
+    eventually.eventually {
+      assert replicaB.accounts().find('prod').get().state() == AccountState.ACTIVE
+      assert registry.find('prod').isEmpty()
+    }
+    table.find('prod').get().state() == AccountState.ACTIVE
+    definition('prod') != null
+  }
+
   def "a restarted replica holds accounts to their principals, and deleting an account ends its binding"() {
     given:
     restartWithTeamTokens()

@@ -1,0 +1,450 @@
+package io.spinagent.benchmarks.fleet;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The randomized fault soak (issue 20): real agents with several accounts each on test API servers,
+ * a steady churn of changes, two Clouddriver replicas with the plugin on one database, and in every
+ * round one or two faults chosen at random ({@link Fault}). After each round the churn stops and
+ * the soak waits, up to a bound, for quiet: every agent alive with all its accounts READY and
+ * nothing unacknowledged, every account ACTIVE, and the cache equal to the clusters object by
+ * object ({@link SoakComparison}). A round that does not get there is a failure, printed with the
+ * seed and the round that reproduce it, and ends the soak (later rounds would start from a broken
+ * state).
+ *
+ * <p>The rounds' faults and their timing come from the seed; the churn's timing, and so the exact
+ * interleaving, does not.
+ *
+ * <pre>./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark -Dbenchmark.agentSync.skip
+ *     -Dbenchmark.sql.skip -Dbenchmark.tunnel.skip -Dbenchmark.fleet.skip
+ *     -Dbenchmark.soak.rounds=100 -Dbenchmark.soak.seed=42</pre>
+ */
+public final class FaultSoak {
+
+  /** What a round may do to the fleet. */
+  enum Fault {
+    /** {@code kill -9} of an agent, restarted 1–4 s later. */
+    AGENT_KILL("agent kill -9 and restart"),
+    /**
+     * {@code kill -9} of a Clouddriver replica; its agents' connections go to the other one (as a
+     * load balancer would send them), and it is started again.
+     */
+    REPLICA_KILL("replica kill -9 and restart"),
+    /** The database stopped for 1–4 s and started again. */
+    DATABASE_RESTART("database restart"),
+    /** An agent's connection to Clouddriver reset. */
+    TCP_CUT("agent–plugin TCP cut"),
+    /** An agent's connection (and its new ones) forwarding nothing for 3–12 s. */
+    TCP_STALL("agent–plugin TCP stall"),
+    /** A cluster's API server down for 1–4 s, its cluster changing meanwhile. */
+    API_SERVER_RESTART("API server restart"),
+    /**
+     * A cluster changed and compacted while its API server is down, so that the agent's watches
+     * resume from a compacted version: 410 Gone, then a listing.
+     */
+    WATCH_COMPACTION("watch compaction (410)"),
+    /** An agent's connection moved to the other replica (cut, then reconnecting there). */
+    OTHER_REPLICA("agent reconnects to the other replica");
+
+    final String description;
+
+    Fault(String description) {
+      this.description = description;
+    }
+  }
+
+  /** What the soak found. */
+  static final class Result {
+    final long seed;
+    int roundsRun;
+    int roundsClean;
+    final Map<Fault, Integer> faults = new EnumMap<>(Fault.class);
+    final List<Duration> recoveries = new ArrayList<>();
+    Duration worstRecovery = Duration.ZERO;
+    String worstRound = "";
+    final List<String> failures = new ArrayList<>();
+
+    Result(long seed) {
+      this.seed = seed;
+    }
+
+    boolean allClean() {
+      return failures.isEmpty() && roundsClean == roundsRun;
+    }
+  }
+
+  private final SoakOptions options;
+  private final PrintStream out;
+  private final Random random;
+  private final Random churnRandom;
+  private final Result result;
+  private FleetDatabase database;
+  private FleetDatabase.Scenario scenario;
+  private final List<PluginReplica> replicas = new ArrayList<>();
+  private final List<SoakCluster> clusters = new ArrayList<>();
+  private final List<SoakAgent> agents = new ArrayList<>();
+  private final Map<String, Integer> changes = new LinkedHashMap<>();
+
+  FaultSoak(SoakOptions options, PrintStream out) {
+    this.options = options;
+    this.out = out;
+    this.random = new Random(options.seed());
+    this.churnRandom = new Random(options.seed() + 1);
+    this.result = new Result(options.seed());
+  }
+
+  public static void main(String[] args) {
+    SoakOptions options = SoakOptions.parse(args);
+    Result result = new FaultSoak(options, System.out).run();
+    System.exit(result.allClean() ? 0 : 1);
+  }
+
+  /** Sets the fleet up, runs the rounds, prints the report and stops everything. */
+  Result run() {
+    FleetEnvironment environment = new FleetEnvironment(options.fleet());
+    out.printf(
+        "%nFault soak: seed %d, %d rounds, %d agents × %d accounts of %d objects, 2 replicas on %s;"
+            + " load %s%n",
+        options.seed(),
+        options.rounds(),
+        options.agents(),
+        options.accountsPerAgent(),
+        options.objects(),
+        options.database(),
+        FleetBenchmark.load());
+    out.printf("  logs: %s%n", environment.logs());
+    out.flush();
+    try {
+      setUp(environment);
+      for (int round = 1; round <= options.rounds(); round++) {
+        if (!round(round)) {
+          break;
+        }
+      }
+    } finally {
+      tearDown();
+    }
+    report();
+    return result;
+  }
+
+  private void setUp(FleetEnvironment environment) {
+    database = FleetDatabase.start(options.database());
+    scenario = database.freshScenario("fault_soak");
+    replicas.add(new PluginReplica("a", environment, scenario, true));
+    replicas.add(new PluginReplica("b", environment, scenario, true));
+    // One after the other: the first creates the schema.
+    replicas.get(0).start();
+    replicas.get(1).start();
+    Path kubeconfigs = environment.work().resolve("kubeconfigs");
+    try {
+      Files.createDirectories(kubeconfigs);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    for (int a = 1; a <= options.agents(); a++) {
+      List<SoakCluster> own = new ArrayList<>();
+      for (int c = 1; c <= options.accountsPerAgent(); c++) {
+        SoakCluster cluster =
+            new SoakCluster("soak-" + a + "-" + c, kubeconfigs, options.objects());
+        own.add(cluster);
+        clusters.add(cluster);
+      }
+      SoakAgent agent =
+          new SoakAgent("soak-agent-" + a, environment, own, replicas.get((a - 1) % 2));
+      agents.add(agent);
+      agent.start();
+    }
+    long start = System.nanoTime();
+    List<String> issues = awaitQuiet(options.startLimit());
+    if (!issues.isEmpty()) {
+      result.failures.add("the fleet never settled after start: " + String.join("; ", issues));
+      throw new IllegalStateException(result.failures.get(0));
+    }
+    out.printf(
+        "  started: %d accounts ACTIVE, cache equal to the clusters (%d records) after %.1f s%n",
+        clusters.size(),
+        SoakComparison.expected(clusters).size(),
+        (System.nanoTime() - start) / 1e9);
+    out.flush();
+  }
+
+  /** One round; false when it failed. */
+  private boolean round(int round) {
+    result.roundsRun++;
+    List<Fault> faults = chooseFaults();
+    AtomicBoolean churning = new AtomicBoolean(true);
+    Thread churn = new Thread(() -> churn(churning), "fault-soak-churn");
+    churn.setDaemon(true);
+    churn.start();
+    long quietFrom;
+    try {
+      sleep(Duration.ofMillis(1000 + random.nextInt(1500)));
+      for (Fault fault : faults) {
+        inject(fault);
+        result.faults.merge(fault, 1, Integer::sum);
+      }
+      sleep(Duration.ofMillis(1000));
+    } finally {
+      churning.set(false);
+      join(churn);
+      quietFrom = System.nanoTime();
+    }
+    List<String> issues = awaitQuiet(options.quietLimit());
+    Duration recovery = Duration.ofNanos(System.nanoTime() - quietFrom);
+    String names = faults.stream().map(Enum::name).toList().toString();
+    if (!issues.isEmpty()) {
+      String failure =
+          String.format(
+              "round %d (seed %d) %s: not quiet within %d s:%n    %s",
+              round,
+              options.seed(),
+              names,
+              options.quietLimit().toSeconds(),
+              String.join("\n    ", issues.subList(0, Math.min(issues.size(), 30))));
+      result.failures.add(failure);
+      out.println("  FAILED " + failure);
+      out.flush();
+      return false;
+    }
+    result.roundsClean++;
+    result.recoveries.add(recovery);
+    if (recovery.compareTo(result.worstRecovery) > 0) {
+      result.worstRecovery = recovery;
+      result.worstRound = "round " + round + " " + names;
+    }
+    out.printf("  round %3d clean in %5.1f s: %s%n", round, recovery.toMillis() / 1000.0, names);
+    out.flush();
+    return true;
+  }
+
+  private List<Fault> chooseFaults() {
+    List<Fault> all = new ArrayList<>(List.of(Fault.values()));
+    Collections.shuffle(all, random);
+    int count = random.nextInt(3) == 0 ? 2 : 1;
+    List<Fault> chosen = new ArrayList<>(all.subList(0, count));
+    // Two replica faults in one round could leave no replica to take over.
+    if (chosen.contains(Fault.REPLICA_KILL) && chosen.contains(Fault.DATABASE_RESTART)) {
+      chosen.remove(Fault.DATABASE_RESTART);
+    }
+    return chosen;
+  }
+
+  private void inject(Fault fault) {
+    switch (fault) {
+      case AGENT_KILL -> {
+        SoakAgent agent = pick(agents);
+        agent.kill();
+        sleep(Duration.ofMillis(1000 + random.nextInt(3000)));
+        agent.start();
+      }
+      case REPLICA_KILL -> {
+        PluginReplica killed = pick(replicas);
+        PluginReplica survivor = other(killed);
+        for (SoakAgent agent : agents) {
+          if (agent.replica() == killed) {
+            agent.pointAt(survivor);
+          }
+        }
+        killed.process().kill();
+        sleep(Duration.ofMillis(1000 + random.nextInt(2000)));
+        killed.start();
+      }
+      case DATABASE_RESTART -> database.restart(Duration.ofMillis(1000 + random.nextInt(3000)));
+      case TCP_CUT -> pick(agents).cutConnection();
+      case TCP_STALL -> {
+        SoakAgent agent = pick(agents);
+        agent.stallConnection();
+        try {
+          sleep(Duration.ofMillis(3000 + random.nextInt(9000)));
+        } finally {
+          agent.resumeConnection();
+        }
+      }
+      case API_SERVER_RESTART -> {
+        try {
+          pick(clusters).restartApiServer(Duration.ofMillis(1000 + random.nextInt(3000)));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      case WATCH_COMPACTION -> pick(clusters).compactWhileAway(new Random(random.nextLong()));
+      case OTHER_REPLICA -> {
+        SoakAgent agent = pick(agents);
+        agent.pointAt(other(agent.replica()));
+        agent.cutConnection();
+      }
+    }
+  }
+
+  private void churn(AtomicBoolean churning) {
+    long interval = Math.max(1, (long) (1000 / options.changesPerSecond()));
+    while (churning.get()) {
+      SoakCluster cluster = clusters.get(churnRandom.nextInt(clusters.size()));
+      String kind = cluster.change(churnRandom);
+      synchronized (changes) {
+        changes.merge(kind, 1, Integer::sum);
+      }
+      try {
+        Thread.sleep(interval);
+      } catch (InterruptedException e) {
+        return;
+      }
+    }
+  }
+
+  /**
+   * Waits up to {@code limit} for quiet; returns what was still wrong at the end (empty: quiet).
+   */
+  private List<String> awaitQuiet(Duration limit) {
+    long start = System.nanoTime();
+    long deadline = start + limit.toNanos();
+    long nextProgress = start + Duration.ofSeconds(30).toNanos();
+    List<String> issues;
+    do {
+      issues = unsettled();
+      if (issues.isEmpty()) {
+        return issues;
+      }
+      if (System.nanoTime() > nextProgress) {
+        // What it waits for, in case it never comes: the log then says since when.
+        out.printf(
+            "    still waiting after %d s: %s%n",
+            Duration.ofNanos(System.nanoTime() - start).toSeconds(),
+            String.join("; ", issues.subList(0, Math.min(3, issues.size()))));
+        out.flush();
+        nextProgress += Duration.ofSeconds(30).toNanos();
+      }
+      sleep(Duration.ofMillis(1000));
+    } while (System.nanoTime() < deadline);
+    return issues;
+  }
+
+  /** What keeps the fleet from being quiet now. */
+  private List<String> unsettled() {
+    List<String> issues = new ArrayList<>();
+    for (SoakAgent agent : agents) {
+      if (!agent.isAlive()) {
+        issues.add("agent " + agent.id() + " ended (see " + agent.log() + ")");
+        continue;
+      }
+      SoakAgent.Health health = agent.health();
+      if (health == null) {
+        issues.add("agent " + agent.id() + " does not answer /metrics");
+      } else if (health.ready() != agent.clusters().size() || health.unacknowledged() != 0) {
+        issues.add(
+            "agent "
+                + agent.id()
+                + ": "
+                + health.ready()
+                + " of "
+                + agent.clusters().size()
+                + " accounts READY, "
+                + health.unacknowledged()
+                + " outbox entries unacknowledged");
+      }
+    }
+    for (PluginReplica replica : replicas) {
+      int active = replica.accounts("ACTIVE");
+      if (active != clusters.size()) {
+        issues.add(
+            "replica "
+                + replica.name()
+                + (active < 0 ? " does not answer" : " sees " + active + " accounts ACTIVE")
+                + " of "
+                + clusters.size());
+      }
+    }
+    if (issues.isEmpty()) {
+      try {
+        issues.addAll(SoakComparison.differences(scenario, options.database(), clusters));
+      } catch (IllegalStateException e) {
+        issues.add(e.getMessage());
+      }
+    }
+    return issues;
+  }
+
+  private void report() {
+    out.printf(
+        "%nFault soak: seed %d: %d rounds run, %d clean%n",
+        result.seed, result.roundsRun, result.roundsClean);
+    out.println("  faults injected:");
+    result.faults.forEach((fault, n) -> out.printf("    %-40s %4d%n", fault.description, n));
+    synchronized (changes) {
+      out.printf("  changes made: %s%n", changes);
+    }
+    if (!result.recoveries.isEmpty()) {
+      List<Duration> sorted = new ArrayList<>(result.recoveries);
+      Collections.sort(sorted);
+      out.printf(
+          "  recovery (churn stopped → quiet, cache equal to the clusters): median %.1f s, worst"
+              + " %.1f s (%s)%n",
+          sorted.get(sorted.size() / 2).toMillis() / 1000.0,
+          result.worstRecovery.toMillis() / 1000.0,
+          result.worstRound);
+    }
+    result.failures.forEach(f -> out.println("  FAILED " + f));
+    out.printf(
+        "  reproduce: ./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark"
+            + " -Dbenchmark.agentSync.skip -Dbenchmark.sql.skip -Dbenchmark.tunnel.skip"
+            + " -Dbenchmark.fleet.skip -Dbenchmark.soak.seed=%d -Dbenchmark.soak.rounds=%d%n",
+        result.seed, result.roundsRun);
+    out.flush();
+  }
+
+  private void tearDown() {
+    List<AutoCloseable> all = new ArrayList<>(agents);
+    all.addAll(replicas);
+    all.addAll(clusters);
+    for (AutoCloseable closeable : all) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        out.println("  could not stop " + closeable + ": " + e);
+      }
+    }
+    if (database != null) {
+      database.close();
+    }
+  }
+
+  private PluginReplica other(PluginReplica replica) {
+    return replicas.get(0) == replica ? replicas.get(1) : replicas.get(0);
+  }
+
+  private <T> T pick(List<T> list) {
+    return list.get(random.nextInt(list.size()));
+  }
+
+  private static void join(Thread thread) {
+    try {
+      thread.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,49 @@
+package io.spinagent.benchmarks.fleet
+
+import java.nio.file.Files
+import java.nio.file.Path
+import spock.lang.Specification
+
+/**
+ * A short fault soak (the benchmark's FaultSoak, a few rounds): real agent JVMs with two accounts
+ * each on test API servers, two Clouddriver replicas with the built plugin bundle on one embedded
+ * PostgreSQL, churn, and in every round random faults. Each round must end quiet: every account
+ * READY and ACTIVE, nothing unacknowledged, the cache equal to the clusters object by object. The
+ * seed is fixed so that a failure reproduces with the same faults; the soak's output (in the
+ * surefire report) names it.
+ */
+class FaultSoakSpec extends Specification {
+
+  static final long SEED = 20
+
+  def "rounds of random faults each end with every account ACTIVE, nothing unacknowledged and the cache equal to the clusters"() {
+    given:
+    def work = Files.createTempDirectory('fault-soak-spec')
+    def options = SoakOptions.parse([
+        '--rounds=4', "--seed=$SEED", '--agents=2', '--accounts=2', '--objects=10', '--rate=10',
+        '--quiet-limit=120', '--start-limit=240', '--plugin-heap=768m', '--agent-heap=256m',
+        "--agent-jar=${built('../agent/target', 'spinagent-agent.jar')}",
+        "--bundle=${built('../clouddriver-agent-plugin/target', 'spinagent-plugin-*.zip')}",
+        "--host-classpath=${built('../sandbox/target', 'runtime.classpath')}",
+        "--work=$work"] as String[])
+
+    when:
+    def result = new FaultSoak(options, System.out).run()
+
+    then:
+    result.failures == []
+    result.roundsRun == 4
+    result.roundsClean == 4
+    result.faults.values().sum() >= 4
+
+    cleanup:
+    work?.toFile()?.deleteDir()
+  }
+
+  /** A file the reactor built before this module's tests (the agent's jar, the plugin's bundle). */
+  private static Path built(String dir, String glob) {
+    def found = Files.newDirectoryStream(Path.of(dir), glob).withCloseable { it.toList() }
+    assert found.size() == 1: "expected one $glob in $dir (built by the reactor), found $found"
+    found[0].toAbsolutePath()
+  }
+}
