@@ -184,7 +184,8 @@ public final class AgentRuntime implements AutoCloseable {
                 public void accountHealth(String account, AccountHealth health, String error) {
                   streamClient.reportAccountStatus(account, health, error);
                 }
-              });
+              },
+              registry);
       manager[0] = clusterManager;
       commands[0] =
           new AccountCommands(identity.agentId(), clusterManager, config.kubernetes().noProxy());

@@ -69,6 +69,7 @@ final class AccountWatcher implements KindWatch.Account {
   private final int timeoutSeconds;
   private final ClusterOptions options;
   private final ClusterThreads threads;
+  private final KubernetesRequestMeter requestMeter;
   private final BooleanSupplier progressEnabled;
   private final Events events;
   private final Executor serial;
@@ -105,6 +106,7 @@ final class AccountWatcher implements KindWatch.Account {
       int timeoutSeconds,
       ClusterOptions options,
       ClusterThreads threads,
+      KubernetesRequestMeter requestMeter,
       BooleanSupplier progressEnabled,
       Events events) {
     this.config = config;
@@ -114,6 +116,7 @@ final class AccountWatcher implements KindWatch.Account {
     this.timeoutSeconds = timeoutSeconds;
     this.options = options;
     this.threads = threads;
+    this.requestMeter = requestMeter;
     this.progressEnabled = progressEnabled;
     this.events = events;
     this.serial = threads.serialExecutor();
@@ -309,6 +312,7 @@ final class AccountWatcher implements KindWatch.Account {
     attempts.incrementAndGet();
     try {
       ClusterClients.Connection connection = ClusterClients.connect(config, timeoutSeconds);
+      requestMeter.instrument(connection.client());
       KubeHttp connected =
           new KubeHttp(
               connection.client(),

@@ -1,6 +1,8 @@
 package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.openapi.ApiClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.spinagent.agent.config.AccountDefinitionException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.KubernetesConfig;
@@ -65,6 +67,7 @@ public final class ClusterManager implements AutoCloseable {
   private final ClusterOptions options;
   private final Listener listener;
   private final ClusterThreads threads;
+  private final KubernetesRequestMeter requestMeter;
   private final StaggeredStart starts;
   private final Map<String, AccountWatcher> accounts = new LinkedHashMap<>();
 
@@ -86,10 +89,7 @@ public final class ClusterManager implements AutoCloseable {
     this(outbox, tasks, KubernetesConfig.CacheGroups.NONE, timeoutSeconds, options, listener);
   }
 
-  /**
-   * @param cacheGroups how accounts start ({@code kubernetes.cacheGroupSize}, {@code
-   *     cacheGroupDelayMs})
-   */
+  /** A manager whose Kubernetes requests are counted nowhere (specs and benchmarks). */
   public ClusterManager(
       Outbox outbox,
       TasksConfig tasks,
@@ -97,11 +97,37 @@ public final class ClusterManager implements AutoCloseable {
       int timeoutSeconds,
       ClusterOptions options,
       Listener listener) {
+    this(
+        outbox,
+        tasks,
+        cacheGroups,
+        timeoutSeconds,
+        options,
+        listener,
+        // A composite with no registries in it: Micrometer's way of measuring nothing.
+        new CompositeMeterRegistry());
+  }
+
+  /**
+   * @param cacheGroups how accounts start ({@code kubernetes.cacheGroupSize}, {@code
+   *     cacheGroupDelayMs})
+   * @param meters where every account's Kubernetes requests are counted ({@link
+   *     KubernetesRequestMeter})
+   */
+  public ClusterManager(
+      Outbox outbox,
+      TasksConfig tasks,
+      KubernetesConfig.CacheGroups cacheGroups,
+      int timeoutSeconds,
+      ClusterOptions options,
+      Listener listener,
+      MeterRegistry meters) {
     this.outbox = Objects.requireNonNull(outbox, "outbox");
     this.budget = new ListBudget(tasks.totalBudget(), tasks.budgetPerAccount());
     this.timeoutSeconds = timeoutSeconds;
     this.options = Objects.requireNonNull(options, "options");
     this.listener = Objects.requireNonNull(listener, "listener");
+    this.requestMeter = new KubernetesRequestMeter(meters);
     this.threads = new ClusterThreads();
     this.starts = new StaggeredStart(cacheGroups, threads.timers());
   }
@@ -243,6 +269,7 @@ public final class ClusterManager implements AutoCloseable {
             timeoutSeconds,
             options,
             threads,
+            requestMeter,
             () -> progressReporting,
             new Events());
     accounts.put(config.name(), watcher);

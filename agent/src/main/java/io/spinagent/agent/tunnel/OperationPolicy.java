@@ -1,6 +1,7 @@
 package io.spinagent.agent.tunnel;
 
 import io.spinagent.agent.config.OperationsConfig.AllowRule;
+import io.spinagent.common.KubernetesRequest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -46,10 +47,11 @@ public final class OperationPolicy {
 
   /** Why the request may not run, naming the rule concerned; empty when it may. */
   Optional<String> refusal(String method, String path, String query) {
-    if (rules.isEmpty() || RequestVerb.isDiscovery(method, path)) {
+    KubernetesRequest request = KubernetesRequest.of(method, path, query);
+    if (rules.isEmpty() || request.discovery()) {
       return Optional.empty();
     }
-    String verb = RequestVerb.of(method, path, query);
+    String verb = request.verb();
     CompiledRule pathOnly = null;
     for (CompiledRule rule : rules) {
       if (rule.matchesPath(path)) {

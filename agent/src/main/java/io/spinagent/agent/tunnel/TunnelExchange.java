@@ -3,6 +3,7 @@ package io.spinagent.agent.tunnel;
 import com.google.protobuf.ByteString;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.spinagent.common.KubernetesRequest;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelEnd;
 import io.spinagent.protocol.v1.TunnelFrame;
@@ -116,7 +117,7 @@ final class TunnelExchange {
         id,
         head.getAccount(),
         head.getMethod(),
-        RequestVerb.of(head.getMethod(), head.getPath(), head.getQuery()),
+        KubernetesRequest.of(head.getMethod(), head.getPath(), head.getQuery()).verbLabel(),
         head.getPath(),
         received,
         started);

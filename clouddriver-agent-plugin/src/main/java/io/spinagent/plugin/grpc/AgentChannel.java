@@ -1,6 +1,7 @@
 package io.spinagent.plugin.grpc;
 
 import io.grpc.Server;
+import io.grpc.ServerBuilder;
 import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -27,6 +28,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -64,6 +66,10 @@ public final class AgentChannel implements AutoCloseable {
     this.sinkExecutor = sinkExecutor;
   }
 
+  /**
+   * Starts the channel on the agent port configured in {@code spinagent.grpc}: Netty, with its
+   * address, TLS or mTLS (certificates reloaded as they change) and keepalive settings.
+   */
   public static AgentChannel start(
       SpinAgentProperties properties,
       String replicaId,
@@ -75,13 +81,108 @@ public final class AgentChannel implements AutoCloseable {
       MeterRegistry meters,
       Clock clock) {
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
-    ScheduledExecutorService scheduler =
-        Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
-    ExecutorService sinkExecutor =
-        Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
-    ServerTls tls = null;
+    ScheduledExecutorService scheduler = newScheduler();
+    ServerTls tls;
     try {
       tls = ServerTls.from(grpc.getSecurity(), scheduler);
+    } catch (RuntimeException e) {
+      scheduler.shutdownNow();
+      throw e;
+    }
+    InetSocketAddress bindAddress = new InetSocketAddress(grpc.getAddress(), grpc.getPort());
+    NettyServerBuilder transport = NettyServerBuilder.forAddress(bindAddress);
+    if (tls.sslContext() != null) {
+      transport.sslContext(tls.sslContext());
+    }
+    transport
+        .keepAliveTime(grpc.getKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
+        .keepAliveTimeout(grpc.getKeepAliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .permitKeepAliveTime(grpc.getPermitKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
+        .permitKeepAliveWithoutCalls(true);
+    String security =
+        grpc.getSecurity().isEnabled()
+            ? "TLS, client auth " + grpc.getSecurity().getClientAuth()
+            : "plaintext";
+    return start(
+        transport,
+        tls,
+        scheduler,
+        new Listening(
+            bindAddress + " (spinagent.grpc.address / spinagent.grpc.port)",
+            grpc.getAddress(),
+            security),
+        properties,
+        replicaId,
+        accounts,
+        welcomeListener,
+        sessions,
+        sink,
+        resumePoints,
+        meters,
+        clock);
+  }
+
+  /**
+   * Starts the channel on a server built by {@code transport}, which says where and how agents
+   * connect (e.g. gRPC's in-process transport in specs). Everything else is as on the agent port:
+   * services, authentication, frame limits, sessions and the orphan sweep. {@code
+   * spinagent.grpc.security} and the keepalive settings belong to the Netty port and are not
+   * applied.
+   */
+  public static AgentChannel start(
+      ServerBuilder<?> transport,
+      SpinAgentProperties properties,
+      String replicaId,
+      AccountRegistry accounts,
+      AgentWelcomeListener welcomeListener,
+      SessionRegistry sessions,
+      ChangeSink sink,
+      ResumePoints resumePoints,
+      MeterRegistry meters,
+      Clock clock) {
+    return start(
+        transport,
+        ServerTls.NONE,
+        newScheduler(),
+        new Listening(
+            "the " + transport.getClass().getSimpleName(),
+            transport.getClass().getSimpleName(),
+            "the transport's own security"),
+        properties,
+        replicaId,
+        accounts,
+        welcomeListener,
+        sessions,
+        sink,
+        resumePoints,
+        meters,
+        clock);
+  }
+
+  /**
+   * How the log names where agents connect: {@code failure} when the server cannot start, {@code
+   * address} (with the bound port, if any) and {@code security} once it listens.
+   */
+  private record Listening(String failure, String address, String security) {}
+
+  private static AgentChannel start(
+      ServerBuilder<?> transport,
+      ServerTls tls,
+      ScheduledExecutorService scheduler,
+      Listening listening,
+      SpinAgentProperties properties,
+      String replicaId,
+      AccountRegistry accounts,
+      AgentWelcomeListener welcomeListener,
+      SessionRegistry sessions,
+      ChangeSink sink,
+      ResumePoints resumePoints,
+      MeterRegistry meters,
+      Clock clock) {
+    SpinAgentProperties.Grpc grpc = properties.getGrpc();
+    ExecutorService sinkExecutor =
+        Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
+    try {
       BearerTokens tokens =
           new BearerTokens(
               grpc.getAuth().getTokens().getValues(), grpc.getAuth().getTokens().getFile());
@@ -103,21 +204,12 @@ public final class AgentChannel implements AutoCloseable {
               new ChannelMetrics(meters, sessions, accounts),
               clock);
       HealthStatusManager health = new HealthStatusManager();
-      InetSocketAddress bindAddress = new InetSocketAddress(grpc.getAddress(), grpc.getPort());
       int maxFrameBytes = (int) grpc.getMaxInboundMessageSize().toBytes();
-      NettyServerBuilder builder = NettyServerBuilder.forAddress(bindAddress);
-      if (tls.sslContext() != null) {
-        builder.sslContext(tls.sslContext());
-      }
       Server server =
-          builder
+          transport
               // Frames over the limit but under twice it are refused by the session with a clear
               // status; beyond that the transport resets the stream before anything is read.
               .maxInboundMessageSize(Math.max(maxFrameBytes * 2, maxFrameBytes + 1024 * 1024))
-              .keepAliveTime(grpc.getKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
-              .keepAliveTimeout(grpc.getKeepAliveTimeout().toMillis(), TimeUnit.MILLISECONDS)
-              .permitKeepAliveTime(grpc.getPermitKeepAliveTime().toMillis(), TimeUnit.MILLISECONDS)
-              .permitKeepAliveWithoutCalls(true)
               .addService(health.getHealthService())
               .addService(
                   ServerInterceptors.intercept(
@@ -127,28 +219,22 @@ public final class AgentChannel implements AutoCloseable {
         server.start();
       } catch (IOException e) {
         throw new UncheckedIOException(
-            "SpinAgent cannot listen for agents on "
-                + bindAddress
-                + " (spinagent.grpc.address / spinagent.grpc.port): "
-                + e.getMessage(),
+            "SpinAgent cannot listen for agents on " + listening.failure() + ": " + e.getMessage(),
             e);
       }
       health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
       Duration sweep = sweepInterval(properties.getAccounts().getGracePeriod());
       scheduler.scheduleWithFixedDelay(
           () -> expireOrphans(accounts), sweep.toMillis(), sweep.toMillis(), TimeUnit.MILLISECONDS);
+      int port = server.getPort();
       log.info(
-          "Listening for SpinAgent agents on {}:{} ({})",
-          grpc.getAddress(),
-          server.getPort(),
-          grpc.getSecurity().isEnabled()
-              ? "TLS, client auth " + grpc.getSecurity().getClientAuth()
-              : "plaintext");
+          "Listening for SpinAgent agents on {}{} ({})",
+          listening.address(),
+          port < 0 ? "" : ":" + port,
+          listening.security());
       return new AgentChannel(server, tls, health, sessions, scheduler, sinkExecutor);
     } catch (RuntimeException e) {
-      if (tls != null) {
-        tls.close();
-      }
+      tls.close();
       scheduler.shutdownNow();
       sinkExecutor.shutdownNow();
       throw e;
@@ -227,7 +313,11 @@ public final class AgentChannel implements AutoCloseable {
     return tenth.compareTo(max) > 0 ? max : tenth.compareTo(min) < 0 ? min : tenth;
   }
 
-  private static java.util.concurrent.ThreadFactory threads(String prefix) {
+  private static ScheduledExecutorService newScheduler() {
+    return Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
+  }
+
+  private static ThreadFactory threads(String prefix) {
     AtomicInteger counter = new AtomicInteger();
     return runnable -> {
       Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());

@@ -35,6 +35,9 @@ final class ServerTls implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ServerTls.class);
 
+  /** Plaintext: no TLS context, nothing to reload. */
+  static final ServerTls NONE = new ServerTls(null, null);
+
   private final SslContext sslContext;
   private final ScheduledFuture<?> reload;
 
@@ -51,7 +54,7 @@ final class ServerTls implements AutoCloseable {
                 + security.getClientAuth()
                 + " but spinagent.grpc.security.enabled is false: client certificates need TLS");
       }
-      return new ServerTls(null, null);
+      return NONE;
     }
     Path chain = required(security.getCertificateChain(), "certificate-chain");
     Path key = required(security.getPrivateKey(), "private-key");

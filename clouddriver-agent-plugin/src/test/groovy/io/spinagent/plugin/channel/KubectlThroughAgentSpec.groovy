@@ -198,7 +198,7 @@ class KubectlThroughAgentSpec extends Specification {
     json.readValue(replaced.out, Map).spec.template.spec.containers[0].image == 'nginx:1.28'
     cluster.getObject('apps/v1', 'Deployment', 'default', 'backend').get().contains('nginx:1.28')
     eventually.eventually { assert stored('backend').spec.template.spec.containers[0].image == 'nginx:1.28' }
-    operations()*.verb().containsAll(['create', 'replace'])
+    operations()*.verb().containsAll(['create', 'update'])
     operations().every { it.agentId() == 'agent-e2e' && it.replica() == 'replica-1' }
   }
 
@@ -263,7 +263,7 @@ class KubectlThroughAgentSpec extends Specification {
     then:
     logs.exit == 0
     logs.out == 'started\nGET / 200\n'
-    operations().find { it.verb() == 'logs' }.path().startsWith('/api/v1/namespaces/default/pods/frontend-1/log?container=web')
+    operations().find { it.verb() == 'get' && it.path().contains('/log?') }.path().startsWith('/api/v1/namespaces/default/pods/frontend-1/log?container=web')
 
     when: 'following'
     def process = new ProcessBuilder(['kubectl', "--kubeconfig=$kubeconfig".toString(), 'logs', '-f', 'frontend-1', '-c', 'web'])

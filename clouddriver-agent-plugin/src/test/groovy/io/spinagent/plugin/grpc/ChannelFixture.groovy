@@ -2,6 +2,8 @@ package io.spinagent.plugin.grpc
 
 import io.grpc.ChannelCredentials
 import io.grpc.InsecureChannelCredentials
+import io.grpc.inprocess.InProcessChannelBuilder
+import io.grpc.inprocess.InProcessServerBuilder
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
@@ -15,8 +17,15 @@ import io.spinagent.plugin.grpc.session.SessionRegistry
 
 import java.time.Clock
 
-/** A real agent channel on a free loopback port, with an in-memory store behind it. */
+/**
+ * A real agent channel with an in-memory store behind it: on a free loopback port (Netty, as in
+ * production), or, for fast unit specs, on gRPC's in-process transport.
+ */
 class ChannelFixture implements Closeable {
+
+  /** In-process: no sockets, and flow control exact (a side is ready only when the other asked). */
+  final boolean inProcess
+  private final String inProcessName = InProcessServerBuilder.generateName()
 
   final SpinAgentProperties properties = new SpinAgentProperties()
   final InMemoryObjectStore store = new InMemoryObjectStore()
@@ -28,16 +37,27 @@ class ChannelFixture implements Closeable {
   AgentChannel channel
   private final List<RawAgent> agents = []
 
-  ChannelFixture() {
+  ChannelFixture(boolean inProcess = false) {
+    this.inProcess = inProcess
     properties.grpc.address = '127.0.0.1'
     properties.grpc.port = 0
   }
 
+  static ChannelFixture inProcess() {
+    new ChannelFixture(true)
+  }
+
+  Clock clock = Clock.systemUTC()
+
   ChannelFixture start() {
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { false },
+    accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { false },
       AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
     accounts.addListener(store)
-    channel = AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink, resumePoints, meters, Clock.systemUTC())
+    channel = inProcess
+      ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), properties, 'replica-under-test', accounts,
+          AgentWelcomeListener.NONE, sessions, sink, resumePoints, meters, clock)
+      : AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink,
+          resumePoints, meters, clock)
     this
   }
 
@@ -46,7 +66,9 @@ class ChannelFixture implements Closeable {
   }
 
   RawAgent agent(ChannelCredentials credentials = InsecureChannelCredentials.create(), String token = null) {
-    def agent = new RawAgent(target(), credentials, token)
+    def agent = inProcess
+      ? new RawAgent(InProcessChannelBuilder.forName(inProcessName).build(), token)
+      : new RawAgent(target(), credentials, token)
     agents << agent
     agent
   }

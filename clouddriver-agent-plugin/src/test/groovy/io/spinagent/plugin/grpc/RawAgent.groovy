@@ -7,6 +7,7 @@ import io.grpc.InsecureChannelCredentials
 import io.grpc.ManagedChannel
 import io.grpc.Metadata
 import io.grpc.Status
+import io.grpc.stub.ClientCallStreamObserver
 import io.grpc.stub.StreamObserver
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.AgentChannelGrpc
@@ -39,15 +40,20 @@ class RawAgent implements Closeable {
   final ManagedChannel channel
   final BlockingQueue<PluginMessage> received = new LinkedBlockingQueue<>()
   final CompletableFuture<Status> closed = new CompletableFuture<>()
-  private final StreamObserver<AgentMessage> outbound
+  private final ClientCallStreamObserver<AgentMessage> outbound
 
   RawAgent(String target, ChannelCredentials credentials = InsecureChannelCredentials.create(), String token = null) {
-    channel = Grpc.newChannelBuilder(target, credentials).build()
+    this(Grpc.newChannelBuilder(target, credentials).build(), token)
+  }
+
+  /** An agent on {@code channel}, e.g. an in-process one; the agent closes it. */
+  RawAgent(ManagedChannel channel, String token = null) {
+    this.channel = channel
     def stub = AgentChannelGrpc.newStub(channel)
     if (token != null) {
       stub = stub.withCallCredentials(bearer(token))
     }
-    outbound = stub.connect(new StreamObserver<PluginMessage>() {
+    outbound = (ClientCallStreamObserver<AgentMessage>) stub.connect(new StreamObserver<PluginMessage>() {
       void onNext(PluginMessage message) { received.add(message) }
       void onError(Throwable error) { closed.complete(Status.fromThrowable(error)) }
       void onCompleted() { closed.complete(Status.OK) }
@@ -65,6 +71,14 @@ class RawAgent implements Closeable {
   RawAgent hello(String agentId, List<AccountInfo> accounts, List<Integer> versions = [1]) {
     send(AgentMessage.newBuilder().setHello(Hello.newBuilder()
       .setAgentId(agentId).setAgentVersion('test').addAllProtocolVersions(versions).addAllAccounts(accounts)).build())
+  }
+
+  /**
+   * Whether the plugin asks for more frames: on the in-process transport, false exactly when the
+   * plugin has stopped reading (every frame it asked for was delivered).
+   */
+  boolean ready() {
+    outbound.isReady()
   }
 
   RawAgent send(AgentMessage message) {

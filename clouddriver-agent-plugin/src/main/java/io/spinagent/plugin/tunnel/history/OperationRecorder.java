@@ -1,5 +1,6 @@
 package io.spinagent.plugin.tunnel.history;
 
+import io.spinagent.common.KubernetesRequest;
 import io.spinagent.plugin.tunnel.TunnelOperation;
 import io.spinagent.plugin.tunnel.TunnelOperationListener;
 import java.util.Objects;
@@ -22,7 +23,7 @@ public final class OperationRecorder implements TunnelOperationListener {
         new OperationRecord(
             operation.account(),
             operation.method(),
-            KubectlVerbs.of(operation.method(), operation.path(), query),
+            KubernetesRequest.of(operation.method(), operation.path(), query).verbLabel(),
             query.isEmpty() ? operation.path() : operation.path() + "?" + query,
             operation.status(),
             operation.timeToFirstByte().toMillis(),

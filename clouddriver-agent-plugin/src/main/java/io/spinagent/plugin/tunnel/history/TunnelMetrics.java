@@ -2,6 +2,7 @@ package io.spinagent.plugin.tunnel.history;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.spinagent.common.KubernetesRequest;
 import io.spinagent.plugin.tunnel.TunnelOperation;
 import io.spinagent.plugin.tunnel.TunnelOperationListener;
 import java.util.Set;
@@ -33,7 +34,8 @@ public final class TunnelMetrics implements TunnelOperationListener {
 
   @Override
   public void completed(TunnelOperation operation) {
-    String verb = KubectlVerbs.of(operation.method(), operation.path(), operation.query());
+    String verb =
+        KubernetesRequest.of(operation.method(), operation.path(), operation.query()).verbLabel();
     String status = operation.status() < 0 ? "none" : Integer.toString(operation.status());
     Timer.builder("spinagent.tunnel.requests")
         .description("Requests through the tunnel: time until the response's head")

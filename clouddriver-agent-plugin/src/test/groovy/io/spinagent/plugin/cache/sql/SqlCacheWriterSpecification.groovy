@@ -1,6 +1,8 @@
 package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
+import io.micrometer.prometheus.PrometheusConfig
+import io.micrometer.prometheus.PrometheusMeterRegistry
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.cache.SinkEntry
@@ -71,6 +73,28 @@ abstract class SqlCacheWriterSpecification extends SqlWriterFixture {
             managers    : ['frontend'] as Set]],
         loadBalancers: ['frontend'] as Set,
         ingresses    : ['shop'] as Set]
+  }
+
+  def "the time from the agent's observation to the commit is served to Prometheus as spinagent.cache.change.latency"() {
+    given: "the writer reports to a Prometheus registry, as in a Clouddriver scraped by Prometheus"
+    def prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+    meters = prometheus
+    writer = newWriter()
+
+    when: "a change the agent received 1.5 s before the commit (the writer reads the spec's clock), and one from an agent that sends no time"
+    def observed = upsert(Manifests.deployment(), '1')
+    observed = new SinkEntry.Change(observed.change().toBuilder().setObservedAtMillis(clock.millis() - 1500).build())
+    commit(observed, upsert(Manifests.service(), '1'))
+    def scrape = prometheus.scrape()
+
+    then: 'one observation of 1.5 s, in the histogram buckets from 1.5 s up'
+    scrape.contains('spinagent_cache_change_latency_seconds_count 1.0')
+    scrape.contains('spinagent_cache_change_latency_seconds_sum 1.5')
+    scrape.contains('spinagent_cache_change_latency_seconds_bucket{le="+Inf",} 1.0')
+    def buckets = scrape.readLines().findAll { it.startsWith('spinagent_cache_change_latency_seconds_bucket{le="') && !it.contains('+Inf') }
+        .collect { line -> [(line =~ /le="([0-9.]+)"/)[0][1] as double, line.substring(line.lastIndexOf(' ') + 1) as double] }
+    buckets.size() > 10
+    buckets.every { bucket -> bucket[1] == (bucket[0] >= 1.5 ? 1.0 : 0.0) }
   }
 
   def "updates, scaling and deletes touch only the rows they concern"() {

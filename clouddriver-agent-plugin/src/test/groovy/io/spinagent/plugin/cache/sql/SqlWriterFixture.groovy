@@ -1,6 +1,7 @@
 package io.spinagent.plugin.cache.sql
 
 import com.google.protobuf.ByteString
+import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.SinkBatch
@@ -41,7 +42,7 @@ abstract class SqlWriterFixture extends Specification {
   @Shared SqlWriterThreads threads = new SqlWriterThreads(1)
 
   MutableClock clock = new MutableClock(1_700_000_000_000L)
-  SimpleMeterRegistry meters = new SimpleMeterRegistry()
+  MeterRegistry meters = new SimpleMeterRegistry()
   SqlCacheWriter writer
   long sequence = 0
 
