@@ -29,6 +29,7 @@ import io.spinagent.plugin.tunnel.history.OperationHistory;
 import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
 import io.spinagent.plugin.tunnel.history.TunnelMetrics;
+import io.spinagent.plugin.web.AccountCommands;
 import java.time.Clock;
 import java.util.Optional;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -99,6 +100,26 @@ public class PluginConfiguration {
         highAvailability);
   }
 
+  /** The accounts API's commands, run here or on the replica holding the agents' stream. */
+  @Bean
+  AccountCommands accountCommands(
+      AccountRegistry registry,
+      SessionRegistry sessions,
+      Optional<AccountTable> table,
+      DynamicAccounts dynamicAccounts,
+      HighAvailability highAvailability,
+      ReplicaIdentity replica,
+      SpinAgentProperties properties) {
+    return new AccountCommands(
+        registry,
+        table,
+        dynamicAccounts,
+        sessions,
+        highAvailability,
+        replica.id(),
+        properties.getAccounts().getMaxRequestBody().toBytes());
+  }
+
   /** On with a database and {@code spinagent.ha.shared-secret}; otherwise the replica is alone. */
   @Bean
   HighAvailability highAvailability(
@@ -106,9 +127,16 @@ public class PluginConfiguration {
       Optional<AccountOwnerTable> owners,
       ReplicaIdentity replica,
       OperationsProperties operations,
+      SpinAgentProperties spinAgent,
       MeterRegistry meters) {
     return new HighAvailability(
-        properties, owners, replica.id(), operations.getTimeout(), meters, Clock.systemUTC());
+        properties,
+        owners,
+        replica.id(),
+        operations.getTimeout(),
+        spinAgent.getAccounts().getCommandTimeout(),
+        meters,
+        Clock.systemUTC());
   }
 
   @Bean
