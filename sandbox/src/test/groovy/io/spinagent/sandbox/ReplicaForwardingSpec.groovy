@@ -139,6 +139,23 @@ class ReplicaForwardingSpec extends Specification {
     }
   }
 
+  def "Armory's PATCH through replica A switches the account off at B"() {
+    when:
+    def patched = send(replicaA, 'PATCH', '/armory/accounts', '[{"name": "dyn", "state": "INACTIVE"}]')
+
+    then:
+    patched.status == 200
+    patched.body.accounts*.name == ['dyn']
+    patched.body.accounts[0].status == 200
+    eventually.eventually {
+      assert send(replicaB, 'GET', '/spinagent/accounts/dyn', null).body.state == 'INACTIVE'
+    }
+
+    cleanup:
+    send(replicaB, 'PUT', '/spinagent/accounts/dyn', '{"state": "ACTIVE"}')
+    eventually.eventually { assert ownerOf('dyn') == replicaId(replicaB) }
+  }
+
   def "a create the agent answers late is 202 through replica A too, and ends served"() {
     given:
     agentLink.stall()
@@ -181,11 +198,12 @@ class ReplicaForwardingSpec extends Specification {
   def "accounts deleted through replica A are removed from the agent by B"() {
     when:
     def deleted = send(replicaA, 'DELETE', '/spinagent/accounts/dyn', null)
-    def others = ['late', 'legacy'].collect { send(replicaA, 'DELETE', "/spinagent/accounts/$it", null) }
+    def armoryDeleted = send(replicaA, 'DELETE', '/armory/accounts', '[{"name": "late"}, {"name": "legacy"}]')
 
     then:
     deleted.status == 204
-    others*.status == [204, 204]
+    armoryDeleted.status == 200
+    armoryDeleted.body.accounts*.status == [204, 204]
     eventually.eventually {
       def served = send(replicaB, 'GET', '/spinagent/agents/agent-1', null).body.accounts
       assert served == ['prod']

@@ -276,6 +276,7 @@ public class SpinAgentProperties {
     private DataSize maxRequestBody = DataSize.ofKilobytes(256);
     private int maxDynamicPerAgent = 500;
     private int maxDynamicPerZone = 2000;
+    private int maxAccountsPerRequest = 100;
 
     /**
      * How many dynamic accounts (created through the API or migrated) one agent may be named to
@@ -299,6 +300,18 @@ public class SpinAgentProperties {
 
     public void setMaxDynamicPerZone(int maxDynamicPerZone) {
       this.maxDynamicPerZone = maxDynamicPerZone;
+    }
+
+    /**
+     * How many accounts one request of Armory's dynamic accounts API may name (its bodies are
+     * arrays); more is refused with 400 before any is touched.
+     */
+    public int getMaxAccountsPerRequest() {
+      return maxAccountsPerRequest;
+    }
+
+    public void setMaxAccountsPerRequest(int maxAccountsPerRequest) {
+      this.maxAccountsPerRequest = maxAccountsPerRequest;
     }
 
     @NestedConfigurationProperty private final Binding binding = new Binding();
