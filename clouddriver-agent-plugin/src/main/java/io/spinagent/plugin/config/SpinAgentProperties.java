@@ -314,6 +314,13 @@ public class SpinAgentProperties {
       this.maxAccountsPerRequest = maxAccountsPerRequest;
     }
 
+    @NestedConfigurationProperty private final AutoMigrate autoMigrate = new AutoMigrate();
+
+    /** Clouddriver's accounts put under agents by name, without a request per account. */
+    public AutoMigrate getAutoMigrate() {
+      return autoMigrate;
+    }
+
     @NestedConfigurationProperty private final Binding binding = new Binding();
 
     /** Which agents may serve an account: the principal that registered it, and who else. */
@@ -400,6 +407,60 @@ public class SpinAgentProperties {
 
     public void setAlsoAllowed(List<AlsoAllowed> alsoAllowed) {
       this.alsoAllowed = alsoAllowed;
+    }
+  }
+
+  /**
+   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (regular
+   * expressions matching the whole name) are migrated to the agents of {@code zoneId} (or to agent
+   * {@code agentId}) by the replica those agents are connected to, {@code batchSize} per scan every
+   * {@code scanInterval}. Off while no pattern is given.
+   */
+  public static class AutoMigrate {
+    private List<String> namePatterns = new ArrayList<>();
+    private String zoneId;
+    private String agentId;
+    private Duration scanInterval = Duration.ofMinutes(1);
+    private int batchSize = 10;
+
+    public List<String> getNamePatterns() {
+      return namePatterns;
+    }
+
+    public void setNamePatterns(List<String> namePatterns) {
+      this.namePatterns = namePatterns;
+    }
+
+    public String getZoneId() {
+      return zoneId;
+    }
+
+    public void setZoneId(String zoneId) {
+      this.zoneId = zoneId;
+    }
+
+    public String getAgentId() {
+      return agentId;
+    }
+
+    public void setAgentId(String agentId) {
+      this.agentId = agentId;
+    }
+
+    public Duration getScanInterval() {
+      return scanInterval;
+    }
+
+    public void setScanInterval(Duration scanInterval) {
+      this.scanInterval = scanInterval;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
     }
   }
 

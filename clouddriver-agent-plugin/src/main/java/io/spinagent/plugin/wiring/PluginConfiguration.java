@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AutoMigration;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccountLimits;
 import io.spinagent.plugin.accounts.DynamicAccounts;
@@ -98,6 +99,24 @@ public class PluginConfiguration {
             properties.getAccounts().getMaxDynamicPerAgent(),
             properties.getAccounts().getMaxDynamicPerZone()),
         highAvailability);
+  }
+
+  /** Off (no thread) unless {@code spinagent.accounts.auto-migrate.name-patterns} are given. */
+  @Bean
+  AutoMigration autoMigration(
+      SpinAgentProperties properties,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      Optional<AccountTable> table,
+      AccountRegistry registry,
+      SessionRegistry sessions,
+      DynamicAccounts dynamicAccounts) {
+    return new AutoMigration(
+        properties.getAccounts().getAutoMigrate(),
+        clouddriver,
+        table,
+        registry,
+        sessions,
+        dynamicAccounts);
   }
 
   /** The accounts API's commands, run here or on the replica holding the agents' stream. */
