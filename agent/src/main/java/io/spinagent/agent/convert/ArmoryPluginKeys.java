@@ -37,8 +37,13 @@ public final class ArmoryPluginKeys {
           + " (high-availability.md)";
 
   private static final String MIGRATE =
-      "there is no automatic migration: migrate Clouddriver's accounts with POST"
-          + " /spinagent/accounts/migrate (accounts.md)";
+      "migrate Clouddriver's accounts with POST /spinagent/accounts/migrate (or Armory's POST"
+          + " /armory/accounts), or by name with spinagent.accounts.auto-migrate (accounts.md)";
+
+  private static final String AUTO_MIGRATE =
+      "set spinagent.accounts.auto-migrate.name-patterns (whole names), scan-interval and"
+          + " batch-size, and zone-id or agent-id: SpinAgent migrates to the agents you name,"
+          + " never to agents it picks (accounts.md)";
 
   private static final String NO_EVICTION =
       "SpinAgent writes Clouddriver's own cache tables, so there is no other cache to evict";
@@ -167,12 +172,14 @@ public final class ArmoryPluginKeys {
               "kubesvc.dynamicAccounts.interceptor.enabled",
               "take over accounts added through Clouddriver's /credentials",
               "Clouddriver's /credentials is left alone; " + MIGRATE),
-          unsupported(
-              "kubesvc.dynamicAccounts.scanBatchSize", "accounts migrated per scan", MIGRATE),
-          unsupported(
-              "kubesvc.dynamicAccounts.scanFrequencySeconds", "interval between scans", MIGRATE),
-          unsupported("kubesvc.dynamicAccounts.namePatterns", "accounts to migrate", MIGRATE),
-          unsupported("kubesvc.dynamicAccounts.scan", "scan for accounts to migrate", MIGRATE),
+          warned(
+              "kubesvc.dynamicAccounts.scanBatchSize", "accounts migrated per scan", AUTO_MIGRATE),
+          warned(
+              "kubesvc.dynamicAccounts.scanFrequencySeconds",
+              "interval between scans",
+              AUTO_MIGRATE),
+          warned("kubesvc.dynamicAccounts.namePatterns", "accounts to migrate", AUTO_MIGRATE),
+          warned("kubesvc.dynamicAccounts.scan", "scan for accounts to migrate", AUTO_MIGRATE),
           // kubesvc.grpc
           converted(
               "kubesvc.grpc.auth.x509.enabled",

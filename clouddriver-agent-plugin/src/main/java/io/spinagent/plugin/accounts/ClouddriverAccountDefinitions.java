@@ -71,6 +71,11 @@ public final class ClouddriverAccountDefinitions {
     return definition;
   }
 
+  /** The names of the Kubernetes accounts in Clouddriver's account storage. */
+  public List<String> kubernetesAccountNames() {
+    return repository.listByType(TYPE).stream().map(CredentialsDefinition::getName).toList();
+  }
+
   /** The stored definition of that name as JSON fields, if Clouddriver has one. */
   public Optional<Map<String, Object>> find(String name) {
     CredentialsDefinition definition = repository.getByName(name);

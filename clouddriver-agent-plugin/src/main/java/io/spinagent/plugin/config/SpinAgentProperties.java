@@ -276,6 +276,7 @@ public class SpinAgentProperties {
     private DataSize maxRequestBody = DataSize.ofKilobytes(256);
     private int maxDynamicPerAgent = 500;
     private int maxDynamicPerZone = 2000;
+    private int maxAccountsPerRequest = 100;
 
     /**
      * How many dynamic accounts (created through the API or migrated) one agent may be named to
@@ -299,6 +300,25 @@ public class SpinAgentProperties {
 
     public void setMaxDynamicPerZone(int maxDynamicPerZone) {
       this.maxDynamicPerZone = maxDynamicPerZone;
+    }
+
+    /**
+     * How many accounts one request of Armory's dynamic accounts API may name (its bodies are
+     * arrays); more is refused with 400 before any is touched.
+     */
+    public int getMaxAccountsPerRequest() {
+      return maxAccountsPerRequest;
+    }
+
+    public void setMaxAccountsPerRequest(int maxAccountsPerRequest) {
+      this.maxAccountsPerRequest = maxAccountsPerRequest;
+    }
+
+    @NestedConfigurationProperty private final AutoMigrate autoMigrate = new AutoMigrate();
+
+    /** Clouddriver's accounts put under agents by name, without a request per account. */
+    public AutoMigrate getAutoMigrate() {
+      return autoMigrate;
     }
 
     @NestedConfigurationProperty private final Binding binding = new Binding();
@@ -387,6 +407,60 @@ public class SpinAgentProperties {
 
     public void setAlsoAllowed(List<AlsoAllowed> alsoAllowed) {
       this.alsoAllowed = alsoAllowed;
+    }
+  }
+
+  /**
+   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (regular
+   * expressions matching the whole name) are migrated to the agents of {@code zoneId} (or to agent
+   * {@code agentId}) by the replica those agents are connected to, {@code batchSize} per scan every
+   * {@code scanInterval}. Off while no pattern is given.
+   */
+  public static class AutoMigrate {
+    private List<String> namePatterns = new ArrayList<>();
+    private String zoneId;
+    private String agentId;
+    private Duration scanInterval = Duration.ofMinutes(1);
+    private int batchSize = 10;
+
+    public List<String> getNamePatterns() {
+      return namePatterns;
+    }
+
+    public void setNamePatterns(List<String> namePatterns) {
+      this.namePatterns = namePatterns;
+    }
+
+    public String getZoneId() {
+      return zoneId;
+    }
+
+    public void setZoneId(String zoneId) {
+      this.zoneId = zoneId;
+    }
+
+    public String getAgentId() {
+      return agentId;
+    }
+
+    public void setAgentId(String agentId) {
+      this.agentId = agentId;
+    }
+
+    public Duration getScanInterval() {
+      return scanInterval;
+    }
+
+    public void setScanInterval(Duration scanInterval) {
+      this.scanInterval = scanInterval;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
     }
   }
 

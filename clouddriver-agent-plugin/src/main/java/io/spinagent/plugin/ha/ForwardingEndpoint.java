@@ -25,9 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The listener other replicas forward tunnel requests to ({@code spinagent.ha.address:port}, TLS
- * optional). It admits only requests carrying the shared secret, then hands them to this replica's
- * tunnel, which serves them from its own agent sessions and never forwards them again.
+ * The listener other replicas forward tunnel requests and account commands to ({@code
+ * spinagent.ha.address:port}, TLS optional). It admits only requests carrying the shared secret,
+ * then hands tunnel requests ({@code /clusters/…}) to this replica's tunnel and account commands
+ * ({@code /commands}) to its account commands; both serve them from this replica's own agent
+ * sessions and never forward them again.
  */
 public final class ForwardingEndpoint implements AutoCloseable {
 
@@ -36,12 +38,16 @@ public final class ForwardingEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(ForwardingEndpoint.class);
   private static final String PREFIX = "/clusters/";
 
+  /** Where account commands are forwarded to. */
+  public static final String COMMANDS_PATH = "/commands";
+
   private final HttpServer server;
   private final ExecutorService executor;
   private final String url;
   private final byte[] secretDigest;
   private final MeterRegistry meters;
   private volatile HttpHandler tunnel;
+  private volatile HttpHandler commands;
 
   private ForwardingEndpoint(
       HttpServer server,
@@ -96,7 +102,10 @@ public final class ForwardingEndpoint implements AutoCloseable {
             + server.getAddress().getPort();
     ForwardingEndpoint endpoint =
         new ForwardingEndpoint(server, executor, url, digest(properties.getSharedSecret()), meters);
-    server.createContext(PREFIX, endpoint::handle);
+    server.createContext(PREFIX, exchange -> endpoint.admit(exchange, endpoint.tunnel, "tunnel"));
+    server.createContext(
+        COMMANDS_PATH,
+        exchange -> endpoint.admit(exchange, endpoint.commands, "account command handler"));
     server.setExecutor(executor);
     server.start();
     log.info(
@@ -117,13 +126,18 @@ public final class ForwardingEndpoint implements AutoCloseable {
     this.tunnel = tunnel;
   }
 
+  /** What serves admitted account commands; until it is set they are answered 503. */
+  public void serveCommandsWith(HttpHandler commands) {
+    this.commands = commands;
+  }
+
   @Override
   public void close() {
     server.stop(0);
     executor.shutdownNow();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
+  private void admit(HttpExchange exchange, HttpHandler target, String what) throws IOException {
     String presented = exchange.getRequestHeaders().getFirst(SECRET_HEADER);
     // Digests first, so the comparison takes the same time whatever the presented length.
     if (presented == null || !MessageDigest.isEqual(secretDigest, digest(presented))) {
@@ -142,11 +156,10 @@ public final class ForwardingEndpoint implements AutoCloseable {
       }
       return;
     }
-    HttpHandler target = tunnel;
     if (target == null) {
       try (exchange) {
         StatusResponse.send(
-            exchange, 503, "ServiceUnavailable", "the tunnel of this replica is not running");
+            exchange, 503, "ServiceUnavailable", "the " + what + " of this replica is not running");
       }
       return;
     }

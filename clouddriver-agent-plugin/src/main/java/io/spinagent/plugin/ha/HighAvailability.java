@@ -37,25 +37,29 @@ public final class HighAvailability
   private final boolean secretMissing;
   private final OwnershipKeeper keeper;
   private final OwnerForwarder forwarder;
+  private final ReplicaCommands commands;
   private volatile ForwardingEndpoint endpoint;
   private volatile boolean running;
 
   /** A replica alone: no database, or tests of one replica. */
   public static HighAvailability off() {
     return new HighAvailability(
-        new HaProperties(), Optional.empty(), "", Duration.ZERO, null, null);
+        new HaProperties(), Optional.empty(), "", Duration.ZERO, Duration.ZERO, null, null);
   }
 
   /**
    * @param owners {@code spinagent_account_owners}, when Clouddriver has a database
    * @param operationsTimeout {@code spinagent.operations.timeout}: the owner answers a forwarded
    *     request's client itself after it
+   * @param commandTimeout {@code spinagent.accounts.command-timeout}: the owner answers a forwarded
+   *     account command after it
    */
   public HighAvailability(
       HaProperties properties,
       Optional<AccountOwnerTable> owners,
       String replicaId,
       Duration operationsTimeout,
+      Duration commandTimeout,
       MeterRegistry meters,
       Clock clock) {
     this.properties = properties;
@@ -72,6 +76,8 @@ public final class HighAvailability
         on
             ? new OwnerForwarder(properties, operationsTimeout.plus(FORWARDING_MARGIN), meters)
             : null;
+    this.commands =
+        on ? new ReplicaCommands(properties, commandTimeout.plus(FORWARDING_MARGIN), meters) : null;
   }
 
   /** The ownership records; empty when HA is off. */
@@ -81,6 +87,11 @@ public final class HighAvailability
 
   public Optional<OwnerForwarder> forwarder() {
     return Optional.ofNullable(forwarder);
+  }
+
+  /** The client that sends account commands to their owner; empty when HA is off. */
+  public Optional<ReplicaCommands> commands() {
+    return Optional.ofNullable(commands);
   }
 
   /** The running forwarding endpoint; empty when HA is off or stopped. */
@@ -106,9 +117,12 @@ public final class HighAvailability
   /** The replica whose live agent stream serves {@code account}, when it is another one. */
   @Override
   public Optional<String> replicaServing(String account) {
-    return keeper == null
-        ? Optional.empty()
-        : keeper.liveOwnerElsewhere(account).map(AccountOwner::replicaId);
+    return liveOwnerElsewhere(account).map(AccountOwner::replicaId);
+  }
+
+  /** The owner of {@code account}, when it is another replica that renewed its claim in time. */
+  public Optional<AccountOwner> liveOwnerElsewhere(String account) {
+    return keeper == null ? Optional.empty() : keeper.liveOwnerElsewhere(account);
   }
 
   @Override

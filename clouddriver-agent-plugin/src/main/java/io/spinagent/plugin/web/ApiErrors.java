@@ -18,16 +18,18 @@ public abstract class ApiErrors {
 
   @ExceptionHandler(AccountRequestException.class)
   protected ResponseEntity<ApiError> accountRequest(AccountRequestException e) {
-    HttpStatus status =
-        switch (e.problem()) {
-          case INVALID -> HttpStatus.BAD_REQUEST;
-          case NOT_FOUND -> HttpStatus.NOT_FOUND;
-          case CONFLICT -> HttpStatus.CONFLICT;
-          case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
-          case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
-          case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
-        };
-    return error(status, e.getMessage());
+    return error(statusOf(e.problem()), e.getMessage());
+  }
+
+  static HttpStatus statusOf(AccountRequestException.Problem problem) {
+    return switch (problem) {
+      case INVALID -> HttpStatus.BAD_REQUEST;
+      case NOT_FOUND -> HttpStatus.NOT_FOUND;
+      case CONFLICT -> HttpStatus.CONFLICT;
+      case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+      case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
+      case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;
+    };
   }
 
   @ExceptionHandler(MethodArgumentTypeMismatchException.class)
@@ -41,7 +43,7 @@ public abstract class ApiErrors {
     return error(HttpStatus.UNSUPPORTED_MEDIA_TYPE, "send the body as application/json");
   }
 
-  private static ResponseEntity<ApiError> error(HttpStatus status, String message) {
+  static ResponseEntity<ApiError> error(HttpStatus status, String message) {
     return ResponseEntity.status(status)
         .contentType(MediaType.APPLICATION_JSON)
         .body(new ApiError(status.value(), status.getReasonPhrase(), message));

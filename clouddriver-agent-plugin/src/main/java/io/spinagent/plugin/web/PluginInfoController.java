@@ -2,12 +2,18 @@ package io.spinagent.plugin.web;
 
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
+import io.spinagent.plugin.ha.ForwardingEndpoint;
+import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.identity.ReplicaIdentity;
 import org.pf4j.PluginDescriptor;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
-/** {@code GET /spinagent/info}: which plugin build is running and where agents connect. */
+/**
+ * {@code GET /spinagent/info}: which plugin build is running, where agents connect, and which
+ * replica answered (with HA on, the address other replicas forward to it on).
+ */
 @RestController
 @RequestMapping("/spinagent")
 public class PluginInfoController {
@@ -15,12 +21,20 @@ public class PluginInfoController {
   private final PluginDescriptor descriptor;
   private final SpinAgentProperties properties;
   private final AgentGrpcServer grpcServer;
+  private final ReplicaIdentity replica;
+  private final HighAvailability ha;
 
   public PluginInfoController(
-      PluginDescriptor descriptor, SpinAgentProperties properties, AgentGrpcServer grpcServer) {
+      PluginDescriptor descriptor,
+      SpinAgentProperties properties,
+      AgentGrpcServer grpcServer,
+      ReplicaIdentity replica,
+      HighAvailability ha) {
     this.descriptor = descriptor;
     this.properties = properties;
     this.grpcServer = grpcServer;
+    this.replica = replica;
+    this.ha = ha;
   }
 
   @GetMapping("/info")
@@ -31,10 +45,22 @@ public class PluginInfoController {
         descriptor.getVersion(),
         descriptor.getRequires(),
         new PluginInfo.GrpcInfo(
-            grpc.getAddress(), grpcServer.boundPort(), grpc.getMaxInboundMessageSize().toBytes()));
+            grpc.getAddress(), grpcServer.boundPort(), grpc.getMaxInboundMessageSize().toBytes()),
+        replica.id(),
+        ha.endpoint().map(ForwardingEndpoint::url).orElse(null));
   }
 
-  public record PluginInfo(String pluginId, String version, String requires, GrpcInfo grpc) {
+  /**
+   * @param forwardUrl where other replicas forward tunnel requests and account commands to this
+   *     one; null when HA is off
+   */
+  public record PluginInfo(
+      String pluginId,
+      String version,
+      String requires,
+      GrpcInfo grpc,
+      String replicaId,
+      String forwardUrl) {
     public record GrpcInfo(String address, int port, long maxInboundMessageSize) {}
   }
 }

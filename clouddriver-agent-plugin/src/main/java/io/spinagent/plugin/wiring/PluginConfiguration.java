@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AutoMigration;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccountLimits;
 import io.spinagent.plugin.accounts.DynamicAccounts;
@@ -29,6 +30,7 @@ import io.spinagent.plugin.tunnel.history.OperationHistory;
 import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
 import io.spinagent.plugin.tunnel.history.TunnelMetrics;
+import io.spinagent.plugin.web.AccountCommands;
 import java.time.Clock;
 import java.util.Optional;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -99,6 +101,44 @@ public class PluginConfiguration {
         highAvailability);
   }
 
+  /** Off (no thread) unless {@code spinagent.accounts.auto-migrate.name-patterns} are given. */
+  @Bean
+  AutoMigration autoMigration(
+      SpinAgentProperties properties,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      Optional<AccountTable> table,
+      AccountRegistry registry,
+      SessionRegistry sessions,
+      DynamicAccounts dynamicAccounts) {
+    return new AutoMigration(
+        properties.getAccounts().getAutoMigrate(),
+        clouddriver,
+        table,
+        registry,
+        sessions,
+        dynamicAccounts);
+  }
+
+  /** The accounts API's commands, run here or on the replica holding the agents' stream. */
+  @Bean
+  AccountCommands accountCommands(
+      AccountRegistry registry,
+      SessionRegistry sessions,
+      Optional<AccountTable> table,
+      DynamicAccounts dynamicAccounts,
+      HighAvailability highAvailability,
+      ReplicaIdentity replica,
+      SpinAgentProperties properties) {
+    return new AccountCommands(
+        registry,
+        table,
+        dynamicAccounts,
+        sessions,
+        highAvailability,
+        replica.id(),
+        properties.getAccounts().getMaxRequestBody().toBytes());
+  }
+
   /** On with a database and {@code spinagent.ha.shared-secret}; otherwise the replica is alone. */
   @Bean
   HighAvailability highAvailability(
@@ -106,9 +146,16 @@ public class PluginConfiguration {
       Optional<AccountOwnerTable> owners,
       ReplicaIdentity replica,
       OperationsProperties operations,
+      SpinAgentProperties spinAgent,
       MeterRegistry meters) {
     return new HighAvailability(
-        properties, owners, replica.id(), operations.getTimeout(), meters, Clock.systemUTC());
+        properties,
+        owners,
+        replica.id(),
+        operations.getTimeout(),
+        spinAgent.getAccounts().getCommandTimeout(),
+        meters,
+        Clock.systemUTC());
   }
 
   @Bean

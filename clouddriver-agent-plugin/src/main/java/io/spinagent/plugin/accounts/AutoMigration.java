@@ -1,0 +1,211 @@
+package io.spinagent.plugin.accounts;
+
+import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import io.spinagent.plugin.config.StartupPhases;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Migrates Clouddriver's Kubernetes accounts whose names match {@code
+ * spinagent.accounts.auto-migrate.name-patterns} to the agents of a zone (or one agent), as {@code
+ * POST /spinagent/accounts/migrate} would, a batch per scan on its own thread ({@code
+ * spinagent-auto-migrate}). Each replica migrates only to agents connected to it, so with several
+ * replicas the one holding the agents' stream does it. Off (no thread) while no pattern is given.
+ */
+public final class AutoMigration implements SmartLifecycle {
+
+  private static final Logger log = LoggerFactory.getLogger(AutoMigration.class);
+
+  private final List<Pattern> patterns;
+  private final String agentId;
+  private final String zoneId;
+  private final Duration interval;
+  private final int batchSize;
+  private final Optional<ClouddriverAccountDefinitions> clouddriver;
+  private final Optional<AccountTable> table;
+  private final AccountRegistry registry;
+  private final ConnectedAgents connected;
+  private final DynamicAccounts dynamicAccounts;
+
+  /** The last failure logged per account, so a failure repeated every scan is logged once. */
+  private final Map<String, String> failures = new HashMap<>();
+
+  private ScheduledExecutorService scanner;
+
+  /**
+   * @throws IllegalArgumentException when the settings cannot work (a pattern that is not a regular
+   *     expression, patterns without exactly one of zone-id and agent-id): Clouddriver does not
+   *     start
+   */
+  public AutoMigration(
+      SpinAgentProperties.AutoMigrate settings,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      Optional<AccountTable> table,
+      AccountRegistry registry,
+      ConnectedAgents connected,
+      DynamicAccounts dynamicAccounts) {
+    this.patterns = compile(settings.getNamePatterns());
+    this.agentId = blankToNull(settings.getAgentId());
+    this.zoneId = blankToNull(settings.getZoneId());
+    this.interval = settings.getScanInterval();
+    this.batchSize = settings.getBatchSize();
+    this.clouddriver = clouddriver;
+    this.table = table;
+    this.registry = registry;
+    this.connected = connected;
+    this.dynamicAccounts = dynamicAccounts;
+    if (!patterns.isEmpty() && (agentId == null) == (zoneId == null)) {
+      throw new IllegalArgumentException(
+          "spinagent.accounts.auto-migrate: name-patterns are set, so give exactly one of zone-id"
+              + " and agent-id (the agents the matching accounts are migrated to)");
+    }
+    if (!patterns.isEmpty() && (batchSize < 1 || interval.isNegative() || interval.isZero())) {
+      throw new IllegalArgumentException(
+          "spinagent.accounts.auto-migrate: batch-size must be at least 1 and scan-interval"
+              + " positive");
+    }
+  }
+
+  /** Migrates up to a batch of matching accounts not yet under SpinAgent; returns their results. */
+  List<MigrationResult> scan() {
+    if (clouddriver.isEmpty() || table.isEmpty() || !agentsHere()) {
+      return List.of();
+    }
+    List<String> candidates = new ArrayList<>();
+    for (String name : clouddriver.get().kubernetesAccountNames()) {
+      if (candidates.size() == batchSize) {
+        break;
+      }
+      if (matches(name) && !known(name)) {
+        candidates.add(name);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return List.of();
+    }
+    List<MigrationResult> results = dynamicAccounts.migrate(candidates, agentId, zoneId);
+    for (MigrationResult result : results) {
+      if (result.migrated()) {
+        failures.remove(result.name());
+        log.info(
+            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate.name-patterns:"
+                + " migrated",
+            result.name());
+      } else if (!result.error().equals(failures.put(result.name(), result.error()))) {
+        log.warn(
+            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate.name-patterns but"
+                + " cannot be migrated (tried again every {}): {}",
+            result.name(),
+            interval,
+            result.error());
+      }
+    }
+    return results;
+  }
+
+  private boolean matches(String name) {
+    return patterns.stream().anyMatch(pattern -> pattern.matcher(name).matches());
+  }
+
+  /** Already SpinAgent's: an agent serves it, or it is stored (its definition is ours). */
+  private boolean known(String name) {
+    return registry.find(name).isPresent()
+        || table.get().find(name).filter(a -> a.state() != AccountState.REMOVED).isPresent();
+  }
+
+  private boolean agentsHere() {
+    return connected.all().stream()
+        .anyMatch(
+            agent ->
+                agentId != null ? agentId.equals(agent.agentId()) : zoneId.equals(agent.zoneId()));
+  }
+
+  private void scanLogged() {
+    try {
+      scan();
+    } catch (RuntimeException e) {
+      log.warn(
+          "Scanning Clouddriver's accounts for spinagent.accounts.auto-migrate failed; trying again"
+              + " in {}",
+          interval,
+          e);
+    }
+  }
+
+  @Override
+  public synchronized void start() {
+    if (patterns.isEmpty() || scanner != null) {
+      return;
+    }
+    scanner =
+        Executors.newSingleThreadScheduledExecutor(
+            runnable -> {
+              Thread thread = new Thread(runnable, "spinagent-auto-migrate");
+              thread.setDaemon(true);
+              return thread;
+            });
+    scanner.scheduleWithFixedDelay(
+        this::scanLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    log.info(
+        "Migrating Clouddriver accounts named {} to {} every {}, {} per scan",
+        patterns,
+        agentId != null ? "agent '" + agentId + "'" : "zone '" + zoneId + "'",
+        interval,
+        batchSize);
+  }
+
+  @Override
+  public synchronized void stop() {
+    if (scanner != null) {
+      scanner.shutdownNow();
+      scanner = null;
+    }
+  }
+
+  @Override
+  public synchronized boolean isRunning() {
+    return scanner != null;
+  }
+
+  /** With the agent port: there are agents to migrate to. */
+  @Override
+  public int getPhase() {
+    return StartupPhases.AGENT_PORT;
+  }
+
+  private static List<Pattern> compile(List<String> given) {
+    List<Pattern> compiled = new ArrayList<>();
+    for (int i = 0; i < given.size(); i++) {
+      try {
+        compiled.add(Pattern.compile(given.get(i)));
+      } catch (PatternSyntaxException e) {
+        throw new IllegalArgumentException(
+            "spinagent.accounts.auto-migrate.name-patterns["
+                + i
+                + "]: '"
+                + given.get(i)
+                + "' is not a regular expression: "
+                + e.getDescription(),
+            e);
+      }
+    }
+    return List.copyOf(compiled);
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+}

@@ -1,0 +1,113 @@
+package io.spinagent.plugin.web;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import io.spinagent.plugin.accounts.AccountRequestException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import javax.servlet.http.HttpServletRequest;
+
+/**
+ * Request bodies of the accounts API, read strictly: a body over the limit is refused before more
+ * of it is read, and an unknown or mistyped field is a 400 naming it, never silently ignored.
+ */
+final class StrictJson {
+
+  static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+
+  private StrictJson() {}
+
+  /**
+   * The request's body, read only up to {@code maxBytes}: a client that declares or sends more gets
+   * a 413 before the plugin holds more than the limit of it.
+   */
+  static String body(HttpServletRequest request, long maxBytes) {
+    long declared = request.getContentLengthLong();
+    if (declared > maxBytes) {
+      throw tooLarge(declared + " bytes", maxBytes);
+    }
+    try {
+      byte[] bytes = request.getInputStream().readNBytes((int) maxBytes + 1);
+      if (bytes.length > maxBytes) {
+        throw tooLarge("more than " + maxBytes + " bytes", maxBytes);
+      }
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw invalid("body: cannot be read: " + e.getMessage());
+    }
+  }
+
+  /** The body as a JSON tree; {@code expected} says what it should be ("a JSON object"). */
+  static JsonNode tree(String body, String expected) {
+    if (body == null || body.isBlank()) {
+      throw invalid("body: " + expected + " is required");
+    }
+    try {
+      JsonNode tree = MAPPER.readTree(body);
+      if (tree == null || tree.isNull() || tree.isMissingNode()) {
+        throw invalid("body: " + expected + " is required, not null");
+      }
+      return tree;
+    } catch (JsonProcessingException e) {
+      throw invalid("body: malformed JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  /**
+   * {@code node} as a {@code type}; problems name the field, after {@code where} (e.g. {@code
+   * "[2]."} for the third element of an array body).
+   */
+  static <T> T read(JsonNode node, Class<T> type, String where) {
+    if (node == null || node.isNull()) {
+      throw invalid(
+          (where.isEmpty() ? "body" : where.substring(0, where.length() - 1))
+              + ": a JSON object is required, not null");
+    }
+    try {
+      return MAPPER.treeToValue(node, type);
+    } catch (UnrecognizedPropertyException e) {
+      throw invalid(
+          where + e.getPropertyName() + ": unknown field (known: " + e.getKnownPropertyIds() + ")");
+    } catch (JsonProcessingException e) {
+      String path =
+          e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
+              ? where + fieldPath(mapping) + ": "
+              : (where.isEmpty() ? "body" : where.substring(0, where.length() - 1)) + ": ";
+      throw invalid(path + "malformed JSON: " + e.getOriginalMessage());
+    }
+  }
+
+  private static String fieldPath(JsonMappingException e) {
+    List<String> parts = new ArrayList<>();
+    for (var reference : e.getPath()) {
+      parts.add(
+          reference.getFieldName() != null
+              ? reference.getFieldName()
+              : "[" + reference.getIndex() + "]");
+    }
+    return String.join(".", parts);
+  }
+
+  static AccountRequestException invalid(String message) {
+    return new AccountRequestException(AccountRequestException.Problem.INVALID, message);
+  }
+
+  private static AccountRequestException tooLarge(String size, long maxBytes) {
+    return new AccountRequestException(
+        AccountRequestException.Problem.TOO_LARGE,
+        "body: "
+            + size
+            + " is over the limit of "
+            + maxBytes
+            + " bytes (spinagent.accounts.max-request-body)");
+  }
+}

@@ -1,0 +1,129 @@
+package io.spinagent.sandbox
+
+import groovy.json.JsonSlurper
+import io.spinagent.sandbox.host.ClouddriverHost
+import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.testkit.db.AccountsTable
+import io.spinagent.testkit.db.CatsTemplateTables
+import io.spinagent.testkit.db.EmbeddedPostgreSql
+import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
+import org.springframework.context.ConfigurableApplicationContext
+import spock.lang.AutoCleanup
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
+
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.nio.file.Files
+import java.nio.file.Path
+import java.nio.file.Paths
+import java.util.concurrent.TimeUnit
+
+/**
+ * Migration by name pattern (Armory's kubesvc.dynamicAccounts.namePatterns): Clouddriver's
+ * Kubernetes accounts whose names match are handed to the zone's agent, a batch per scan, and the
+ * others are left alone. The released bundle in a Clouddriver host, a real agent.
+ */
+class AutoMigrationSpec extends Specification {
+
+  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
+
+  @Shared @TempDir Path dir
+  @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
+  @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
+  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
+  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared Process agent
+  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
+  PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
+
+  def setupSpec() {
+    CatsTemplateTables.create(db)
+    AccountsTable.create(db.dataSource(), true)
+    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
+    ['legacy-1', 'legacy-2', 'other'].each { name ->
+      clouddriverAccounts.create(new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfigText(),
+        kinds: ['Deployment'], cacheThreads: 2))
+    }
+    int grpcPort = freePort()
+    host = ClouddriverHost.start(pluginsRoot.directory(), [
+      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
+      'server.port': 0,
+      'sql.cache.enabled': true,
+      'spinagent.grpc.address': '127.0.0.1',
+      'spinagent.grpc.port': grpcPort,
+      'spinagent.tunnel.port': 0,
+      'spinagent.accounts.auto-migrate.name-patterns[0]': 'legacy-.*',
+      'spinagent.accounts.auto-migrate.zone-id': 'zone-a',
+      'spinagent.accounts.auto-migrate.scan-interval': '500ms',
+      'spinagent.accounts.auto-migrate.batch-size': 1],
+      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
+       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
+    agent = startAgent(grpcPort)
+  }
+
+  def cleanupSpec() {
+    agent?.destroy()
+    agent?.waitFor(20, TimeUnit.SECONDS)
+  }
+
+  def "accounts whose names match are migrated to the zone's agent; the others are left alone"() {
+    expect: 'both matching accounts, one per scan, served by the agent through the tunnel'
+    eventually.eventually {
+      ['legacy-1', 'legacy-2'].each { name ->
+        def account = send('GET', "/spinagent/accounts/$name").body
+        assert account?.state == 'ACTIVE'
+        assert account.source == 'MIGRATED'
+        assert account.zoneId == 'zone-a'
+        def definition = clouddriverAccounts.getByName(name) as KubernetesAccountDefinition
+        assert definition.cacheThreads == 0
+        assert definition.kubeconfigContents.contains("/clusters/$name")
+      }
+    }
+    send('GET', '/spinagent/agents/agent-1').body.accounts.containsAll(['legacy-1', 'legacy-2'])
+
+    and: 'the account whose name does not match is untouched'
+    send('GET', '/spinagent/accounts/other').status == 404
+    (clouddriverAccounts.getByName('other') as KubernetesAccountDefinition).cacheThreads == 2
+  }
+
+  private Process startAgent(int grpcPort) {
+    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
+      agent: {id: agent-1, zoneId: zone-a}
+      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
+      server: {port: ${freePort()}}
+      kubernetes: {accounts: []}
+      """.stripIndent())
+    def jar = Paths.get('..', 'agent', 'target', 'spinagent-agent.jar').toAbsolutePath().normalize()
+    assert Files.exists(jar): "the agent's runnable jar is built before the sandbox: $jar"
+    new ProcessBuilder(Paths.get(System.getProperty('java.home'), 'bin', 'java').toString(), '-jar', jar.toString(),
+        '--config', config.toString())
+      .redirectErrorStream(true)
+      .redirectOutput(dir.resolve('agent.log').toFile())
+      .start()
+  }
+
+  private String kubeconfigText() {
+    Files.readString(cluster.kubeconfig().writeTo(dir.resolve('cluster-copy.yaml')))
+  }
+
+  private Map send(String method, String path) {
+    def port = host.environment.getProperty('local.server.port')
+    def request = HttpRequest.newBuilder(URI.create("http://localhost:$port$path"))
+      .timeout(java.time.Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody()).build()
+    def response = http.send(request, HttpResponse.BodyHandlers.ofString())
+    [status: response.statusCode(), body: response.body() ? new JsonSlurper().parseText(response.body()) : null]
+  }
+
+  private static int freePort() {
+    new ServerSocket(0, 0, InetAddress.loopbackAddress).withCloseable { it.localPort }
+  }
+}
