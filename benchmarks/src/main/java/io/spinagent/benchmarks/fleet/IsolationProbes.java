@@ -108,33 +108,27 @@ final class IsolationProbes implements AutoCloseable {
 
   private void change() {
     List<String> accounts = new ArrayList<>(clusters.keySet());
-    long started = System.nanoTime();
-    long made = 0;
-    while (running) {
-      long due = started + made * 1_000_000_000L / CHANGES_PER_SECOND;
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        Sleep.of(Duration.ofNanos(wait));
-        continue;
-      }
-      String account = accounts.get((int) (made % accounts.size()));
-      Latencies phase = rows;
-      String stored =
-          clusters
-              .get(account)
-              .mergePatchObject(
-                  "v1",
-                  "Service",
-                  "default",
-                  "probe",
-                  "{\"metadata\":{\"annotations\":{\"bench/change\":\"" + made + "\"}}}");
-      long madeAt = System.nanoTime();
-      phase.offered();
-      synchronized (pending) {
-        pending.get(account).add(new Pending(resourceVersion(stored), madeAt, phase));
-      }
-      made++;
-    }
+    Pace.run(
+        CHANGES_PER_SECOND,
+        () -> running,
+        made -> {
+          String account = accounts.get((int) (made % accounts.size()));
+          Latencies phase = rows;
+          String stored =
+              clusters
+                  .get(account)
+                  .mergePatchObject(
+                      "v1",
+                      "Service",
+                      "default",
+                      "probe",
+                      "{\"metadata\":{\"annotations\":{\"bench/change\":\"" + made + "\"}}}");
+          long madeAt = System.nanoTime();
+          phase.offered();
+          synchronized (pending) {
+            pending.get(account).add(new Pending(resourceVersion(stored), madeAt, phase));
+          }
+        });
   }
 
   private void poll() {
@@ -179,26 +173,20 @@ final class IsolationProbes implements AutoCloseable {
 
   private void tunnel() {
     List<String> accounts = new ArrayList<>(tunnels.keySet());
-    long started = System.nanoTime();
-    long sent = 0;
-    while (running) {
-      long due = started + sent * 1_000_000_000L / TUNNEL_PER_SECOND;
-      long wait = due - System.nanoTime();
-      if (wait > 0) {
-        Sleep.of(Duration.ofNanos(wait));
-        continue;
-      }
-      String account = accounts.get((int) (sent % accounts.size()));
-      Latencies phase = tunnel;
-      long begun = System.nanoTime();
-      try {
-        new CoreV1Api(tunnels.get(account)).readNamespacedService("probe", "default").execute();
-        phase.record((System.nanoTime() - begun) / 1_000);
-      } catch (ApiException e) {
-        tunnelErrors.incrementAndGet();
-      }
-      sent++;
-    }
+    Pace.run(
+        TUNNEL_PER_SECOND,
+        () -> running,
+        sent -> {
+          String account = accounts.get((int) (sent % accounts.size()));
+          Latencies phase = tunnel;
+          long begun = System.nanoTime();
+          try {
+            new CoreV1Api(tunnels.get(account)).readNamespacedService("probe", "default").execute();
+            phase.record((System.nanoTime() - begun) / 1_000);
+          } catch (ApiException e) {
+            tunnelErrors.incrementAndGet();
+          }
+        });
   }
 
   private static long resourceVersion(String object) {

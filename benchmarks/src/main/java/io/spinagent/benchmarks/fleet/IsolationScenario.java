@@ -245,23 +245,16 @@ final class IsolationScenario {
     }
 
     private void run() {
-      long started = System.nanoTime();
-      long sent = 0;
-      while (running) {
-        long due = started + sent * 1_000_000_000L / FLOOD_RATE;
-        long wait = due - System.nanoTime();
-        if (wait > 0) {
-          Sleep.of(Duration.ofNanos(Math.max(wait, 1_000_000)));
-          continue;
-        }
-        cluster.mergePatchObject(
-            "v1",
-            "Service",
-            "default",
-            "flood-" + (sent % FLOOD_OBJECTS),
-            "{\"metadata\":{\"annotations\":{\"bench/flood\":\"" + sent + "\"}}}");
-        sent++;
-      }
+      Pace.run(
+          FLOOD_RATE,
+          () -> running,
+          sent ->
+              cluster.mergePatchObject(
+                  "v1",
+                  "Service",
+                  "default",
+                  "flood-" + (sent % FLOOD_OBJECTS),
+                  "{\"metadata\":{\"annotations\":{\"bench/flood\":\"" + sent + "\"}}}"));
     }
   }
 }

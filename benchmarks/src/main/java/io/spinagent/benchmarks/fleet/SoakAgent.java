@@ -10,7 +10,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
 import java.util.regex.Matcher;
@@ -67,20 +66,7 @@ final class SoakAgent implements AutoCloseable {
 
   void start() {
     starts++;
-    List<String> command = new ArrayList<>();
-    command.add(environment.agentJdk().java().toString());
-    command.add("-Xmx" + environment.options().agentHeap());
-    command.add("-XX:+ExitOnOutOfMemoryError");
-    command.add("-jar");
-    command.add(environment.options().agentJar().toString());
-    command.add("--config");
-    command.add(config.toString());
-    process =
-        ChildProcess.start(
-            "agent " + id,
-            command,
-            environment.logs().resolve("agent-" + id + "-" + starts + ".log"),
-            environment.agentJdk().home());
+    process = AgentJar.start(environment, config, "agent-" + id + "-" + starts);
   }
 
   /** {@code kill -9}. */

@@ -58,14 +58,7 @@ public final class OwnerForwarder {
    *     {@code spinagent.operations.timeout} itself, so this is a little longer
    */
   public OwnerForwarder(HaProperties properties, Duration headTimeout, MeterRegistry meters) {
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(properties.getConnectTimeout());
-    if (properties.getTls().isEnabled()) {
-      builder.sslContext(ReplicaTls.client(properties.getTls()));
-    }
-    this.client = builder.build();
+    this.client = ReplicaTls.httpClient(properties);
     this.sharedSecret = properties.getSharedSecret();
     this.headTimeout = headTimeout;
     this.meters = meters;

@@ -27,14 +27,7 @@ public final class ReplicaCommands {
    *     {@code spinagent.accounts.command-timeout} itself, so this is a little longer
    */
   public ReplicaCommands(HaProperties properties, Duration answerTimeout, MeterRegistry meters) {
-    HttpClient.Builder builder =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(properties.getConnectTimeout());
-    if (properties.getTls().isEnabled()) {
-      builder.sslContext(ReplicaTls.client(properties.getTls()));
-    }
-    this.client = builder.build();
+    this.client = ReplicaTls.httpClient(properties);
     this.sharedSecret = properties.getSharedSecret();
     this.answerTimeout = answerTimeout;
     this.meters = meters;

@@ -3,6 +3,7 @@ package io.spinagent.plugin.ha;
 import io.spinagent.plugin.config.TlsFiles;
 import java.io.IOException;
 import java.io.Reader;
+import java.net.http.HttpClient;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
@@ -25,6 +26,21 @@ import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 final class ReplicaTls {
 
   private ReplicaTls() {}
+
+  /**
+   * The client a replica reaches another's forwarding endpoint with: HTTP/1.1, {@code
+   * spinagent.ha.connect-timeout}, and replica TLS when it is enabled.
+   */
+  static HttpClient httpClient(HaProperties properties) {
+    HttpClient.Builder builder =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(properties.getConnectTimeout());
+    if (properties.getTls().isEnabled()) {
+      builder.sslContext(client(properties.getTls()));
+    }
+    return builder.build();
+  }
 
   /** The forwarding endpoint's side: this replica's certificate chain and key. */
   static SSLContext server(TlsFiles tls) {

@@ -104,13 +104,7 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> create(HttpServletRequest request) {
-    List<AccountCommand> batch = new ArrayList<>();
-    List<JsonNode> items = items(request);
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode definition = definition(items.get(i), i);
-      batch.add(new AccountCommand(AccountCommand.Kind.CREATE, name(items.get(i), i), definition));
-    }
-    return run(batch);
+    return run(definitions(request, AccountCommand.Kind.CREATE));
   }
 
   /** New definitions of dynamic accounts; Armory's {@code PUT /armory/accounts/dynamic}. */
@@ -119,13 +113,18 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> update(HttpServletRequest request) {
+    return run(definitions(request, AccountCommand.Kind.CHANGE));
+  }
+
+  /** One command of {@code kind} per account definition in the body (an array, or one object). */
+  private List<AccountCommand> definitions(HttpServletRequest request, AccountCommand.Kind kind) {
     List<AccountCommand> batch = new ArrayList<>();
     List<JsonNode> items = items(request);
     for (int i = 0; i < items.size(); i++) {
       JsonNode definition = definition(items.get(i), i);
-      batch.add(new AccountCommand(AccountCommand.Kind.CHANGE, name(items.get(i), i), definition));
+      batch.add(new AccountCommand(kind, name(items.get(i), i), definition));
     }
-    return run(batch);
+    return batch;
   }
 
   /**

@@ -131,16 +131,7 @@ final class DiscoveryDocument {
     responseKind(resource, type.group(), type.version(), type.kind());
     resource.put("scope", type.namespaced() ? "Namespaced" : "Cluster");
     resource.put("singularResource", type.singular());
-    ArrayNode verbs = resource.putArray("verbs");
-    type.verbs().forEach(verbs::add);
-    if (!type.shortNames().isEmpty()) {
-      ArrayNode shortNames = resource.putArray("shortNames");
-      type.shortNames().forEach(shortNames::add);
-    }
-    if (!type.categories().isEmpty()) {
-      ArrayNode categories = resource.putArray("categories");
-      type.categories().forEach(categories::add);
-    }
+    verbsAndNames(resource, type);
     ArrayNode subresources = resource.putArray("subresources");
     if (type.statusSubresource()) {
       ObjectNode status = subresources.addObject();
@@ -158,6 +149,20 @@ final class DiscoveryDocument {
       resource.remove("subresources");
     }
     return resource;
+  }
+
+  /** A resource's verbs, short names and categories, alike in both forms of discovery. */
+  private static void verbsAndNames(ObjectNode resource, ResourceType type) {
+    ArrayNode verbs = resource.putArray("verbs");
+    type.verbs().forEach(verbs::add);
+    if (!type.shortNames().isEmpty()) {
+      ArrayNode shortNames = resource.putArray("shortNames");
+      type.shortNames().forEach(shortNames::add);
+    }
+    if (!type.categories().isEmpty()) {
+      ArrayNode categories = resource.putArray("categories");
+      type.categories().forEach(categories::add);
+    }
   }
 
   private static void responseKind(ObjectNode into, String group, String version, String kind) {
@@ -180,16 +185,7 @@ final class DiscoveryDocument {
       resource.put("singularName", type.singular());
       resource.put("namespaced", type.namespaced());
       resource.put("kind", type.kind());
-      ArrayNode verbs = resource.putArray("verbs");
-      type.verbs().forEach(verbs::add);
-      if (!type.shortNames().isEmpty()) {
-        ArrayNode shortNames = resource.putArray("shortNames");
-        type.shortNames().forEach(shortNames::add);
-      }
-      if (!type.categories().isEmpty()) {
-        ArrayNode categories = resource.putArray("categories");
-        type.categories().forEach(categories::add);
-      }
+      verbsAndNames(resource, type);
       if (type.statusSubresource()) {
         ObjectNode status = resources.addObject();
         status.put("name", type.plural() + "/status");
