@@ -1,7 +1,6 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
-import groovy.json.JsonSlurper
 import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.db.AccountsTable
@@ -21,12 +20,8 @@ import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
 
-import java.net.http.HttpClient
-import java.net.http.HttpRequest
-import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.nio.file.Path
-import java.nio.file.Paths
 import java.util.concurrent.TimeUnit
 
 /**
@@ -48,7 +43,6 @@ class AccountsApiSpec extends Specification {
   /** Between the agent and the plugin's agent port: stalled, the agent answers commands late. */
   @Shared @AutoCleanup TcpProxy agentLink
   @Shared SqlAccountDefinitionRepository clouddriverAccounts
-  @Shared HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   def setupSpec() {
@@ -336,17 +330,11 @@ class AccountsApiSpec extends Specification {
         accounts:
           - {name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}
       """.stripIndent())
-    def jar = Paths.get('..', 'agent', 'target', 'spinagent-agent.jar').toAbsolutePath().normalize()
-    assert Files.exists(jar): "the agent's runnable jar is built before the sandbox: $jar"
-    new ProcessBuilder(Paths.get(System.getProperty('java.home'), 'bin', 'java').toString(), '-jar', jar.toString(),
-        '--config', config.toString())
-      .redirectErrorStream(true)
-      .redirectOutput(dir.resolve('agent.log').toFile())
-      .start()
+    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
   }
 
   private String kubeconfigText() {
-    Files.readString(cluster.kubeconfig().writeTo(dir.resolve('cluster-copy.yaml')))
+    SandboxSpecSupport.kubeconfigText(cluster, dir)
   }
 
   private Map getJson(String path) {
@@ -354,17 +342,10 @@ class AccountsApiSpec extends Specification {
   }
 
   private Map send(String method, String path, String body) {
-    def port = host.environment.getProperty('local.server.port')
-    def request = HttpRequest.newBuilder(URI.create("http://localhost:$port$path"))
-      .timeout(java.time.Duration.ofSeconds(60))
-      .header('Content-Type', 'application/json')
-      .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-      .build()
-    def response = http.send(request, HttpResponse.BodyHandlers.ofString())
-    [status: response.statusCode(), body: response.body() ? new JsonSlurper().parseText(response.body()) : null]
+    SandboxSpecSupport.send(host, method, path, body)
   }
 
   private static int freePort() {
-    new ServerSocket(0, 0, InetAddress.loopbackAddress).withCloseable { it.localPort }
+    SandboxSpecSupport.freePort()
   }
 }

@@ -27,7 +27,6 @@ import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.nio.file.Path
-import java.nio.file.Paths
 import java.util.concurrent.TimeUnit
 
 /**
@@ -284,32 +283,19 @@ class ReplicaForwardingSpec extends Specification {
         accounts:
           - {name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}
       """.stripIndent())
-    def jar = Paths.get('..', 'agent', 'target', 'spinagent-agent.jar').toAbsolutePath().normalize()
-    assert Files.exists(jar): "the agent's runnable jar is built before the sandbox: $jar"
-    new ProcessBuilder(Paths.get(System.getProperty('java.home'), 'bin', 'java').toString(), '-jar', jar.toString(),
-        '--config', config.toString())
-      .redirectErrorStream(true)
-      .redirectOutput(dir.resolve('agent.log').toFile())
-      .start()
+    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
   }
 
   private String kubeconfigText() {
-    Files.readString(cluster.kubeconfig().writeTo(dir.resolve('cluster-copy.yaml')))
+    SandboxSpecSupport.kubeconfigText(cluster, dir)
   }
 
   private Map send(ConfigurableApplicationContext replica, String method, String path, String body) {
-    def port = replica.environment.getProperty('local.server.port')
-    def request = HttpRequest.newBuilder(URI.create("http://localhost:$port$path"))
-      .timeout(java.time.Duration.ofSeconds(60))
-      .header('Content-Type', 'application/json')
-      .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-      .build()
-    def response = http.send(request, HttpResponse.BodyHandlers.ofString())
-    [status: response.statusCode(), headers: response.headers(),
-     body: response.body() ? new JsonSlurper().parseText(response.body()) : null]
+    SandboxSpecSupport.send(replica, method, path, body)
   }
 
+
   private static int freePort() {
-    new ServerSocket(0, 0, InetAddress.loopbackAddress).withCloseable { it.localPort }
+    SandboxSpecSupport.freePort()
   }
 }
