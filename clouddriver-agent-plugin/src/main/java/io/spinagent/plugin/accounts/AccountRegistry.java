@@ -20,7 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +52,7 @@ public final class AccountRegistry {
 
   private final Clock clock;
   private final Duration gracePeriod;
-  private final Predicate<String> servedElsewhere;
+  private final Function<Collection<String>, Set<String>> servedElsewhere;
   private final AccountBindings bindings;
   private final BindingPolicy binding;
   private final Map<RefusedClaim, LongAdder> refusedClaims = new EnumMap<>(RefusedClaim.class);
@@ -73,19 +73,20 @@ public final class AccountRegistry {
    * are bound to principals in memory, with the default {@link BindingPolicy}.
    */
   public AccountRegistry(Clock clock, Duration gracePeriod) {
-    this(clock, gracePeriod, name -> false, AccountBindings.inMemory(), BindingPolicy.DEFAULT);
+    this(clock, gracePeriod, names -> Set.of(), AccountBindings.inMemory(), BindingPolicy.DEFAULT);
   }
 
   /**
-   * @param servedElsewhere says whether another replica serves an account now; such an account, if
-   *     orphaned here, is forgotten here at the next sweep, never removed from Clouddriver. It may
-   *     read the database: it is asked outside the registry's lock.
+   * @param servedElsewhere of the accounts named, those another replica serves now; such an
+   *     account, if orphaned here, is forgotten here at the next sweep, never removed from
+   *     Clouddriver. It may read the database (once per sweep, for all orphans): it is asked
+   *     outside the registry's lock.
    * @param bindings where accounts' principals are bound; asked outside the registry's lock
    */
   public AccountRegistry(
       Clock clock,
       Duration gracePeriod,
-      Predicate<String> servedElsewhere,
+      Function<Collection<String>, Set<String>> servedElsewhere,
       AccountBindings bindings,
       BindingPolicy binding) {
     this.clock = clock;
@@ -212,12 +213,7 @@ public final class AccountRegistry {
               .toList();
     }
     // Asked outside the lock: it may read the database.
-    Set<String> elsewhere = new HashSet<>();
-    for (String name : orphans) {
-      if (servedElsewhere.test(name)) {
-        elsewhere.add(name);
-      }
-    }
+    Set<String> elsewhere = orphans.isEmpty() ? Set.of() : servedElsewhere.apply(orphans);
     synchronized (this) {
       for (var it = accounts.values().iterator(); it.hasNext(); ) {
         Entry entry = it.next();

@@ -14,11 +14,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.function.Predicate;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -344,24 +345,32 @@ public final class AccountTable implements AccountBindings {
   }
 
   /**
-   * Whether a replica other than {@code replica} recorded serving the account after {@code since}.
+   * Of the accounts named, those a replica other than {@code replica} recorded serving after {@code
+   * since}: one query per 500 names.
    */
-  public boolean servedElsewhere(String name, String replica, Instant since) {
-    return jooq.fetchExists(
-        jooq.selectOne()
-            .from(ACCOUNTS)
-            .where(NAME.eq(name))
-            .and(OWNER_REPLICA.ne(replica))
-            .and(STATE.in(SERVED))
-            .and(UPDATED_AT.gt(since.toEpochMilli())));
+  public Set<String> servedElsewhere(Collection<String> names, String replica, Instant since) {
+    Set<String> served = new HashSet<>();
+    List<String> all = List.copyOf(names);
+    for (int from = 0; from < all.size(); from += 500) {
+      served.addAll(
+          jooq.select(NAME)
+              .from(ACCOUNTS)
+              .where(NAME.in(all.subList(from, Math.min(all.size(), from + 500))))
+              .and(OWNER_REPLICA.ne(replica))
+              .and(STATE.in(SERVED))
+              .and(UPDATED_AT.gt(since.toEpochMilli()))
+              .fetch(NAME));
+    }
+    return served;
   }
 
   /**
-   * Whether a replica other than {@code replica} recorded serving an account within the last {@code
-   * gracePeriod}: the {@link AccountRegistry}'s question before it removes an orphan.
+   * Which accounts a replica other than {@code replica} recorded serving within the last {@code
+   * gracePeriod}: the {@link AccountRegistry}'s question about its orphans.
    */
-  public Predicate<String> servedByAnotherReplica(String replica, Duration gracePeriod) {
-    return name -> servedElsewhere(name, replica, clock.instant().minus(gracePeriod));
+  public Function<Collection<String>, Set<String>> servedByAnotherReplica(
+      String replica, Duration gracePeriod) {
+    return names -> servedElsewhere(names, replica, clock.instant().minus(gracePeriod));
   }
 
   private StoredAccount read(Record row) {

@@ -12,6 +12,7 @@ import io.spinagent.plugin.tunnel.TunnelTokens;
 import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory;
 import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import java.time.Clock;
+import java.util.Set;
 import org.jooq.DSLContext;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -35,7 +36,7 @@ public class NoDatabaseConfiguration {
     return new AccountRegistry(
         Clock.systemUTC(),
         properties.getAccounts().getGracePeriod(),
-        name -> false,
+        names -> Set.of(),
         AccountBindings.inMemory(),
         BindingPolicy.from(properties.getAccounts().getBinding()));
   }

@@ -91,7 +91,7 @@ class RealAgentFixture implements Closeable {
 
   RealAgentFixture startPlugin(int port = 0) {
     properties.grpc.port = port
-    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { false },
+    accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { [] as Set },
         AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
     accounts.addListener(store)
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)

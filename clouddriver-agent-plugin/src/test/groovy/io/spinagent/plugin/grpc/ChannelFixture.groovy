@@ -50,7 +50,7 @@ class ChannelFixture implements Closeable {
   Clock clock = Clock.systemUTC()
 
   ChannelFixture start() {
-    accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { false },
+    accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { [] as Set },
       AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
     accounts.addListener(store)
     channel = inProcess
