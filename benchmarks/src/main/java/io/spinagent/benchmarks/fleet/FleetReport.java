@@ -275,12 +275,7 @@ final class FleetReport {
       out.printf("  %s%n", phase.sickness().description);
       Latencies rowsBefore = phase.before().rows();
       Latencies rowsDuring = phase.during().rows();
-      row(
-          "  change → row",
-          percentiles(rowsBefore),
-          percentiles(rowsDuring),
-          ratio(rowsBefore.percentileMillis(99), rowsDuring.percentileMillis(99)),
-          "p99 ≤ 1.2×");
+      isolationRow("  change → row", rowsBefore, rowsDuring);
       row(
           "    changes timed / not in the cache after 30 s",
           rowsBefore.count() + " / " + rowsBefore.missing(),
@@ -289,12 +284,7 @@ final class FleetReport {
           "");
       Latencies tunnelBefore = phase.before().tunnel();
       Latencies tunnelDuring = phase.during().tunnel();
-      row(
-          "  tunnel GET",
-          percentiles(tunnelBefore),
-          percentiles(tunnelDuring),
-          ratio(tunnelBefore.percentileMillis(99), tunnelDuring.percentileMillis(99)),
-          "p99 ≤ 1.2×");
+      isolationRow("  tunnel GET", tunnelBefore, tunnelDuring);
       row(
           "    requests timed / failed",
           tunnelBefore.count() + " / " + phase.before().tunnelErrors(),
@@ -303,6 +293,16 @@ final class FleetReport {
           "");
     }
     out.flush();
+  }
+
+  /** A healthy phase's percentiles against the sick phase's, and the ratio of their p99s. */
+  private void isolationRow(String label, Latencies healthy, Latencies sick) {
+    row(
+        label,
+        percentiles(healthy),
+        percentiles(sick),
+        ratio(healthy.percentileMillis(99), sick.percentileMillis(99)),
+        "p99 ≤ 1.2×");
   }
 
   private void row(String label, String baseline, String value, String ratio, String target) {

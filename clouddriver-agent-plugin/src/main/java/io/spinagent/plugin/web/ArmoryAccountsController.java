@@ -104,7 +104,12 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> create(HttpServletRequest request) {
-    return run(definitions(request, AccountCommand.Kind.CREATE));
+    return run(
+        commands(
+            request,
+            (item, i) ->
+                new AccountCommand(
+                    AccountCommand.Kind.CREATE, name(item, i), definition(item, i))));
   }
 
   /** New definitions of dynamic accounts; Armory's {@code PUT /armory/accounts/dynamic}. */
@@ -113,16 +118,26 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> update(HttpServletRequest request) {
-    return run(definitions(request, AccountCommand.Kind.CHANGE));
+    return run(
+        commands(
+            request,
+            (item, i) ->
+                new AccountCommand(
+                    AccountCommand.Kind.CHANGE, name(item, i), definition(item, i))));
   }
 
-  /** One command of {@code kind} per account definition in the body (an array, or one object). */
-  private List<AccountCommand> definitions(HttpServletRequest request, AccountCommand.Kind kind) {
+  /** The command each element of an array body stands for, given the element and its index. */
+  @FunctionalInterface
+  private interface ItemCommand {
+    AccountCommand of(JsonNode item, int index);
+  }
+
+  /** One command per element of the body (an array, or one object taken as an array of one). */
+  private List<AccountCommand> commands(HttpServletRequest request, ItemCommand command) {
     List<AccountCommand> batch = new ArrayList<>();
     List<JsonNode> items = items(request);
     for (int i = 0; i < items.size(); i++) {
-      JsonNode definition = definition(items.get(i), i);
-      batch.add(new AccountCommand(kind, name(items.get(i), i), definition));
+      batch.add(command.of(items.get(i), i));
     }
     return batch;
   }
@@ -136,31 +151,29 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> setState(HttpServletRequest request) {
-    List<AccountCommand> batch = new ArrayList<>();
-    List<JsonNode> items = items(request);
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode item = items.get(i);
-      String name = name(item, i);
-      onlyFields(item, PATCH_FIELDS, i);
-      JsonNode state = item.get("state");
-      if (state == null || !state.isTextual()) {
-        throw StrictJson.invalid("[" + i + "].state: required, ACTIVE or INACTIVE");
-      }
-      AccountState target;
-      try {
-        target = AccountCommands.parseState(state.asText());
-      } catch (AccountRequestException e) {
-        throw StrictJson.invalid("[" + i + "]." + e.getMessage());
-      }
-      if (target != AccountState.ACTIVE && target != AccountState.INACTIVE) {
-        throw StrictJson.invalid(
-            "[" + i + "].state: only ACTIVE or INACTIVE can be set, not " + target);
-      }
-      requireSameZone(item, name, i);
-      ObjectNode body = JsonNodeFactory.instance.objectNode().put("state", target.name());
-      batch.add(new AccountCommand(AccountCommand.Kind.CHANGE, name, body));
+    return run(commands(request, this::stateCommand));
+  }
+
+  private AccountCommand stateCommand(JsonNode item, int i) {
+    String name = name(item, i);
+    onlyFields(item, PATCH_FIELDS, i);
+    JsonNode state = item.get("state");
+    if (state == null || !state.isTextual()) {
+      throw StrictJson.invalid("[" + i + "].state: required, ACTIVE or INACTIVE");
     }
-    return run(batch);
+    AccountState target;
+    try {
+      target = AccountCommands.parseState(state.asText());
+    } catch (AccountRequestException e) {
+      throw StrictJson.invalid("[" + i + "]." + e.getMessage());
+    }
+    if (target != AccountState.ACTIVE && target != AccountState.INACTIVE) {
+      throw StrictJson.invalid(
+          "[" + i + "].state: only ACTIVE or INACTIVE can be set, not " + target);
+    }
+    requireSameZone(item, name, i);
+    ObjectNode body = JsonNodeFactory.instance.objectNode().put("state", target.name());
+    return new AccountCommand(AccountCommand.Kind.CHANGE, name, body);
   }
 
   /** Deletes accounts: {@code [{"name": …}]} (or plain names); Armory's {@code DELETE}. */
@@ -169,20 +182,17 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> delete(HttpServletRequest request) {
-    List<AccountCommand> batch = new ArrayList<>();
-    List<JsonNode> items = items(request);
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode item = items.get(i);
-      String name;
-      if (item.isTextual()) {
-        name = item.asText();
-      } else {
-        name = name(item, i);
-        onlyFields(item, Set.of("name"), i);
-      }
-      batch.add(new AccountCommand(AccountCommand.Kind.DELETE, name, null));
-    }
-    return run(batch);
+    return run(
+        commands(
+            request,
+            (item, i) -> {
+              if (item.isTextual()) {
+                return new AccountCommand(AccountCommand.Kind.DELETE, item.asText(), null);
+              }
+              String name = name(item, i);
+              onlyFields(item, Set.of("name"), i);
+              return new AccountCommand(AccountCommand.Kind.DELETE, name, null);
+            }));
   }
 
   /**
@@ -194,24 +204,22 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> migrate(HttpServletRequest request) {
-    List<AccountCommand> batch = new ArrayList<>();
-    List<JsonNode> items = items(request);
-    for (int i = 0; i < items.size(); i++) {
-      JsonNode item = items.get(i);
-      String name = name(item, i);
-      if (item.has("kubeconfigFile")) {
-        throw StrictJson.invalid(
-            "["
-                + i
-                + "].kubeconfigFile: a migrated account keeps the kubeconfig of its Clouddriver"
-                + " definition; to give the agent another one, create the account with POST"
-                + " /armory/accounts/dynamic instead");
-      }
-      onlyFields(item, MIGRATE_FIELDS, i);
-      requireTarget(item, i);
-      batch.add(new AccountCommand(AccountCommand.Kind.MIGRATE, name, item));
+    return run(commands(request, this::migrateCommand));
+  }
+
+  private AccountCommand migrateCommand(JsonNode item, int i) {
+    String name = name(item, i);
+    if (item.has("kubeconfigFile")) {
+      throw StrictJson.invalid(
+          "["
+              + i
+              + "].kubeconfigFile: a migrated account keeps the kubeconfig of its Clouddriver"
+              + " definition; to give the agent another one, create the account with POST"
+              + " /armory/accounts/dynamic instead");
     }
-    return run(batch);
+    onlyFields(item, MIGRATE_FIELDS, i);
+    requireTarget(item, i);
+    return new AccountCommand(AccountCommand.Kind.MIGRATE, name, item);
   }
 
   /** Armory's view of an account its agents handle. */
