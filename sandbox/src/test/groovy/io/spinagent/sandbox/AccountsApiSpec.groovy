@@ -1,7 +1,6 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
-import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
@@ -10,8 +9,6 @@ import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import io.spinagent.testkit.net.TcpProxy
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
@@ -32,8 +29,6 @@ import java.util.concurrent.TimeUnit
 @Stepwise
 class AccountsApiSpec extends Specification {
 
-  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
-
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
@@ -50,18 +45,10 @@ class AccountsApiSpec extends Specification {
     AccountsTable.create(db.dataSource(), true)
     clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
     int grpcPort = freePort()
-    host = ClouddriverHost.start(pluginsRoot.directory(), [
-      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
-      'server.port': 0,
-      'sql.cache.enabled': true,
-      'spinagent.grpc.address': '127.0.0.1',
-      'spinagent.grpc.port': grpcPort,
-      'spinagent.tunnel.port': 0,
+    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
       'spinagent.accounts.grace-period': '3s',
       'spinagent.accounts.command-timeout': '2s',
-      'spinagent.accounts.max-dynamic-per-agent': 3],
-      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
+      'spinagent.accounts.max-dynamic-per-agent': 3])
     agentLink = TcpProxy.start('127.0.0.1', grpcPort)
     agent = startAgent(agentLink.port())
   }

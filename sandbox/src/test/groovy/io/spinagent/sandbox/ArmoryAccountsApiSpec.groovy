@@ -1,7 +1,6 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
-import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -9,8 +8,6 @@ import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
@@ -31,8 +28,6 @@ import java.util.concurrent.TimeUnit
 @Stepwise
 class ArmoryAccountsApiSpec extends Specification {
 
-  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
-
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
@@ -47,18 +42,10 @@ class ArmoryAccountsApiSpec extends Specification {
     AccountsTable.create(db.dataSource(), true)
     clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
     int grpcPort = freePort()
-    host = ClouddriverHost.start(pluginsRoot.directory(), [
-      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
-      'server.port': 0,
-      'sql.cache.enabled': true,
-      'spinagent.grpc.address': '127.0.0.1',
-      'spinagent.grpc.port': grpcPort,
-      'spinagent.tunnel.port': 0,
+    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
       'spinagent.accounts.grace-period': '30s',
       'spinagent.accounts.command-timeout': '5s',
-      'spinagent.accounts.max-accounts-per-request': 3],
-      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
+      'spinagent.accounts.max-accounts-per-request': 3])
     agent = startAgent(grpcPort)
   }
 

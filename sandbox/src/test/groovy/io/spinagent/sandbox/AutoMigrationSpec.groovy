@@ -1,6 +1,5 @@
 package io.spinagent.sandbox
 
-import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -8,8 +7,6 @@ import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
@@ -27,8 +24,6 @@ import java.util.concurrent.TimeUnit
  * others are left alone. The released bundle in a Clouddriver host, a real agent.
  */
 class AutoMigrationSpec extends Specification {
-
-  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
 
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
@@ -48,19 +43,11 @@ class AutoMigrationSpec extends Specification {
         kinds: ['Deployment'], cacheThreads: 2))
     }
     int grpcPort = freePort()
-    host = ClouddriverHost.start(pluginsRoot.directory(), [
-      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
-      'server.port': 0,
-      'sql.cache.enabled': true,
-      'spinagent.grpc.address': '127.0.0.1',
-      'spinagent.grpc.port': grpcPort,
-      'spinagent.tunnel.port': 0,
+    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
       'spinagent.accounts.auto-migrate.name-patterns[0]': 'legacy-.*',
       'spinagent.accounts.auto-migrate.zone-id': 'zone-a',
       'spinagent.accounts.auto-migrate.scan-interval': '500ms',
-      'spinagent.accounts.auto-migrate.batch-size': 1],
-      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
+      'spinagent.accounts.auto-migrate.batch-size': 1])
     agent = startAgent(grpcPort)
   }
 

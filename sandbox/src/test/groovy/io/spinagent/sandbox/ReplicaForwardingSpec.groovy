@@ -2,7 +2,6 @@ package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
-import io.spinagent.sandbox.host.ClouddriverHost
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -37,7 +36,6 @@ import java.util.concurrent.TimeUnit
 @Stepwise
 class ReplicaForwardingSpec extends Specification {
 
-  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
   static final String SECRET = 'replicas-only-7d2a'
 
   @Shared @TempDir Path dir
@@ -233,13 +231,7 @@ class ReplicaForwardingSpec extends Specification {
   }
 
   private ConfigurableApplicationContext startReplica(int grpcPort) {
-    ClouddriverHost.start(pluginsRoot.directory(), [
-      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
-      'server.port': 0,
-      'sql.cache.enabled': true,
-      'spinagent.grpc.address': '127.0.0.1',
-      'spinagent.grpc.port': grpcPort,
-      'spinagent.tunnel.port': 0,
+    SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
       'spinagent.ha.shared-secret': SECRET,
       'spinagent.ha.address': '127.0.0.1',
       'spinagent.ha.advertise-address': '127.0.0.1',
@@ -247,9 +239,7 @@ class ReplicaForwardingSpec extends Specification {
       'spinagent.ha.heartbeat-interval': '1s',
       'spinagent.ha.owner-timeout': '10s',
       'spinagent.accounts.grace-period': '30s',
-      'spinagent.accounts.command-timeout': '2s'],
-      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: clouddriverAccounts, accountDefinitionMapper: clouddriverAccounts.definitionMapper()])
+      'spinagent.accounts.command-timeout': '2s'])
   }
 
   private String replicaId(ConfigurableApplicationContext replica) {

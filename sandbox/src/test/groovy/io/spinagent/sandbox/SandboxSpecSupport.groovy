@@ -1,7 +1,13 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonSlurper
+import io.spinagent.sandbox.host.ClouddriverHost
+import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
 import org.springframework.context.ConfigurableApplicationContext
 
 import java.net.http.HttpClient
@@ -12,10 +18,32 @@ import java.nio.file.Path
 import java.nio.file.Paths
 
 /**
- * What the specs that run the released bundle in a Clouddriver host share: the real agent jar in a
- * JVM of its own, JSON calls to a host's REST API, and free ports.
+ * What the specs that run the released bundle in a Clouddriver host share: the host on PostgreSQL,
+ * the real agent jar in a JVM of its own, JSON calls to a host's REST API, and free ports.
  */
 class SandboxSpecSupport {
+
+  static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
+
+  /**
+   * A Clouddriver host with the plugin enabled, the SQL cache and account storage on {@code db},
+   * agents on {@code grpcPort}, the tunnel and web server on free ports; {@code settings} add to
+   * or override those properties.
+   */
+  static ConfigurableApplicationContext startHost(PluginsRoot plugins, EmbeddedPostgreSql db,
+      SqlAccountDefinitionRepository accounts, int grpcPort, Map<String, Object> settings) {
+    Map<String, Object> properties = [
+      ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
+      'server.port': 0,
+      'sql.cache.enabled': true,
+      'spinagent.grpc.address': '127.0.0.1',
+      'spinagent.grpc.port': grpcPort,
+      'spinagent.tunnel.port': 0]
+    properties.putAll(settings)
+    ClouddriverHost.start(plugins.directory(), properties,
+      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
+       accountDefinitionRepository: accounts, accountDefinitionMapper: accounts.definitionMapper()])
+  }
 
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
 
