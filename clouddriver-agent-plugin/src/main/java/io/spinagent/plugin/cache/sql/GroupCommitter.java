@@ -30,6 +30,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Order.</b> An account's work is in at most one group at a time, taken in the order it
  *       was handed over (the account pipelines send one batch at a time anyway), so its changes are
  *       applied in stream order.
+ *   <li><b>Fairness.</b> A large batch is committed in slices ({@link BatchSlices}), one per group,
+ *       so that no transaction carries much of one account and the other accounts' work is taken
+ *       between two slices: a quiet account never waits long behind one that streams a lot.
  *   <li><b>Concurrency.</b> At most {@code committers} groups run at once, each on a thread of the
  *       committers' pool (one may derive and read while another commits).
  *   <li><b>Acknowledgement.</b> Each work's stage completes once the transaction that held it
@@ -98,7 +101,7 @@ final class GroupCommitter {
 
   void submit(Work work) {
     synchronized (this) {
-      queue.add(work);
+      queue.addAll(BatchSlices.of(work));
       if (running >= maxCommitters) {
         return; // a running committer takes it next
       }
@@ -136,6 +139,12 @@ final class GroupCommitter {
           return;
         }
       }
+      long now = System.nanoTime();
+      for (Work work : group) {
+        if (work instanceof Work.Batch batch) {
+          metrics.queued(now - batch.handedOverNanos());
+        }
+      }
       try {
         commit(group);
       } catch (RuntimeException | Error e) {
@@ -157,8 +166,15 @@ final class GroupCommitter {
     long bytes = 0;
     for (Iterator<Work> it = queue.iterator(); it.hasNext(); ) {
       Work work = it.next();
+      if (work.result().isDone()) {
+        it.remove(); // a later slice of a batch whose earlier slice failed
+        continue;
+      }
       if (!seen.add(work.account()) || busy.contains(work.account())) {
         continue;
+      }
+      if (work instanceof Work.Batch slice && !slice.isReady()) {
+        continue; // its previous slice is still being committed (by another committer)
       }
       if (work instanceof Work.Purge) {
         if (group.isEmpty()) {

@@ -20,13 +20,21 @@ sealed interface Work {
   final class Batch implements Work {
     final SinkBatch batch;
     private final CompletableFuture<CommitOutcome> result = new CompletableFuture<>();
+    private final CompletableFuture<?> after;
+    private final long handedOverNanos = System.nanoTime();
     private final long bytes;
     private FormatOptions options;
     private ParallelBatch<Derivation.Item, Derivation.Derived> derived;
     private int offset;
 
     Batch(SinkBatch batch) {
+      this(batch, CompletableFuture.completedFuture(null));
+    }
+
+    /** A batch that may be taken only once {@code after} (its predecessor's result) is complete. */
+    Batch(SinkBatch batch, CompletableFuture<?> after) {
       this.batch = batch;
+      this.after = after;
       long size = 0;
       for (SinkEntry entry : batch.entries()) {
         if (entry instanceof SinkEntry.Change c) {
@@ -48,6 +56,16 @@ sealed interface Work {
 
     List<SinkEntry> entries() {
       return batch.entries();
+    }
+
+    /** Whether it may be taken: its predecessor (an earlier slice of the same batch) is done. */
+    boolean isReady() {
+      return after.isDone();
+    }
+
+    /** {@link System#nanoTime()} when it was handed over. */
+    long handedOverNanos() {
+      return handedOverNanos;
     }
 
     /** Bytes of object JSON it carries. */

@@ -16,6 +16,7 @@ final class WriterMetrics {
   private final MeterRegistry registry;
   private final Timer changeLatency;
   private final Timer commitTime;
+  private final Timer queueWait;
   private final DistributionSummary groupBatches;
   private final DistributionSummary groupChanges;
   private final Counter splits;
@@ -38,6 +39,15 @@ final class WriterMetrics {
             .publishPercentileHistogram()
             .minimumExpectedValue(Duration.ofMillis(1))
             .maximumExpectedValue(Duration.ofSeconds(30))
+            .register(registry);
+    this.queueWait =
+        Timer.builder("spinagent.cache.queue.wait")
+            .description(
+                "From when a batch (or a slice of it) is handed to the writer until its transaction"
+                    + " starts")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1))
+            .maximumExpectedValue(Duration.ofMinutes(1))
             .register(registry);
     this.groupBatches =
         DistributionSummary.builder("spinagent.cache.group.batches")
@@ -67,6 +77,11 @@ final class WriterMetrics {
         }
       }
     }
+  }
+
+  /** A batch (or slice) waited {@code nanos} in the writer's queue before its group was taken. */
+  void queued(long nanos) {
+    queueWait.record(Math.max(0, nanos), TimeUnit.NANOSECONDS);
   }
 
   /** A committed change, received by its agent {@code millis} before the commit. */

@@ -43,6 +43,19 @@ class GroupCommitterSpec extends Specification {
         .setNamespace('ns').setName('p').setResourceVersion("$sequence").build())]))
   }
 
+  /** A batch of {@code changes} changes, sequences 1 to {@code changes}. */
+  static Work.Batch largeBatch(String account, int changes) {
+    new Work.Batch(new SinkBatch(account, (1..changes).collect { n ->
+      new SinkEntry.Change(ObjectChange.newBuilder()
+          .setSequence(n).setKind(Kind.newBuilder().setKind('Pod').setVersion('v1'))
+          .setNamespace('ns').setName("p$n").setResourceVersion("$n").build())
+    }))
+  }
+
+  static List<List<String>> slices(List<List<Work>> groups) {
+    groups.collect { g -> g.collect { w -> "${w.account()}:${w.entries().size()}".toString() } }
+  }
+
   static <T> T await(CompletableFuture<T> future) {
     future.get(30, TimeUnit.SECONDS)
   }
@@ -177,6 +190,89 @@ class GroupCommitterSpec extends Specification {
     then:
     transactions.committed.collect { g -> g.collect { it instanceof Work.Purge ? 'purge a' : it.account() } } ==
         [['blocker'], ['a', 'b'], ['purge a']]
+  }
+
+  def "a large batch is committed in slices, one per transaction, the others' work taken between them; it is acknowledged once, with every slice's outcome"() {
+    given:
+    def gc = committer(1)
+    transactions.blockOn = 'flood'
+    def flood = largeBatch('flood', 2 * BatchSlices.MAX_CHANGES + 50)
+
+    when: 'a quiet account hands over one change while the first slice commits'
+    gc.submit(flood)
+    transactions.started.await(30, TimeUnit.SECONDS)
+    def quiet = batch('quiet')
+    gc.submit(quiet)
+
+    then: 'the batch is not acknowledged while a slice is left'
+    !flood.result().isDone()
+
+    when:
+    transactions.release.countDown()
+    def outcome = await(flood.result())
+    await(quiet.result())
+
+    then: 'the quiet change shares a transaction with one slice, not with the rest of the batch'
+    slices(transactions.committed) == [['flood:100'], ['flood:100', 'quiet:1'], ['flood:50']]
+
+    and: 'in stream order'
+    transactions.committed.findAll { g -> g*.account().contains('flood') }
+        .collect { g -> g.find { it.account() == 'flood' }.entries()[0].sequence() } == [1L, 101L, 201L]
+
+    and: 'one outcome for the batch, with each slice\'s'
+    outcome.refused*.name == ['flood', 'flood', 'flood']
+    meters.timer('spinagent.cache.queue.wait').count() == 4
+  }
+
+  def "a slice that fails fails its batch, whose later slices are not written; the account's next batch commits"() {
+    given:
+    def gc = committer(1)
+    transactions.failing = ['flood'] as Set
+    def flood = largeBatch('flood', 3 * BatchSlices.MAX_CHANGES)
+
+    when:
+    gc.submit(flood)
+    await(flood.result())
+
+    then:
+    ExecutionException e = thrown()
+    e.cause.message.contains('bad row')
+
+    and: 'only the first slice was tried'
+    transactions.attempts.collect { g -> g*.account() } == [['flood']]
+
+    when: 'the pipeline hands over what comes next'
+    transactions.failing = [] as Set
+    def next = batch('flood', 301)
+    gc.submit(next)
+    await(next.result())
+
+    then:
+    slices(transactions.committed) == [['flood:1']]
+  }
+
+  def "with two committers, the slices of a batch still commit one after another while other accounts go ahead"() {
+    given:
+    def gc = committer(2)
+    transactions.blockOn = 'flood'
+    def flood = largeBatch('flood', BatchSlices.MAX_CHANGES + 1)
+
+    when:
+    gc.submit(flood)
+    transactions.started.await(30, TimeUnit.SECONDS)
+    def other = batch('other')
+    gc.submit(other)
+    await(other.result())
+
+    then: 'the second slice waits for the first'
+    slices(transactions.attempts) == [['flood:100'], ['other:1']]
+
+    when:
+    transactions.release.countDown()
+    await(flood.result())
+
+    then:
+    slices(transactions.committed) == [['other:1'], ['flood:100'], ['flood:1']]
   }
 
   /** Records each group; its outcomes name the accounts, so that a mix-up would show. */
