@@ -56,11 +56,20 @@ final class AgentJar {
     }
   }
 
+  /**
+   * The JVM options the agent's image and manifests ship (deploy/image/Dockerfile's {@code
+   * JAVA_TOOL_OPTIONS}) but the heap's size, which the benchmark sets: the agent is measured as it
+   * is deployed. The informer baseline runs with the same heap options.
+   */
+  static final List<String> SHIPPED_HEAP_OPTIONS =
+      List.of("-XX:MaxHeapFreeRatio=30", "-XX:MinHeapFreeRatio=10");
+
   /** Starts the agent with {@code config}; its output goes to {@code <name>.log}. */
   static ChildProcess start(FleetEnvironment environment, Path config, String name) {
     List<String> command = new ArrayList<>();
     command.add(environment.agentJdk().java().toString());
     command.add("-Xmx" + environment.options().agentHeap());
+    command.addAll(SHIPPED_HEAP_OPTIONS);
     command.add("-XX:+ExitOnOutOfMemoryError");
     command.add("-jar");
     command.add(environment.options().agentJar().toString());

@@ -83,6 +83,7 @@ final class AgentScenario {
     List<String> command = new ArrayList<>();
     command.add(environment.agentJdk().java().toString());
     command.add("-Xmx" + environment.options().agentHeap());
+    command.addAll(AgentJar.SHIPPED_HEAP_OPTIONS);
     command.add("-cp");
     command.add(environment.benchmarkClasspath());
     command.add(InformerBaselineMain.class.getName());
