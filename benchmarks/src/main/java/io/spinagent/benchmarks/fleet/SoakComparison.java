@@ -9,7 +9,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -106,9 +105,6 @@ final class SoakComparison {
 
   private static Map<String, Map<String, CacheTables.Item>> read(
       FleetDatabase.Scenario database, String dialect, Map<String, CacheRecord> expected) {
-    // Table names as Clouddriver creates them (MariaDB's are case-sensitive on Linux).
-    Map<String, String> typeNames = new HashMap<>();
-    expected.values().forEach(r -> typeNames.put(r.type().toLowerCase(Locale.ROOT), r.type()));
     try (Connection connection =
         DriverManager.getConnection(database.jdbcUrl(), database.user(), database.password())) {
       CacheTables tables =
@@ -116,10 +112,12 @@ final class SoakComparison {
               DSL.using(
                   connection,
                   dialect.equals("postgres") ? SQLDialect.POSTGRES : SQLDialect.MARIADB));
-      Set<String> existing = tables.existingTypes();
+      // keyed by the type in lower case; read from the table as Clouddriver named it (MariaDB's
+      // table names are case-sensitive on Linux)
+      Map<String, String> existing = tables.existingTypes();
       Map<String, Map<String, CacheTables.Item>> items = new TreeMap<>();
-      for (String type : existing) {
-        items.put(type, tables.all(typeNames.getOrDefault(type, type), existing));
+      for (String type : existing.keySet()) {
+        items.put(type, tables.all(type, existing));
       }
       return items;
     } catch (SQLException e) {

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.jooq.DSLContext;
 import org.jooq.Record;
@@ -53,19 +54,23 @@ public final class CacheTables {
     this.jooq = jooq;
   }
 
-  /** Cache types whose table exists, lower-cased (PostgreSQL folds unquoted names). */
-  public Set<String> existingTypes() {
+  /**
+   * Cache types whose table exists: the type in lower case (PostgreSQL folds unquoted names) → the
+   * type as its table is named (on MariaDB, table names are case-sensitive on Linux).
+   */
+  public Map<String, String> existingTypes() {
     String schema =
         jooq.dialect().family() == SQLDialect.POSTGRES ? "current_schema()" : "database()";
-    Set<String> types = new TreeSet<>();
+    Map<String, String> types = new TreeMap<>();
     for (Record row :
         jooq.fetch(
             "select table_name from information_schema.tables where table_schema = "
                 + schema
                 + " and table_name like 'cats_v1_%'")) {
-      String table = row.get(0, String.class).toLowerCase(Locale.ROOT);
+      String table = row.get(0, String.class);
       if (!table.endsWith("_rel") && !table.endsWith("_template")) {
-        types.add(table.substring("cats_v1_".length()));
+        String type = table.substring("cats_v1_".length());
+        types.put(type.toLowerCase(Locale.ROOT), type);
       }
     }
     return types;
@@ -75,11 +80,12 @@ public final class CacheTables {
    * All entries of a type (e.g. {@code replicaSet}), by id; empty when its table does not exist
    * yet.
    */
-  public Map<String, Item> all(String type, Set<String> existingTypes) {
-    if (!existingTypes.contains(type.toLowerCase(Locale.ROOT))) {
+  public Map<String, Item> all(String type, Map<String, String> existingTypes) {
+    String existing = existingTypes.get(type.toLowerCase(Locale.ROOT));
+    if (existing == null) {
       return Map.of();
     }
-    String table = "cats_v1_" + type;
+    String table = "cats_v1_" + existing;
     Map<String, JsonNode> attributes = new LinkedHashMap<>();
     Map<String, Map<String, Set<String>>> relationships = new HashMap<>();
     for (Record row : jooq.fetch("select id, body from " + table + " order by id")) {

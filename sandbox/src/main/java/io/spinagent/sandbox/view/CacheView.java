@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * What Deck's application screens would show from the cache: applications → clusters → server
@@ -43,7 +42,7 @@ public record CacheView(List<Application> applications) {
 
   /** Reads the whole view in one go. */
   public static CacheView read(CacheTables tables) {
-    Set<String> existing = tables.existingTypes();
+    Map<String, String> existing = tables.existingTypes();
     Map<String, Item> applications = tables.all("applications", existing);
     Map<String, Item> clusters = tables.all("clusters", existing);
     Map<String, Item> deployments = tables.all("deployment", existing);
