@@ -2,6 +2,7 @@ package io.spinagent.agent.stream;
 
 import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.agent.config.BackoffConfig;
 import io.spinagent.agent.config.ClouddriverConfig;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
@@ -125,6 +126,23 @@ public final class AgentStreamClient implements AutoCloseable {
       Outbox outbox,
       StreamListener listener,
       MeterRegistry meters) {
+    return create(
+        ClouddriverConnection.netty(config), config.backoff(), identity, outbox, listener, meters);
+  }
+
+  /**
+   * Builds the client on a connection from {@code connections}: the agent's is {@link
+   * ClouddriverConnection#netty}, a spec's may be in-process.
+   *
+   * @param backoff the delays between attempts to reopen the stream
+   */
+  public static AgentStreamClient create(
+      ClouddriverConnection.Factory connections,
+      BackoffConfig backoff,
+      AgentIdentity identity,
+      Outbox outbox,
+      StreamListener listener,
+      MeterRegistry meters) {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(listener, "listener");
@@ -142,8 +160,7 @@ public final class AgentStreamClient implements AutoCloseable {
     streamThread.setRemoveOnCancelPolicy(true);
     streamThread.prestartAllCoreThreads();
     try {
-      ClouddriverConnection connection =
-          ClouddriverConnection.open(config, streamThread, streamThread);
+      ClouddriverConnection connection = connections.open(streamThread);
       AgentStreamClient client =
           new AgentStreamClient(
               connection,
@@ -151,8 +168,7 @@ public final class AgentStreamClient implements AutoCloseable {
               outbox,
               listener,
               new StreamMetrics(meters, outbox),
-              new ReconnectBackoff(
-                  config.backoff(), () -> ThreadLocalRandom.current().nextDouble()),
+              new ReconnectBackoff(backoff, () -> ThreadLocalRandom.current().nextDouble()),
               streamThread,
               created.get());
       outbox.onEntriesAdded(client::scheduleDrain);
