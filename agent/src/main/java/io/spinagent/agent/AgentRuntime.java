@@ -21,6 +21,7 @@ import io.spinagent.agent.stream.Outbox;
 import io.spinagent.agent.stream.StreamListener;
 import io.spinagent.agent.tunnel.InFlightRequest;
 import io.spinagent.agent.tunnel.TunnelExecutor;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
@@ -91,12 +92,7 @@ public final class AgentRuntime implements AutoCloseable {
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
     this.commandThread =
-        Executors.newSingleThreadExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-commands");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-commands"));
     AgentIdentity identity = AgentIdentity.of(config.agent(), VersionProvider.version());
     ClusterManager[] manager = new ClusterManager[1];
     AccountCommands[] commands = new AccountCommands[1];

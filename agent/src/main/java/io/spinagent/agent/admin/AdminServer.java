@@ -8,6 +8,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.spinagent.agent.cluster.AccountStatus;
 import io.spinagent.agent.tunnel.InFlightRequest;
+import io.spinagent.common.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -114,13 +115,7 @@ public final class AdminServer implements AutoCloseable {
           "server.port: cannot listen on " + address + ": " + e.getMessage(), e);
     }
     ExecutorService executor =
-        Executors.newFixedThreadPool(
-            2,
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-admin");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newFixedThreadPool(2, DaemonThreads.named("spinagent-admin"));
     server.setExecutor(executor);
     Routes routes = new Routes(status, registry);
     server.createContext("/", routes::serve);

@@ -3,6 +3,7 @@ package io.spinagent.agent.admin;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.spinagent.common.DaemonThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -50,12 +51,7 @@ public final class PrometheusEndpoint implements AutoCloseable {
           "prometheus.port: cannot listen on " + address + ": " + e.getMessage(), e);
     }
     ExecutorService executor =
-        Executors.newSingleThreadExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-metrics");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-metrics"));
     server.setExecutor(executor);
     server.createContext("/", exchange -> serve(exchange, registry));
     server.start();

@@ -4,6 +4,7 @@ import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.stream.Outbox;
+import io.spinagent.common.Backoff;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
@@ -68,6 +69,7 @@ final class AccountWatcher implements KindWatch.Account {
   private final ListBudget.Account budget;
   private final int timeoutSeconds;
   private final ClusterOptions options;
+  private final Backoff retries;
   private final ClusterThreads threads;
   private final KubernetesRequestMeter requestMeter;
   private final BooleanSupplier progressEnabled;
@@ -81,7 +83,9 @@ final class AccountWatcher implements KindWatch.Account {
   // Touched only by the account's tasks, one at a time.
   private List<ApiResource> selected = List.of();
   private AccountDecision decision;
-  private Duration nextDelay;
+
+  /** Failures to connect since the last success: how long the next retry waits. */
+  private int failures;
 
   /** {@link Outbox#suspensions} when the running watches started. */
   private long suspensionsWatched;
@@ -121,7 +125,7 @@ final class AccountWatcher implements KindWatch.Account {
     this.events = events;
     this.serial = threads.serialExecutor();
     this.omitNamespaces = Set.copyOf(config.omitNamespaces());
-    this.nextDelay = options.retryBaseDelay();
+    this.retries = Backoff.doubling(options.retryBaseDelay(), options.retryMaxDelay());
     this.watches = new AccountWatches(config, options, this);
   }
 
@@ -337,7 +341,7 @@ final class AccountWatcher implements KindWatch.Account {
       }
       selected = resources;
       error = null;
-      nextDelay = options.retryBaseDelay();
+      failures = 0;
       log.info(
           "Account '{}': connected to {} ({}), {} kinds to watch{}",
           name(),
@@ -366,22 +370,21 @@ final class AccountWatcher implements KindWatch.Account {
       }
       state = AccountState.FAILED;
       error = describe(e);
+      Duration delay = retries.delay(++failures);
       log.warn(
           "Account '{}': cannot watch the cluster, retrying in {} ms: {}",
           name(),
-          nextDelay.toMillis(),
+          delay.toMillis(),
           error);
       events.health(name(), AccountHealth.ACCOUNT_HEALTH_FAILED, error);
       try {
         retry =
             threads
                 .timers()
-                .schedule(() -> run(this::connect), nextDelay.toMillis(), TimeUnit.MILLISECONDS);
+                .schedule(() -> run(this::connect), delay.toMillis(), TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException stopping) {
         return;
       }
-      long doubled = Math.min(nextDelay.toMillis() * 2, options.retryMaxDelay().toMillis());
-      nextDelay = Duration.ofMillis(doubled);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.spinagent.agent.cluster;
 
 import com.google.common.util.concurrent.MoreExecutors;
+import io.spinagent.common.DaemonThreads;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -14,8 +15,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import okhttp3.ConnectionPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,16 +84,14 @@ public final class ClusterThreads implements AutoCloseable {
   ClusterThreads(String property) {
     Optional<VirtualThreads> virtual = VirtualThreads.available(property);
     this.mode = mode(Runtime.version().feature(), property, virtual.isPresent());
-    AtomicInteger watchCount = new AtomicInteger();
-    AtomicInteger accountCount = new AtomicInteger();
     ThreadFactory watchThreads =
         virtual
             .map(v -> v.factory("spinagent-watch-"))
-            .orElse(daemon(() -> "spinagent-watch-" + watchCount.incrementAndGet()));
+            .orElse(DaemonThreads.numbered("spinagent-watch"));
     ThreadFactory accountThreads =
         virtual
             .map(v -> v.factory("spinagent-account-"))
-            .orElse(daemon(() -> "spinagent-account-" + accountCount.incrementAndGet()));
+            .orElse(DaemonThreads.numbered("spinagent-account"));
     this.watches =
         virtual.isPresent()
             ? virtual.get().perTaskExecutor(watchThreads)
@@ -108,7 +105,8 @@ public final class ClusterThreads implements AutoCloseable {
             new LinkedBlockingQueue<>(),
             accountThreads);
     accountWork.allowCoreThreadTimeOut(true);
-    this.timers = new ScheduledThreadPoolExecutor(1, daemon(() -> "spinagent-cluster-timer"));
+    this.timers =
+        new ScheduledThreadPoolExecutor(1, DaemonThreads.named("spinagent-cluster-timer"));
     timers.setRemoveOnCancelPolicy(true);
     log.info("Kubernetes watches run on {}", mode.describe());
   }
@@ -184,14 +182,6 @@ public final class ClusterThreads implements AutoCloseable {
   @Override
   public void close() {
     close(Duration.ofSeconds(2));
-  }
-
-  private static ThreadFactory daemon(Supplier<String> names) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, names.get());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 
   /** Java 21's virtual-thread API, reached by reflection. */

@@ -3,8 +3,10 @@ package io.spinagent.agent.cluster;
 import com.google.protobuf.UnsafeByteOperations;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.util.Watch;
+import io.spinagent.common.Backoff;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.ObjectChange;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,8 +44,9 @@ final class Reflector implements Runnable {
 
   private static final Logger log = LoggerFactory.getLogger(Reflector.class);
 
-  static final long FIRST_RETRY_MILLIS = 1_000;
-  static final long MAX_RETRY_MILLIS = 30_000;
+  /** A failed list or watch is tried again after 1 s, 2 s, 4 s, … at most 30 s. */
+  private static final Backoff RETRIES =
+      Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(30));
 
   /** A broken watch is watched again after this pause, so a failing server is not hammered. */
   static final long REWATCH_PAUSE_MILLIS = 200;
@@ -151,7 +154,7 @@ final class Reflector implements Runnable {
     // Named for thread dumps; a pooled platform thread gets its own name back when the loop ends.
     String threadName = Thread.currentThread().getName();
     Thread.currentThread().setName("spinagent-watch-" + account.name() + "-" + this);
-    long retryMillis = FIRST_RETRY_MILLIS;
+    int failures = 0;
     try {
       while (!stopped) {
         synchronized (calls) {
@@ -171,22 +174,20 @@ final class Reflector implements Runnable {
           } else if (!watch()) {
             Thread.sleep(REWATCH_PAUSE_MILLIS);
           }
-          retryMillis = FIRST_RETRY_MILLIS;
+          failures = 0;
         } catch (ApiException e) {
           if (stopped || isCancelled(e)) {
             continue;
           }
           lastError = AccountWatcher.describe(e);
-          retryAfter(retryMillis, e, null);
-          retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+          retryAfter(++failures, e, null);
         } catch (RuntimeException e) {
           if (stopped || account.outbox().isClosed()) {
             return;
           }
           // A bug, most likely: keep the kind watched rather than give it up.
           lastError = e.toString();
-          retryAfter(retryMillis, e, e);
-          retryMillis = Math.min(retryMillis * 2, MAX_RETRY_MILLIS);
+          retryAfter(++failures, e, e);
         }
       }
     } catch (InterruptedException e) {
@@ -207,9 +208,10 @@ final class Reflector implements Runnable {
    * Logs a failure (the first of a series as a warning: an API server that went away would
    * otherwise log a warning per kind every retry) and waits before the next attempt.
    */
-  private void retryAfter(long millis, Exception e, Throwable stackTrace)
+  private void retryAfter(int failures, Exception e, Throwable stackTrace)
       throws InterruptedException {
-    if (millis == FIRST_RETRY_MILLIS || stackTrace != null) {
+    long millis = RETRIES.delay(failures).toMillis();
+    if (failures == 1 || stackTrace != null) {
       log.warn(
           "Account '{}': {} failed, retrying in {} ms: {}",
           account.name(),

@@ -1,5 +1,6 @@
 package io.spinagent.agent.config;
 
+import io.spinagent.common.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.ClosedWatchServiceException;
@@ -59,13 +60,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     this.onChange = Objects.requireNonNull(onChange, "onChange");
     this.lastHash = initialHash;
     this.scheduler =
-        new ScheduledThreadPoolExecutor(
-            1,
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-config-watch");
-              thread.setDaemon(true);
-              return thread;
-            });
+        new ScheduledThreadPoolExecutor(1, DaemonThreads.named("spinagent-config-watch"));
     WatchService service = null;
     try {
       service = FileSystems.getDefault().newWatchService();
@@ -93,8 +88,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
     }
     this.watchService = service;
     if (service != null) {
-      eventThread = new Thread(this::events, "spinagent-config-events");
-      eventThread.setDaemon(true);
+      eventThread = DaemonThreads.named("spinagent-config-events").newThread(this::events);
       eventThread.start();
     } else {
       eventThread = null;

@@ -2,7 +2,10 @@ package io.spinagent.agent.stream;
 
 import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.agent.config.BackoffConfig;
 import io.spinagent.agent.config.ClouddriverConfig;
+import io.spinagent.common.Backoff;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.protocol.v1.AccountDecision;
 import io.spinagent.protocol.v1.AccountHealth;
 import io.spinagent.protocol.v1.AccountInfo;
@@ -70,7 +73,7 @@ public final class AgentStreamClient implements AutoCloseable {
   private final Outbox outbox;
   private final StreamListener listener;
   private final StreamMetrics metrics;
-  private final ReconnectBackoff backoff;
+  private final Backoff backoff;
   private final ScheduledThreadPoolExecutor streamThread;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final Thread streamThreadItself;
@@ -86,6 +89,10 @@ public final class AgentStreamClient implements AutoCloseable {
   private ChannelSession session;
   private ScheduledFuture<?> pendingAttempt;
   private boolean started;
+
+  /** Sessions that failed since the last one that lasted {@link #STABLE_SESSION}. */
+  private int reconnectFailures;
+
   private volatile boolean closed;
   private volatile boolean connected;
   private volatile int protocolVersion;
@@ -96,7 +103,7 @@ public final class AgentStreamClient implements AutoCloseable {
       Outbox outbox,
       StreamListener listener,
       StreamMetrics metrics,
-      ReconnectBackoff backoff,
+      Backoff backoff,
       ScheduledThreadPoolExecutor streamThread,
       Thread streamThreadItself) {
     this.streamThreadItself = streamThreadItself;
@@ -125,6 +132,23 @@ public final class AgentStreamClient implements AutoCloseable {
       Outbox outbox,
       StreamListener listener,
       MeterRegistry meters) {
+    return create(
+        ClouddriverConnection.netty(config), config.backoff(), identity, outbox, listener, meters);
+  }
+
+  /**
+   * Builds the client on a connection from {@code connections}: the agent's is {@link
+   * ClouddriverConnection#netty}, a spec's may be in-process.
+   *
+   * @param backoff the delays between attempts to reopen the stream
+   */
+  public static AgentStreamClient create(
+      ClouddriverConnection.Factory connections,
+      BackoffConfig backoff,
+      AgentIdentity identity,
+      Outbox outbox,
+      StreamListener listener,
+      MeterRegistry meters) {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(listener, "listener");
@@ -134,16 +158,14 @@ public final class AgentStreamClient implements AutoCloseable {
         new ScheduledThreadPoolExecutor(
             1,
             runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-stream");
-              thread.setDaemon(true);
+              Thread thread = DaemonThreads.named("spinagent-stream").newThread(runnable);
               created.set(thread);
               return thread;
             });
     streamThread.setRemoveOnCancelPolicy(true);
     streamThread.prestartAllCoreThreads();
     try {
-      ClouddriverConnection connection =
-          ClouddriverConnection.open(config, streamThread, streamThread);
+      ClouddriverConnection connection = connections.open(streamThread);
       AgentStreamClient client =
           new AgentStreamClient(
               connection,
@@ -151,8 +173,8 @@ public final class AgentStreamClient implements AutoCloseable {
               outbox,
               listener,
               new StreamMetrics(meters, outbox),
-              new ReconnectBackoff(
-                  config.backoff(), () -> ThreadLocalRandom.current().nextDouble()),
+              Backoff.exponential(backoff.baseDelay(), backoff.multiplier(), backoff.maxDelay())
+                  .withJitter(backoff.jitter(), () -> ThreadLocalRandom.current().nextDouble()),
               streamThread,
               created.get());
       outbox.onEntriesAdded(client::scheduleDrain);
@@ -539,9 +561,9 @@ public final class AgentStreamClient implements AutoCloseable {
       }
       logEnd(status, wasWelcomed);
       if (wasWelcomed && s.age().compareTo(STABLE_SESSION) >= 0) {
-        backoff.reset();
+        reconnectFailures = 0;
       }
-      Duration delay = backoff.nextDelay();
+      Duration delay = backoff.delay(++reconnectFailures);
       if (reconnectAfter.compareTo(delay) > 0) {
         delay = reconnectAfter;
       }
@@ -551,7 +573,7 @@ public final class AgentStreamClient implements AutoCloseable {
           identity.agentId(),
           connection.target(),
           delay.toMillis(),
-          backoff.failures());
+          reconnectFailures);
       pendingAttempt =
           streamThread.schedule(
               AgentStreamClient.this::attempt, delay.toMillis(), TimeUnit.MILLISECONDS);

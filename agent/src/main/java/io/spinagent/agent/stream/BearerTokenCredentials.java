@@ -5,6 +5,7 @@ import io.grpc.Metadata;
 import io.grpc.Status;
 import io.spinagent.agent.config.AuthConfig;
 import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.common.DaemonThreads;
 import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -46,13 +47,7 @@ final class BearerTokenCredentials extends CallCredentials implements AutoClosea
     this.tokenCommand = tokenCommand;
     this.commandThread =
         tokenCommand.map(
-            command ->
-                Executors.newSingleThreadExecutor(
-                    runnable -> {
-                      Thread thread = new Thread(runnable, "spinagent-token");
-                      thread.setDaemon(true);
-                      return thread;
-                    }));
+            command -> Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-token")));
   }
 
   /** Credentials for {@code auth}, or empty when no token is configured. */

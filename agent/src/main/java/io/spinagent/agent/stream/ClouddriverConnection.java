@@ -10,6 +10,7 @@ import io.grpc.ForwardingClientCall;
 import io.grpc.ForwardingClientCallListener;
 import io.grpc.HttpConnectProxiedSocketAddress;
 import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.ProxiedSocketAddress;
@@ -34,6 +35,10 @@ import org.slf4j.LoggerFactory;
  * The agent's one gRPC channel to Clouddriver ({@code clouddriver.*}): transport security, bearer
  * token, keepalive and proxy. It does not make calls itself; {@link AgentStreamClient} opens the
  * stream on it and reopens it after failures.
+ *
+ * <p>The agent connects with {@link #open} (Netty, with everything configured); specs hand the
+ * client a {@link Factory} built on {@link #over} with gRPC's in-process transport instead, as
+ * grpc-java's examples do.
  */
 public final class ClouddriverConnection implements AutoCloseable {
 
@@ -45,20 +50,58 @@ public final class ClouddriverConnection implements AutoCloseable {
    */
   static final int MAX_INBOUND_MESSAGE_BYTES = 16 << 20;
 
-  private final ClouddriverConfig config;
+  /**
+   * Opens the connection {@link AgentStreamClient} calls Clouddriver on, given the client's stream
+   * thread: it runs gRPC's callbacks for the channel and re-reads certificate files.
+   */
+  @FunctionalInterface
+  public interface Factory {
+    ClouddriverConnection open(ScheduledExecutorService streamThread);
+  }
+
+  private final String target;
   private final ManagedChannel channel;
-  private final ClientTls tls;
+  private final Optional<ClientTls> tls;
   private final Optional<BearerTokenCredentials> token;
 
   private ClouddriverConnection(
-      ClouddriverConfig config,
+      String target,
       ManagedChannel channel,
-      ClientTls tls,
+      Optional<ClientTls> tls,
       Optional<BearerTokenCredentials> token) {
-    this.config = config;
+    this.target = target;
     this.channel = channel;
     this.tls = tls;
     this.token = token;
+  }
+
+  /** The production connection: {@link #open} over Netty with the environment's proxy settings. */
+  public static Factory netty(ClouddriverConfig config) {
+    return streamThread -> open(config, streamThread, streamThread);
+  }
+
+  /**
+   * A connection over a channel the caller chose the transport of (in specs, gRPC's in-process
+   * one), with the settings every transport shares and no credentials.
+   *
+   * @param target what log lines call Clouddriver
+   * @param callbackExecutor runs gRPC's callbacks for calls on this channel
+   */
+  public static ClouddriverConnection over(
+      ManagedChannelBuilder<?> builder, String target, Executor callbackExecutor) {
+    return new ClouddriverConnection(
+        target, common(builder, callbackExecutor).build(), Optional.empty(), Optional.empty());
+  }
+
+  /** What the channel needs whatever carries it. */
+  private static <T extends ManagedChannelBuilder<T>> T common(
+      ManagedChannelBuilder<T> builder, Executor callbackExecutor) {
+    return builder
+        .executor(callbackExecutor)
+        .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
+        // The stream is reopened by AgentStreamClient with its own backoff; gRPC's retries
+        // would resend frames behind its back.
+        .disableRetry();
   }
 
   /**
@@ -109,14 +152,11 @@ public final class ClouddriverConnection implements AutoCloseable {
       throw e;
     }
     NettyChannelBuilder builder =
-        NettyChannelBuilder.forAddress(
-                config.grpc().host(), config.grpc().port(), tls.credentials())
-            .executor(callbackExecutor)
-            .maxInboundMessageSize(MAX_INBOUND_MESSAGE_BYTES)
-            .intercept(new TlsFailureHint(config))
-            // The stream is reopened by AgentStreamClient with its own backoff; gRPC's retries
-            // would resend frames behind its back.
-            .disableRetry();
+        common(
+                NettyChannelBuilder.forAddress(
+                    config.grpc().host(), config.grpc().port(), tls.credentials()),
+                callbackExecutor)
+            .intercept(new TlsFailureHint(config));
     if (config.keepAliveHeartbeatSeconds() > 0) {
       // Pings on an idle connection keep load balancers from dropping it, and an unanswered
       // ping ends a half-open connection within the timeout instead of the OS's TCP timeout.
@@ -140,7 +180,7 @@ public final class ClouddriverConnection implements AutoCloseable {
             : ", server name " + config.tls().serverName().get(),
         token.isPresent() ? ", bearer token" : "",
         proxied);
-    return new ClouddriverConnection(config, channel, tls, token);
+    return new ClouddriverConnection(config.grpc().toString(), channel, Optional.of(tls), token);
   }
 
   /**
@@ -281,7 +321,7 @@ public final class ClouddriverConnection implements AutoCloseable {
 
   /** {@code host:port} of Clouddriver, for log messages. */
   public String target() {
-    return config.grpc().toString();
+    return target;
   }
 
   /**
@@ -303,7 +343,7 @@ public final class ClouddriverConnection implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    tls.close();
+    tls.ifPresent(ClientTls::close);
     token.ifPresent(BearerTokenCredentials::close);
   }
 }

@@ -5,6 +5,7 @@ import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import com.google.gson.JsonSyntaxException;
 import io.spinagent.agent.config.TokenCommandConfig;
+import io.spinagent.common.DaemonThreads;
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -228,8 +229,7 @@ final class TokenCommand {
     private Capture(InputStream in, int limit, String threadName) {
       this.in = in;
       this.limit = limit;
-      this.thread = new Thread(this, threadName);
-      this.thread.setDaemon(true);
+      this.thread = DaemonThreads.named(threadName).newThread(this);
     }
 
     static Capture start(InputStream in, int limit, String threadName) {

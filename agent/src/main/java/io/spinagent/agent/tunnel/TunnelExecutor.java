@@ -2,6 +2,7 @@ package io.spinagent.agent.tunnel;
 
 import io.kubernetes.client.openapi.ApiClient;
 import io.spinagent.agent.config.OperationsConfig;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.protocol.v1.TunnelFrame;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import java.util.ArrayDeque;
@@ -12,7 +13,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,14 +49,7 @@ public final class TunnelExecutor implements AutoCloseable {
     this.operations = operations;
     this.policy = OperationPolicy.of(operations.allow());
     this.agentId = agentId;
-    AtomicInteger threads = new AtomicInteger();
-    this.workers =
-        Executors.newCachedThreadPool(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+    this.workers = Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-tunnel"));
   }
 
   /** A frame from Clouddriver; never blocks. */

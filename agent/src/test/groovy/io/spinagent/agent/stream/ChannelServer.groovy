@@ -1,6 +1,8 @@
 package io.spinagent.agent.stream
 
 import io.grpc.Server
+import io.grpc.ServerBuilder
+import io.grpc.inprocess.InProcessServerBuilder
 import io.grpc.Status
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
 import io.grpc.stub.StreamObserver
@@ -121,8 +123,18 @@ class ChannelServer implements AutoCloseable {
   private final Map<String, Map<String, Set<String>>> listings = new ConcurrentHashMap<>()
   private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor()
 
+  /** On a free loopback port. */
   ChannelServer() {
-    server = NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+    this(NettyServerBuilder.forAddress(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)))
+  }
+
+  /** On gRPC's in-process transport, reached with {@code InProcessChannelBuilder.forName(name)}. */
+  static ChannelServer inProcess(String name) {
+    new ChannelServer(InProcessServerBuilder.forName(name))
+  }
+
+  ChannelServer(ServerBuilder<?> builder) {
+    server = builder
         .addService(new AgentChannelGrpc.AgentChannelImplBase() {
           @Override
           StreamObserver<AgentMessage> connect(StreamObserver<PluginMessage> responses) {

@@ -33,10 +33,11 @@ import org.slf4j.LoggerFactory;
  * AccountMember#principal()}): a claim from another principal is refused unless the {@link
  * BindingPolicy} allows it, since a cluster identity is no secret. Bindings are kept in {@link
  * AccountBindings}, which other replicas share, and outlive the account's removal after the grace
- * period; deleting the account ends its binding. Several agents of the same cluster may serve an
- * account; exactly one streams its objects (the caching member), the others stand by and the oldest
- * of them takes over when the caching member leaves. An account nobody serves is orphaned, and
- * removed once the grace period passes without an agent returning.
+ * period; deleting the account ends its binding. {@link PrincipalBindings} answers who may serve an
+ * account; the registry asks it outside its lock and decides under it. Several agents of the same
+ * cluster may serve an account; exactly one streams its objects (the caching member), the others
+ * stand by and the oldest of them takes over when the caching member leaves. An account nobody
+ * serves is orphaned, and removed once the grace period passes without an agent returning.
  *
  * <p>Notifications to members and listeners are made after the registry's lock is released, so a
  * listener or member may call back into the registry.
@@ -53,8 +54,7 @@ public final class AccountRegistry {
   private final Clock clock;
   private final Duration gracePeriod;
   private final Function<Collection<String>, Set<String>> servedElsewhere;
-  private final AccountBindings bindings;
-  private final BindingPolicy binding;
+  private final PrincipalBindings principals;
   private final Map<RefusedClaim, LongAdder> refusedClaims = new EnumMap<>(RefusedClaim.class);
   private final List<AccountLifecycleListener> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
@@ -92,8 +92,7 @@ public final class AccountRegistry {
     this.clock = clock;
     this.gracePeriod = gracePeriod;
     this.servedElsewhere = servedElsewhere;
-    this.bindings = bindings;
-    this.binding = binding;
+    this.principals = new PrincipalBindings(bindings, binding);
     for (RefusedClaim reason : RefusedClaim.values()) {
       refusedClaims.put(reason, new LongAdder());
     }
@@ -321,7 +320,7 @@ public final class AccountRegistry {
       }
     }
     notifications.forEach(Runnable::run);
-    bindings.unbind(name);
+    principals.unbind(name);
     return known;
   }
 
@@ -402,7 +401,7 @@ public final class AccountRegistry {
    * AccountBindings}, for all of them in one call, outside the lock.
    */
   private Map<String, String> boundPrincipals(AccountMember member, List<AccountInfo> infos) {
-    if (!binding.enabled()) {
+    if (!principals.enabled()) {
       return Map.of();
     }
     Map<String, String> bound = new HashMap<>();
@@ -420,16 +419,7 @@ public final class AccountRegistry {
       }
     }
     if (!unknown.isEmpty()) {
-      try {
-        bound.putAll(bindings.bind(unknown, member.principal()));
-      } catch (RuntimeException e) {
-        throw new BindingUnavailableException(
-            "cannot read or record the principals bound to accounts "
-                + abbreviate(unknown)
-                + ": "
-                + e.getMessage(),
-            e);
-      }
+      bound.putAll(principals.bind(unknown, member.principal()));
     }
     return bound;
   }
@@ -454,8 +444,8 @@ public final class AccountRegistry {
       return decision.setAccepted(false).setReason(reason).build();
     }
     String principal = boundPrincipal != null || entry == null ? boundPrincipal : entry.principal;
-    if (binding.enabled()) {
-      String reason = principalRefusal(name, principal, member.principal());
+    if (principals.enabled()) {
+      String reason = principals.refusal(name, principal, member.principal());
       if (reason != null) {
         log.warn(
             "Refused account '{}' from agent '{}' (principal '{}'): {}",
@@ -515,45 +505,11 @@ public final class AccountRegistry {
     return decision.setAccepted(true).build();
   }
 
-  /** Why {@code claimer} may not serve {@code account}, bound to {@code holder}; null if it may. */
-  private String principalRefusal(String account, String holder, String claimer) {
-    if (holder == null) {
-      // Only when the account was removed between reading its binding and deciding.
-      return "account '"
-          + account
-          + "' was removed while this agent claimed it: it is claimed again when the agent"
-          + " reconnects";
-    }
-    if (holder.equals(claimer) || binding.alsoAllows(claimer, account)) {
-      return null;
-    }
-    return "account '"
-        + account
-        + "' is bound to principal '"
-        + holder
-        + "', which registered it; this agent's principal is '"
-        + claimer
-        + "'. Serve it with the credentials of '"
-        + holder
-        + "', allow '"
-        + claimer
-        + "' for it in spinagent.accounts.binding.also-allowed, or delete the account"
-        + " (DELETE /spinagent/accounts/"
-        + account
-        + ") so that the next agent to claim it binds it";
-  }
-
   private static ClusterIdentity identityOf(AccountInfo info) {
     return new ClusterIdentity(
         info.getCluster().getApiServerHost(),
         info.getCluster().getCaFingerprintSha256(),
         info.getCluster().getKubernetesVersion());
-  }
-
-  private static String abbreviate(Collection<String> names) {
-    return names.size() <= 5
-        ? names.toString()
-        : names.stream().limit(5).toList() + " and " + (names.size() - 5) + " more";
   }
 
   private void leave(Entry entry, AccountMember member, List<Runnable> notifications) {

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts;
 
+import io.spinagent.common.DaemonThreads;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 
 /**
@@ -10,12 +11,6 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 public final class AccountSyncWorker extends ScheduledThreadPoolExecutor {
 
   public AccountSyncWorker() {
-    super(
-        1,
-        runnable -> {
-          Thread thread = new Thread(runnable, "spinagent-account-sync");
-          thread.setDaemon(true);
-          return thread;
-        });
+    super(1, DaemonThreads.named("spinagent-account-sync"));
   }
 }

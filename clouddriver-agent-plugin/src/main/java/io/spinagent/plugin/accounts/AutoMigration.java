@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts;
 
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
@@ -151,12 +152,7 @@ public final class AutoMigration implements SmartLifecycle {
       return;
     }
     scanner =
-        Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-auto-migrate");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("spinagent-auto-migrate"));
     scanner.scheduleWithFixedDelay(
         this::scanLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     log.info(

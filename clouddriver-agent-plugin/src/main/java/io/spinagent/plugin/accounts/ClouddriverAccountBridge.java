@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts;
 
+import io.spinagent.common.Backoff;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Duration;
@@ -34,6 +35,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
   private final AccountRegistry registry;
   private final Optional<ClouddriverAccountDefinitions> storage;
   private final SpinAgentProperties.Accounts settings;
+  private final Backoff retries;
   private final boolean enabled;
   private final AccountTable table;
   private final Function<String, String> kubeconfigs;
@@ -62,6 +64,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     this.registry = registry;
     this.storage = storage;
     this.settings = settings;
+    this.retries = Backoff.doubling(settings.getDefinitionRetryBackoff(), MAX_BACKOFF);
     this.enabled = settings.isClouddriverDefinitions() && storage.isPresent();
     this.table = table;
     this.kubeconfigs = kubeconfigs;
@@ -130,7 +133,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
       attempts.remove(name);
     } catch (RuntimeException e) {
       int attempt = attempts.merge(name, 1, Integer::sum);
-      Duration delay = backoff(attempt);
+      Duration delay = retries.delay(attempt);
       String error = "cannot update Clouddriver's account definition: " + rootMessage(e);
       log.warn(
           "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
@@ -188,11 +191,6 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
   /** Present whenever the bridge is on: every change it applies goes through here. */
   private ClouddriverAccountDefinitions definitions() {
     return storage.orElseThrow();
-  }
-
-  private Duration backoff(int attempt) {
-    long millis = settings.getDefinitionRetryBackoff().toMillis() << Math.min(attempt - 1, 16);
-    return millis > MAX_BACKOFF.toMillis() ? MAX_BACKOFF : Duration.ofMillis(millis);
   }
 
   private static String rootMessage(Throwable error) {

@@ -8,6 +8,7 @@ import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentWelcomeListener;
 import io.spinagent.plugin.cache.ChangeSink;
@@ -28,9 +29,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -181,7 +180,7 @@ public final class AgentChannel implements AutoCloseable {
       Clock clock) {
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
     ExecutorService sinkExecutor =
-        Executors.newFixedThreadPool(SINK_THREADS, threads("spinagent-sink"));
+        Executors.newFixedThreadPool(SINK_THREADS, DaemonThreads.numbered("spinagent-sink"));
     try {
       BearerTokens tokens =
           new BearerTokens(
@@ -314,15 +313,6 @@ public final class AgentChannel implements AutoCloseable {
   }
 
   private static ScheduledExecutorService newScheduler() {
-    return Executors.newScheduledThreadPool(2, threads("spinagent-scheduler"));
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger counter = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + counter.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
+    return Executors.newScheduledThreadPool(2, DaemonThreads.numbered("spinagent-scheduler"));
   }
 }

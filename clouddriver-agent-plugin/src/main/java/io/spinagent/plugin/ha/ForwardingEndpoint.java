@@ -6,6 +6,7 @@ import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.http.Backlog;
 import io.spinagent.plugin.http.SlowClients;
 import io.spinagent.plugin.http.StatusResponse;
@@ -20,7 +21,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,16 +85,9 @@ public final class ForwardingEndpoint implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    AtomicInteger threads = new AtomicInteger();
     // One thread per forwarded request: watches hold theirs for as long as they stream.
     ExecutorService executor =
-        Executors.newCachedThreadPool(
-            runnable -> {
-              Thread thread =
-                  new Thread(runnable, "spinagent-forwarded-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-forwarded"));
     String url =
         (tls ? "https://" : "http://")
             + advertisedHost(properties)

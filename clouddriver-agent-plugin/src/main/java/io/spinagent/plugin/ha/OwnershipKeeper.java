@@ -1,6 +1,7 @@
 package io.spinagent.plugin.ha;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -107,12 +108,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
 
   public synchronized void start() {
     ScheduledExecutorService executor =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread thread = new Thread(r, "spinagent-ownership");
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("spinagent-ownership"));
     long interval = properties.getHeartbeatInterval().toMillis();
     executor.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
     worker = executor;

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -30,7 +31,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -143,15 +143,9 @@ public final class TunnelHttpServer implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    AtomicInteger threads = new AtomicInteger();
     // One thread per request in flight: watches hold theirs for as long as they stream.
     ExecutorService executor =
-        Executors.newCachedThreadPool(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-tunnel-" + threads.incrementAndGet());
-              thread.setDaemon(true);
-              return thread;
-            });
+        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-tunnel"));
     TunnelHttpServer tunnelServer =
         new TunnelHttpServer(
             server,

@@ -1,9 +1,9 @@
 package io.spinagent.plugin.cache.sql;
 
+import io.spinagent.common.DaemonThreads;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,9 +32,11 @@ public final class SqlWriterThreads implements AutoCloseable {
   public SqlWriterThreads(int writerThreads) {
     this.writerThreads = Math.max(1, writerThreads);
     this.committers =
-        Executors.newFixedThreadPool(this.writerThreads, daemon("spinagent-sql-writer"));
+        Executors.newFixedThreadPool(
+            this.writerThreads, DaemonThreads.named("spinagent-sql-writer"));
     this.derivation =
-        Executors.newFixedThreadPool(Derivation.HELPERS, daemon("spinagent-sql-derive"));
+        Executors.newFixedThreadPool(
+            Derivation.HELPERS, DaemonThreads.named("spinagent-sql-derive"));
   }
 
   /** How many helpers derive objects alongside each group's committer. */
@@ -81,13 +83,5 @@ public final class SqlWriterThreads implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-  }
-
-  private static ThreadFactory daemon(String name) {
-    return runnable -> {
-      Thread thread = new Thread(runnable, name);
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import io.spinagent.common.Backoff;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
@@ -22,8 +23,10 @@ import org.slf4j.LoggerFactory;
 final class AccountPipeline {
 
   private static final Logger log = LoggerFactory.getLogger(AccountPipeline.class);
-  private static final Duration FIRST_RETRY = Duration.ofMillis(250);
-  private static final Duration MAX_RETRY = Duration.ofSeconds(30);
+
+  /** A failed commit is tried again after 250 ms, 500 ms, 1 s, … at most 30 s. */
+  private static final Backoff RETRIES =
+      Backoff.doubling(Duration.ofMillis(250), Duration.ofSeconds(30));
 
   private final String account;
   private final String agentId;
@@ -98,7 +101,7 @@ final class AccountPipeline {
           return;
         }
         failures++;
-        delay = backoff(failures);
+        delay = RETRIES.delay(failures);
       }
       log.warn(
           "Account '{}' (agent '{}'): committing up to sequence {} failed (attempt {}), retrying in"
@@ -119,10 +122,5 @@ final class AccountPipeline {
     }
     committed.accept(batch, outcome == null ? CommitOutcome.STORED : outcome);
     executor.execute(this::commitHead);
-  }
-
-  private static Duration backoff(int failures) {
-    long millis = FIRST_RETRY.toMillis() << Math.min(failures - 1, 16);
-    return Duration.ofMillis(Math.min(millis, MAX_RETRY.toMillis()));
   }
 }

@@ -6,6 +6,7 @@ import static org.jooq.impl.DSL.unquotedName;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Clock;
 import java.time.Duration;
@@ -104,16 +105,11 @@ public final class SqlOperationHistory implements OperationHistory, SmartLifecyc
     if (writer != null || closed) {
       return;
     }
-    writer = new Thread(this::writeLoop, "spinagent-operations-writer");
-    writer.setDaemon(true);
+    writer = DaemonThreads.named("spinagent-operations-writer").newThread(this::writeLoop);
     writer.start();
     purger =
         Executors.newSingleThreadScheduledExecutor(
-            runnable -> {
-              Thread thread = new Thread(runnable, "spinagent-operations-purge");
-              thread.setDaemon(true);
-              return thread;
-            });
+            DaemonThreads.named("spinagent-operations-purge"));
     // Soon after start too, so that replicas restarted more often than the interval still purge.
     long first = Math.min(purgeEveryMillis, TimeUnit.MINUTES.toMillis(1));
     ScheduledFuture<?> unused =
