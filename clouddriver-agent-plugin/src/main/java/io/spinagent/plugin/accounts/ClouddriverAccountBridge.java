@@ -64,6 +64,11 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     this.registry = registry;
     this.storage = storage;
     this.settings = settings;
+    if (settings.getDefinitionRetryBackoff().isNegative()) {
+      throw new IllegalArgumentException(
+          "spinagent.accounts.definition-retry-backoff must not be negative, not "
+              + settings.getDefinitionRetryBackoff());
+    }
     this.retries = Backoff.doubling(settings.getDefinitionRetryBackoff(), MAX_BACKOFF);
     this.enabled = settings.isClouddriverDefinitions() && storage.isPresent();
     this.table = table;
