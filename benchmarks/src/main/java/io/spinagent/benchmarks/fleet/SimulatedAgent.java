@@ -56,6 +56,9 @@ import java.util.concurrent.TimeUnit;
  * plugin acknowledges only after the commit).
  *
  * <p>Thread-safe: gRPC's callbacks, the load's and the timers' calls all synchronize on the agent.
+ *
+ * <p>Past 500 lines because it is one protocol state machine (both versions), like the agent's
+ * stream client it stands in for.
  */
 final class SimulatedAgent {
 

@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  * the agents' reasons if all refused it. Agents keep dynamic accounts in memory: each time one
  * connects, it is sent the accounts meant for it again, and a dynamic account it still serves that
  * no stored account owns any more is refused and removed from it ({@link #refusal}).
+ *
+ * <p>Past 500 lines because create, update, switch, delete and migrate share one rule (stored
+ * first, pushed, settled by the agents' answers, whenever they come) and its bookkeeping.
  */
 public final class DynamicAccounts implements AgentWelcomeListener {
 

@@ -12,6 +12,9 @@ import org.springframework.util.unit.DataSize;
  * The plugin's settings: {@code spinagent.*} in Clouddriver's configuration, or the same keys under
  * the plugin's config block (see {@link SpinAgentPluginConfig}). Every key and default is
  * documented in docs/configuration.md; a spec checks the two agree.
+ *
+ * <p>Past 500 lines because Spring binds one tree: each group of keys is a nested class here, with
+ * its defaults and their documentation beside the getters.
  */
 @ConfigurationProperties(SpinAgentProperties.PREFIX)
 public class SpinAgentProperties {

@@ -61,6 +61,9 @@ import org.slf4j.LoggerFactory;
  * scaled to zero at once, and objects whose owner is gone are deleted, like the garbage collector
  * would. It talks to the API server through the official Kubernetes Java client, like any
  * controller, so what it does reaches the agent through the agent's own watches.
+ *
+ * <p>Past 500 lines because the Deployment, ReplicaSet and garbage-collection loops read and write
+ * the same objects and share one reconciliation pass; split, they would pass it around.
  */
 public final class DemoController implements AutoCloseable {
 
