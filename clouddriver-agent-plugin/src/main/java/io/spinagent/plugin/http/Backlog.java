@@ -1,7 +1,7 @@
 package io.spinagent.plugin.http;
 
 /**
- * How many connections may wait to be accepted by the plugin's JDK HTTP servers (the tunnel and the
+ * How many connections may wait to be accepted by the plugin's HTTP servers (the tunnel and the
  * forwarding endpoint). The JDK's default of 50 overflows when a Clouddriver replica starts many
  * kubectl processes at once (deploys to many accounts), and each connection the kernel drops costs
  * its kubectl 1, 3, 7 … seconds of retransmitted SYNs. The kernel caps it at {@code

@@ -4,11 +4,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Disconnects clients of the plugin's JDK HTTP servers (the tunnel and the forwarding endpoint)
- * that have not sent a whole request line and headers within {@value #SECONDS} seconds, so that
- * slow or stalled connections (slowloris) cannot pile up; a request whose answer takes long is not
- * affected. The JDK offers no per-server setting: it reads the system property {@value #PROPERTY}
- * once, when the first server in the JVM starts, and closes such connections without an answer.
+ * Disconnects clients of the plugin's JDK HTTP server (the forwarding endpoint between replicas;
+ * the tunnel runs on {@link NettyHttpServer}, which answers them 408) that have not sent a whole
+ * request line and headers within {@value #SECONDS} seconds, so that slow or stalled connections
+ * (slowloris) cannot pile up; a request whose answer takes long is not affected. The JDK offers no
+ * per-server setting: it reads the system property {@value #PROPERTY} once, when the first server
+ * in the JVM starts, and closes such connections without an answer.
  */
 public final class SlowClients {
 
@@ -33,9 +34,9 @@ public final class SlowClients {
     }
     if (seconds < 1) {
       log.warn(
-          "-D{}={} is set: clients of SpinAgent's Kubernetes API tunnel that never finish sending a"
-              + " request keep their connection open for ever; remove the setting unless you need"
-              + " it",
+          "-D{}={} is set: clients of SpinAgent's replica forwarding endpoint that never finish"
+              + " sending a request keep their connection open for ever; remove the setting unless"
+              + " you need it",
           PROPERTY,
           configured);
     }

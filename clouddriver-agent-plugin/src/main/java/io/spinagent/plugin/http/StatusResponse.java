@@ -1,8 +1,10 @@
 package io.spinagent.plugin.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,6 +20,14 @@ public final class StatusResponse {
 
   public static void send(HttpExchange exchange, int code, String reason, String message)
       throws IOException {
+    byte[] bytes = body(code, reason, message);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(code, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+
+  /** The {@code Status} object as JSON ({@code application/json}). */
+  static byte[] body(int code, String reason, String message) {
     Map<String, Object> status = new LinkedHashMap<>();
     status.put("kind", "Status");
     status.put("apiVersion", "v1");
@@ -26,9 +36,10 @@ public final class StatusResponse {
     status.put("message", message);
     status.put("reason", reason);
     status.put("code", code);
-    byte[] bytes = JSON.writeValueAsBytes(status);
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    exchange.sendResponseHeaders(code, bytes.length);
-    exchange.getResponseBody().write(bytes);
+    try {
+      return JSON.writeValueAsBytes(status);
+    } catch (JsonProcessingException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 }

@@ -3,17 +3,14 @@ package io.spinagent.plugin.tunnel;
 import com.google.protobuf.ByteString;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.ForwardingEndpoint;
-import io.spinagent.plugin.http.Backlog;
-import io.spinagent.plugin.http.SlowClients;
+import io.spinagent.plugin.http.NettyHttpServer;
+import io.spinagent.plugin.http.RequestHeadLimits;
 import io.spinagent.plugin.http.StatusResponse;
-import io.spinagent.plugin.http.TcpNoDelay;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelRequestHead;
 import io.spinagent.protocol.v1.TunnelResponseHead;
@@ -62,33 +59,55 @@ public final class TunnelHttpServer implements AutoCloseable {
           "content-length",
           ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
 
-  private final HttpsServer server;
   private final TunnelTls tls;
-  private final ExecutorService executor;
   private final TunnelRouting routing;
   private final int window;
   private final long maxHeaderBytes;
   private final Duration timeout;
   private final TunnelOperationListener listener;
   private final SessionTunnels sessionTunnels = new SessionTunnels();
+  private final NettyHttpServer server;
 
+  /** Starts serving once everything it serves with is set. */
   private TunnelHttpServer(
-      HttpsServer server,
+      TunnelProperties tunnel,
+      OperationsProperties operations,
       TunnelTls tls,
-      ExecutorService executor,
       TunnelRouting routing,
-      int window,
-      long maxHeaderBytes,
-      Duration timeout,
       TunnelOperationListener listener) {
-    this.server = server;
     this.tls = tls;
-    this.executor = executor;
     this.routing = routing;
-    this.window = window;
-    this.maxHeaderBytes = maxHeaderBytes;
-    this.timeout = timeout;
+    this.window = (int) tunnel.getWindow().toBytes();
+    this.maxHeaderBytes = tunnel.getMaxHeaderSize().toBytes();
+    this.timeout = operations.getTimeout();
     this.listener = listener;
+    InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
+    // One thread per request in flight: watches hold theirs for as long as they stream.
+    ExecutorService handlers =
+        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-tunnel"));
+    RequestHeadLimits limits =
+        new RequestHeadLimits(
+            maxHeaderBytes,
+            "spinagent.tunnel.max-header-size",
+            tunnel.getHeaderTimeout(),
+            "spinagent.tunnel.header-timeout");
+    try {
+      this.server =
+          NettyHttpServer.start(
+              "spinagent-tunnel",
+              address,
+              tls.serverContext(),
+              limits,
+              exchange -> handle(exchange, false),
+              handlers);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "SpinAgent cannot open the Kubernetes API tunnel on "
+              + address
+              + " (spinagent.tunnel.address / spinagent.tunnel.port): "
+              + e.getMessage(),
+          e);
+    }
   }
 
   /** One replica alone, with a CA of its own. */
@@ -127,52 +146,19 @@ public final class TunnelHttpServer implements AutoCloseable {
       TunnelAuthority authority,
       TunnelRouting routing,
       TunnelOperationListener listener) {
-    InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
     TunnelTls tls = TunnelTls.issue(authority, tunnel.getAddress());
-    HttpsServer server;
-    TcpNoDelay.enable();
-    SlowClients.disconnect();
-    try {
-      server = HttpsServer.create(address, Backlog.CONNECTIONS);
-      server.setHttpsConfigurator(new HttpsConfigurator(tls.serverContext()));
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "SpinAgent cannot open the Kubernetes API tunnel on "
-              + address
-              + " (spinagent.tunnel.address / spinagent.tunnel.port): "
-              + e.getMessage(),
-          e);
-    }
-    // One thread per request in flight: watches hold theirs for as long as they stream.
-    ExecutorService executor =
-        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-tunnel"));
-    TunnelHttpServer tunnelServer =
-        new TunnelHttpServer(
-            server,
-            tls,
-            executor,
-            routing,
-            (int) tunnel.getWindow().toBytes(),
-            tunnel.getMaxHeaderSize().toBytes(),
-            operations.getTimeout(),
-            listener);
-    server.createContext(PREFIX, exchange -> tunnelServer.handle(exchange, false));
-    server.setExecutor(executor);
-    server.start();
-    log.info(
-        "Kubernetes API tunnel listening on {}:{}",
-        tunnel.getAddress(),
-        server.getAddress().getPort());
-    return tunnelServer;
+    TunnelHttpServer server = new TunnelHttpServer(tunnel, operations, tls, routing, listener);
+    log.info("Kubernetes API tunnel listening on {}:{}", tunnel.getAddress(), server.port());
+    return server;
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.address().getPort();
   }
 
   /** The server URL of an account's kubeconfig. */
   public String clusterUrl(String account) {
-    return "https://" + server.getAddress().getHostString() + ":" + port() + PREFIX + account;
+    return "https://" + server.address().getHostString() + ":" + port() + PREFIX + account;
   }
 
   /** The CA an account's kubeconfig trusts for the tunnel (PEM). */
@@ -182,8 +168,7 @@ public final class TunnelHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 
   /**
@@ -228,7 +213,16 @@ public final class TunnelHttpServer implements AutoCloseable {
                 + " (spinagent.tunnel.max-header-size)");
         return;
       }
-      String rest = exchange.getRequestURI().getRawPath().substring(PREFIX.length());
+      String rawPath = exchange.getRequestURI().getRawPath();
+      if (rawPath == null || !rawPath.startsWith(PREFIX)) {
+        status(
+            exchange,
+            404,
+            "NotFound",
+            "the tunnel serves " + PREFIX + "<account>/… only, not " + exchange.getRequestURI());
+        return;
+      }
+      String rest = rawPath.substring(PREFIX.length());
       int slash = rest.indexOf('/');
       String account = slash < 0 ? rest : rest.substring(0, slash);
       String path = slash < 0 ? "/" : rest.substring(slash);
@@ -266,7 +260,9 @@ public final class TunnelHttpServer implements AutoCloseable {
   /** The size of the request line and headers as they came, near enough (": " and CRLFs). */
   private static long headerBytes(HttpExchange exchange) {
     long bytes =
-        exchange.getRequestMethod().length() + exchange.getRequestURI().toString().length() + 11;
+        (long) exchange.getRequestMethod().length()
+            + exchange.getRequestURI().toString().length()
+            + 11;
     for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
       for (String value : header.getValue()) {
         bytes += header.getKey().length() + value.length() + 4;

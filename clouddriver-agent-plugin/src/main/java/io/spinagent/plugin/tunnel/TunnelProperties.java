@@ -1,5 +1,6 @@
 package io.spinagent.plugin.tunnel;
 
+import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -20,6 +21,23 @@ public class TunnelProperties {
    * being relayed. kubectl sends a few kilobytes; the API server's own limit is 1 MB.
    */
   private DataSize maxHeaderSize = DataSize.ofKilobytes(64);
+
+  /**
+   * How long a client may take to send a request's line and headers, from the connection's start
+   * (or the first byte of its next request); a slower client is answered 408 and disconnected, so
+   * stalled connections (slowloris) cannot pile up. Once the headers are in, no limit applies: a
+   * watch or a long apply takes as long as it takes. A kept-alive connection that stays unused as
+   * long is closed.
+   */
+  private Duration headerTimeout = Duration.ofSeconds(30);
+
+  public Duration getHeaderTimeout() {
+    return headerTimeout;
+  }
+
+  public void setHeaderTimeout(Duration headerTimeout) {
+    this.headerTimeout = headerTimeout;
+  }
 
   public DataSize getMaxHeaderSize() {
     return maxHeaderSize;

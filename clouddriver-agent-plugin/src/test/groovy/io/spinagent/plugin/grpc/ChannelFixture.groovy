@@ -33,6 +33,7 @@ class ChannelFixture implements Closeable {
   final SimpleMeterRegistry meters = new SimpleMeterRegistry()
   ChangeSink sink = store
   ResumePoints resumePoints = ResumePoints.NONE
+  AgentWelcomeListener welcomeListener = AgentWelcomeListener.NONE
   AccountRegistry accounts
   AgentChannel channel
   private final List<RawAgent> agents = []
@@ -55,8 +56,8 @@ class ChannelFixture implements Closeable {
     accounts.addListener(store)
     channel = inProcess
       ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), properties, 'replica-under-test', accounts,
-          AgentWelcomeListener.NONE, sessions, sink, resumePoints, meters, clock)
-      : AgentChannel.start(properties, 'replica-under-test', accounts, AgentWelcomeListener.NONE, sessions, sink,
+          welcomeListener, sessions, sink, resumePoints, meters, clock)
+      : AgentChannel.start(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
           resumePoints, meters, clock)
     this
   }

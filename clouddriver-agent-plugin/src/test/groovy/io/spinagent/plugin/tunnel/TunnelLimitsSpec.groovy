@@ -1,0 +1,233 @@
+package io.spinagent.plugin.tunnel
+
+import com.fasterxml.jackson.databind.ObjectMapper
+import com.google.protobuf.ByteString
+import io.spinagent.plugin.grpc.ChannelFixture
+import io.spinagent.plugin.grpc.RawAgent
+import io.spinagent.protocol.v1.AgentMessage
+import io.spinagent.protocol.v1.TunnelEnd
+import io.spinagent.protocol.v1.TunnelFrame
+import io.spinagent.protocol.v1.TunnelResponseHead
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+
+import javax.net.ssl.SSLSocket
+import java.net.http.HttpClient
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.nio.charset.StandardCharsets
+import java.time.Duration
+
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
+/**
+ * What the tunnel does with clients that are too slow or too large before their request is even
+ * read: each gets an HTTP answer with a Kubernetes Status naming the limit, then the connection
+ * closes; nothing reaches the agent. Clients here speak raw HTTP over TLS, as a careless or hostile
+ * one would.
+ */
+class TunnelLimitsSpec extends Specification {
+
+  @AutoCleanup
+  ChannelFixture fixture = new ChannelFixture()
+
+  @AutoCleanup
+  TunnelHttpServer tunnel
+
+  Duration headerTimeout = Duration.ofSeconds(1)
+  TunnelTokens tokens = new TunnelTokens()
+  HttpClient http
+  RawAgent agent
+
+  def setup() {
+    fixture.start()
+    tunnel = TunnelHttpServer.start(new TunnelProperties(port: 0, headerTimeout: headerTimeout),
+      new OperationsProperties(timeout: Duration.ofSeconds(10)), tokens, fixture.accounts, fixture.sessions)
+    http = TrustingHttpClient.trusting(tunnel.caCertificatePem())
+    agent = fixture.agent()
+    agent.hello('agent-1', [account('prod')]).next(WELCOME)
+  }
+
+  def "a client that does not send its request line and headers within spinagent.tunnel.header-timeout is answered 408 and disconnected"() {
+    when: 'half a request line, then nothing'
+    def answer = exchange('GET /clusters/prod/api/v1/po')
+
+    then:
+    answer.statusLine == 'HTTP/1.1 408 Request Timeout'
+    answer.headers['connection'] == 'close'
+    answer.status.code == 408
+    answer.status.reason == 'RequestTimeout'
+    answer.status.message == "the request's line and headers did not arrive within 1000 ms (spinagent.tunnel.header-timeout)"
+    answer.closed
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  def "a client that stops in the middle of its headers is answered 408 as well"() {
+    when:
+    def answer = exchange("GET /clusters/prod/api/v1/pods HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ")
+
+    then:
+    answer.status.code == 408
+    answer.closed
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  def "headers far over spinagent.tunnel.max-header-size are answered 431 naming the limit, without reading them all"() {
+    given: 'a megabyte of headers, as in a request an attacker or a broken script sends'
+    def token = tokens.issue('prod')
+    def request = "GET /clusters/prod/api/v1/pods HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer $token\r\n" +
+      "X-Padding: ${'x' * (1024 * 1024)}\r\n\r\n"
+
+    when:
+    def answer = exchange(request)
+
+    then:
+    answer.statusLine == 'HTTP/1.1 431 Request Header Fields Too Large'
+    answer.status.code == 431
+    answer.status.reason == 'RequestHeaderFieldsTooLarge'
+    answer.status.message == "the request's headers are over 131072 bytes; the limit for the request line and" +
+      " headers together is 65536 bytes (spinagent.tunnel.max-header-size)"
+    answer.closed
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  def "a request line far over the limit is answered 414"() {
+    when:
+    def answer = exchange("GET /clusters/prod/api/v1/pods?labelSelector=${'a' * 200_000} HTTP/1.1\r\nHost: localhost\r\n\r\n")
+
+    then:
+    answer.status.code == 414
+    answer.status.message.startsWith("the request line is over 131072 bytes; the limit")
+    answer.closed
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  def "a watch that stays open much longer than the header timeout is not cut"() {
+    given:
+    def token = tokens.issue('prod')
+    def watch = HttpRequest.newBuilder(URI.create(tunnel.clusterUrl('prod') + '/api/v1/pods?watch=true'))
+      .header('Authorization', "Bearer $token").GET().build()
+
+    when:
+    def pending = http.sendAsync(watch, HttpResponse.BodyHandlers.ofInputStream())
+    def head = agent.next(TUNNEL).tunnel
+    agent.next(TUNNEL) // the end of the (empty) request body
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setResponseHead(TunnelResponseHead.newBuilder().setStatus(200))))
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setBody(ByteString.copyFromUtf8('{"type":"ADDED"}\n'))))
+    def reader = new BufferedReader(new InputStreamReader(pending.get().body()))
+    def first = reader.readLine()
+    Thread.sleep(headerTimeout.multipliedBy(3).toMillis())
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setBody(ByteString.copyFromUtf8('{"type":"MODIFIED"}\n'))))
+    def second = reader.readLine()
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setEnd(TunnelEnd.getDefaultInstance())))
+
+    then:
+    first == '{"type":"ADDED"}'
+    second == '{"type":"MODIFIED"}'
+    reader.readLine() == null
+    pending.get().statusCode() == 200
+    agent.received.every { !it.tunnel.hasCancel() }
+  }
+
+  def "a kept-alive connection serves one request after another"() {
+    given:
+    def token = tokens.issue('prod')
+    def socket = connect()
+    def request = "GET /clusters/prod/version HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer $token\r\n\r\n"
+
+    when:
+    socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
+    socket.outputStream.flush()
+    answerOnce()
+    def first = readAnswer(socket.inputStream)
+    socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
+    socket.outputStream.flush()
+    answerOnce()
+    def second = readAnswer(socket.inputStream)
+
+    then:
+    first.statusLine == 'HTTP/1.1 200 OK'
+    first.body == '{"major":"1"}'
+    second.statusLine == 'HTTP/1.1 200 OK'
+
+    cleanup:
+    socket?.close()
+  }
+
+  def "a path outside /clusters/ is answered 404 and never relayed"() {
+    when:
+    def response = http.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:${tunnel.port()}/api/v1/pods")).GET().build(),
+      HttpResponse.BodyHandlers.ofString())
+    def status = new ObjectMapper().readValue(response.body(), Map)
+
+    then:
+    response.statusCode() == 404
+    status.kind == 'Status'
+    status.message == 'the tunnel serves /clusters/<account>/… only, not /api/v1/pods'
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  /** Answers the next tunnel request with a small version document. */
+  private void answerOnce() {
+    def head = agent.next(TUNNEL).tunnel
+    agent.next(TUNNEL)
+    def body = '{"major":"1"}'
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setResponseHead(
+      TunnelResponseHead.newBuilder().setStatus(200).setBodyLength(body.length()))))
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setBody(ByteString.copyFromUtf8(body))))
+    agent.send(frame(head.streamId, TunnelFrame.newBuilder().setEnd(TunnelEnd.getDefaultInstance())))
+  }
+
+  private SSLSocket connect() {
+    def socket = (SSLSocket) http.sslContext().socketFactory.createSocket('127.0.0.1', tunnel.port())
+    socket.soTimeout = 30_000
+    socket.startHandshake()
+    socket
+  }
+
+  /** Sends {@code request} as it is, then reads the answer and whether the server closed. */
+  private Map exchange(String request) {
+    def socket = connect()
+    try {
+      socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
+      socket.outputStream.flush()
+      def answer = readAnswer(socket.inputStream)
+      answer.closed = socket.inputStream.read() == -1
+      answer
+    } finally {
+      socket.close()
+    }
+  }
+
+  /** One HTTP answer with a Content-Length body. */
+  private static Map readAnswer(InputStream in) {
+    def statusLine = line(in)
+    Map<String, String> headers = [:]
+    String header
+    while ((header = line(in))) {
+      def colon = header.indexOf(':')
+      headers[header.substring(0, colon).trim().toLowerCase()] = header.substring(colon + 1).trim()
+    }
+    def body = new String(in.readNBytes(headers['content-length'] as int), StandardCharsets.UTF_8)
+    def status = headers['content-type'] == 'application/json' && body.contains('"Status"') ?
+      new ObjectMapper().readValue(body, Map) : null
+    [statusLine: statusLine, headers: headers, body: body, status: status]
+  }
+
+  private static String line(InputStream in) {
+    def bytes = new ByteArrayOutputStream()
+    int b
+    while ((b = in.read()) != -1 && b != '\n'.charAt(0) as int) {
+      if (b != '\r'.charAt(0) as int) {
+        bytes.write(b)
+      }
+    }
+    bytes.toString(StandardCharsets.US_ASCII)
+  }
+
+  private static AgentMessage frame(long streamId, TunnelFrame.Builder frame) {
+    AgentMessage.newBuilder().setTunnel(frame.setStreamId(streamId)).build()
+  }
+}
