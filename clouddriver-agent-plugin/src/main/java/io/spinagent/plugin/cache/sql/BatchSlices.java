@@ -20,6 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * streams hundreds of changes at once would otherwise make both of those transactions long; in
  * slices, no transaction carries more than {@link #MAX_CHANGES} changes (or {@link #MAX_BYTES}
  * bytes of objects) of one account, and the other accounts' work is taken between two slices.
+ * {@link GroupCommitter} slices only while other accounts stream too: for an account alone, more
+ * transactions would only cost time.
  *
  * <p>The agent is acknowledged once, for the whole batch, with every slice's refusals and relist
  * requests. When a slice fails, the batch fails and its later slices are dropped unwritten; the

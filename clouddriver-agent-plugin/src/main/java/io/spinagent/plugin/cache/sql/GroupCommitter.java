@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,9 +31,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Order.</b> An account's work is in at most one group at a time, taken in the order it
  *       was handed over (the account pipelines send one batch at a time anyway), so its changes are
  *       applied in stream order.
- *   <li><b>Fairness.</b> A large batch is committed in slices ({@link BatchSlices}), one per group,
- *       so that no transaction carries much of one account and the other accounts' work is taken
- *       between two slices: a quiet account never waits long behind one that streams a lot.
+ *   <li><b>Fairness.</b> While other accounts stream too, a large batch is committed in slices
+ *       ({@link BatchSlices}), one per group, so that no transaction carries much of one account
+ *       and the other accounts' work is taken between two slices: a quiet account never waits long
+ *       behind one that streams a lot. An account alone keeps its batches whole.
  *   <li><b>Concurrency.</b> At most {@code committers} groups run at once, each on a thread of the
  *       committers' pool (one may derive and read while another commits).
  *   <li><b>Acknowledgement.</b> Each work's stage completes once the transaction that held it
@@ -53,6 +55,9 @@ final class GroupCommitter {
 
   /** Bytes of object JSON in one group at most, unless a single batch has more. */
   static final long MAX_GROUP_BYTES = 8L << 20;
+
+  /** How recently another account must have handed work over for the writer to be shared. */
+  static final Duration SHARED_WINDOW = Duration.ofSeconds(1);
 
   private static final int MAX_REPAIRS = 32;
   private static final int MAX_CONFLICT_RETRIES = 5;
@@ -91,6 +96,17 @@ final class GroupCommitter {
   @GuardedBy("this")
   private int running;
 
+  /** the account of the last work handed over */
+  @GuardedBy("this")
+  private String lastAccount;
+
+  /** {@link System#nanoTime()} when work of another account than the previous one arrived */
+  @GuardedBy("this")
+  private long otherAccountAt;
+
+  @GuardedBy("this")
+  private boolean othersSeen;
+
   GroupCommitter(
       Transactions transactions, Executor committers, int maxCommitters, WriterMetrics metrics) {
     this.transactions = transactions;
@@ -101,7 +117,7 @@ final class GroupCommitter {
 
   void submit(Work work) {
     synchronized (this) {
-      queue.addAll(BatchSlices.of(work));
+      queue.addAll(isShared(work.account()) ? BatchSlices.of(work) : List.of(work));
       if (running >= maxCommitters) {
         return; // a running committer takes it next
       }
@@ -119,6 +135,23 @@ final class GroupCommitter {
       stranded.forEach(
           w -> w.result().completeExceptionally(new IllegalStateException("the writer stopped")));
     }
+  }
+
+  /**
+   * Whether another account than {@code account} handed work over within {@link #SHARED_WINDOW}:
+   * then a large batch is sliced, so that the others do not wait for it. An account streaming alone
+   * (one cluster's initial listing, a benchmark) keeps its batches whole, each in one transaction,
+   * which is faster.
+   */
+  @GuardedBy("this")
+  private boolean isShared(String account) {
+    long now = System.nanoTime();
+    if (lastAccount != null && !lastAccount.equals(account)) {
+      otherAccountAt = now;
+      othersSeen = true;
+    }
+    lastAccount = account;
+    return othersSeen && now - otherAccountAt < SHARED_WINDOW.toNanos();
   }
 
   /** A committer's life: groups, until nothing it may take is queued. */

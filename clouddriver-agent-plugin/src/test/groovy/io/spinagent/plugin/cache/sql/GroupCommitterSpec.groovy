@@ -56,6 +56,11 @@ class GroupCommitterSpec extends Specification {
     groups.collect { g -> g.collect { w -> "${w.account()}:${w.entries().size()}".toString() } }
   }
 
+  static Work submitted(GroupCommitter gc, Work work) {
+    gc.submit(work)
+    work
+  }
+
   static <T> T await(CompletableFuture<T> future) {
     future.get(30, TimeUnit.SECONDS)
   }
@@ -192,13 +197,14 @@ class GroupCommitterSpec extends Specification {
         [['blocker'], ['a', 'b'], ['purge a']]
   }
 
-  def "a large batch is committed in slices, one per transaction, the others' work taken between them; it is acknowledged once, with every slice's outcome"() {
+  def "while other accounts stream, a large batch is committed in slices, one per transaction, the others' work taken between them; it is acknowledged once, with every slice's outcome"() {
     given:
     def gc = committer(1)
     transactions.blockOn = 'flood'
     def flood = largeBatch('flood', 2 * BatchSlices.MAX_CHANGES + 50)
+    await(submitted(gc, batch('quiet', 1)).result())
 
-    when: 'a quiet account hands over one change while the first slice commits'
+    when: 'the quiet account hands over another change while the first slice commits'
     gc.submit(flood)
     transactions.started.await(30, TimeUnit.SECONDS)
     def quiet = batch('quiet')
@@ -213,7 +219,7 @@ class GroupCommitterSpec extends Specification {
     await(quiet.result())
 
     then: 'the quiet change shares a transaction with one slice, not with the rest of the batch'
-    slices(transactions.committed) == [['flood:100'], ['flood:100', 'quiet:1'], ['flood:50']]
+    slices(transactions.committed) == [['quiet:1'], ['flood:100'], ['flood:100', 'quiet:1'], ['flood:50']]
 
     and: 'in stream order'
     transactions.committed.findAll { g -> g*.account().contains('flood') }
@@ -221,12 +227,26 @@ class GroupCommitterSpec extends Specification {
 
     and: 'one outcome for the batch, with each slice\'s'
     outcome.refused*.name == ['flood', 'flood', 'flood']
-    meters.timer('spinagent.cache.queue.wait').count() == 4
+    meters.timer('spinagent.cache.queue.wait').count() == 5
+  }
+
+  def "an account streaming alone keeps a large batch whole, in one transaction"() {
+    given:
+    def gc = committer(1)
+    def alone = largeBatch('alone', 2 * BatchSlices.MAX_CHANGES + 50)
+
+    when:
+    gc.submit(alone)
+    await(alone.result())
+
+    then:
+    slices(transactions.committed) == [['alone:250']]
   }
 
   def "a slice that fails fails its batch, whose later slices are not written; the account's next batch commits"() {
     given:
     def gc = committer(1)
+    await(submitted(gc, batch('other')).result())
     transactions.failing = ['flood'] as Set
     def flood = largeBatch('flood', 3 * BatchSlices.MAX_CHANGES)
 
@@ -239,7 +259,7 @@ class GroupCommitterSpec extends Specification {
     e.cause.message.contains('bad row')
 
     and: 'only the first slice was tried'
-    transactions.attempts.collect { g -> g*.account() } == [['flood']]
+    transactions.attempts.collect { g -> g*.account() } == [['other'], ['flood']]
 
     when: 'the pipeline hands over what comes next'
     transactions.failing = [] as Set
@@ -248,7 +268,7 @@ class GroupCommitterSpec extends Specification {
     await(next.result())
 
     then:
-    slices(transactions.committed) == [['flood:1']]
+    slices(transactions.committed) == [['other:1'], ['flood:1']]
   }
 
   def "with two committers, the slices of a batch still commit one after another while other accounts go ahead"() {
@@ -256,23 +276,24 @@ class GroupCommitterSpec extends Specification {
     def gc = committer(2)
     transactions.blockOn = 'flood'
     def flood = largeBatch('flood', BatchSlices.MAX_CHANGES + 1)
+    await(submitted(gc, batch('other', 1)).result())
 
     when:
     gc.submit(flood)
     transactions.started.await(30, TimeUnit.SECONDS)
-    def other = batch('other')
+    def other = batch('other', 2)
     gc.submit(other)
     await(other.result())
 
     then: 'the second slice waits for the first'
-    slices(transactions.attempts) == [['flood:100'], ['other:1']]
+    slices(transactions.attempts) == [['other:1'], ['flood:100'], ['other:1']]
 
     when:
     transactions.release.countDown()
     await(flood.result())
 
     then:
-    slices(transactions.committed) == [['other:1'], ['flood:100'], ['flood:1']]
+    slices(transactions.committed) == [['other:1'], ['other:1'], ['flood:100'], ['flood:1']]
   }
 
   /** Records each group; its outcomes name the accounts, so that a mix-up would show. */
