@@ -321,6 +321,14 @@ public class SpinAgentProperties {
       return autoMigrate;
     }
 
+    @NestedConfigurationProperty
+    private final CredentialsInterceptor credentialsInterceptor = new CredentialsInterceptor();
+
+    /** Kubernetes accounts written through Clouddriver's {@code /credentials} go to agents. */
+    public CredentialsInterceptor getCredentialsInterceptor() {
+      return credentialsInterceptor;
+    }
+
     @NestedConfigurationProperty private final Binding binding = new Binding();
 
     /** Which agents may serve an account: the principal that registered it, and who else. */
@@ -461,6 +469,42 @@ public class SpinAgentProperties {
 
     public void setBatchSize(int batchSize) {
       this.batchSize = batchSize;
+    }
+  }
+
+  /**
+   * Kubernetes accounts created through Clouddriver's Account Management API ({@code POST
+   * /credentials}) are migrated to the agents of {@code zoneId} (or to agent {@code agentId}) once
+   * Clouddriver has stored them; SpinAgent's accounts are deleted with {@code DELETE
+   * /credentials/{name}} and cannot be overwritten with {@code PUT /credentials}. Off by default.
+   */
+  public static class CredentialsInterceptor {
+    private boolean enabled;
+    private String zoneId;
+    private String agentId;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getZoneId() {
+      return zoneId;
+    }
+
+    public void setZoneId(String zoneId) {
+      this.zoneId = zoneId;
+    }
+
+    public String getAgentId() {
+      return agentId;
+    }
+
+    public void setAgentId(String agentId) {
+      this.agentId = agentId;
     }
   }
 

@@ -31,6 +31,7 @@ import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
 import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import io.spinagent.plugin.web.AccountCommands;
+import io.spinagent.plugin.web.CredentialsInterceptor;
 import java.time.Clock;
 import java.util.Optional;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -136,6 +137,21 @@ public class PluginConfiguration {
         sessions,
         highAvailability,
         replica.id(),
+        properties.getAccounts().getMaxRequestBody().toBytes());
+  }
+
+  /** Clouddriver's {@code /credentials} writes of Kubernetes accounts, when switched on. */
+  @Bean
+  CredentialsInterceptor credentialsInterceptor(
+      AccountCommands commands,
+      Optional<AccountTable> table,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      SpinAgentProperties properties) {
+    return new CredentialsInterceptor(
+        properties.getAccounts().getCredentialsInterceptor(),
+        commands,
+        table,
+        clouddriver,
         properties.getAccounts().getMaxRequestBody().toBytes());
   }
 
