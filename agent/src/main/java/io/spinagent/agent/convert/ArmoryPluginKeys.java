@@ -183,6 +183,12 @@ public final class ArmoryPluginKeys {
               "interval between scans",
               AUTO_MIGRATE),
           warned("kubesvc.dynamicAccounts.namePatterns", "accounts to migrate", AUTO_MIGRATE),
+          warned(
+              "kubesvc.dynamicAccounts.credentialScanNamePatterns",
+              "accounts of Clouddriver's credential sources to migrate",
+              "set spinagent.accounts.auto-migrate.configured-name-patterns (whole names) for the"
+                  + " accounts of Clouddriver's configuration files, with zone-id or agent-id"
+                  + " (accounts.md)"),
           warned("kubesvc.dynamicAccounts.scan", "scan for accounts to migrate", AUTO_MIGRATE),
           // kubesvc.grpc
           converted(

@@ -419,13 +419,15 @@ public class SpinAgentProperties {
   }
 
   /**
-   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (regular
-   * expressions matching the whole name) are migrated to the agents of {@code zoneId} (or to agent
-   * {@code agentId}) by the replica those agents are connected to, {@code batchSize} per scan every
-   * {@code scanInterval}. Off while no pattern is given.
+   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (accounts in
+   * account storage) or {@code configuredNamePatterns} (accounts of Clouddriver's configuration
+   * files), regular expressions matching the whole name, are migrated to the agents of {@code
+   * zoneId} (or to agent {@code agentId}) by the replica those agents are connected to, {@code
+   * batchSize} per scan every {@code scanInterval}. Off while no pattern is given.
    */
   public static class AutoMigrate {
     private List<String> namePatterns = new ArrayList<>();
+    private List<String> configuredNamePatterns = new ArrayList<>();
     private String zoneId;
     private String agentId;
     private Duration scanInterval = Duration.ofMinutes(1);
@@ -437,6 +439,14 @@ public class SpinAgentProperties {
 
     public void setNamePatterns(List<String> namePatterns) {
       this.namePatterns = namePatterns;
+    }
+
+    public List<String> getConfiguredNamePatterns() {
+      return configuredNamePatterns;
+    }
+
+    public void setConfiguredNamePatterns(List<String> configuredNamePatterns) {
+      this.configuredNamePatterns = configuredNamePatterns;
     }
 
     public String getZoneId() {
