@@ -3,13 +3,18 @@ package io.spinagent.plugin;
 import com.netflix.spinnaker.kork.plugins.api.spring.SpringLoaderPlugin;
 import io.spinagent.plugin.config.SpinAgentPluginConfig;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
+import io.spinagent.plugin.web.CredentialsInterceptor;
 import java.util.List;
 import java.util.function.Function;
+import javax.servlet.Filter;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletResponse;
 import org.pf4j.PluginWrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.support.BeanDefinitionBuilder;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 
 /**
  * Entry point Clouddriver's plugin framework instantiates. It hands the plugin's own Spring context
@@ -56,6 +61,38 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
                         account ->
                             pluginContext.getBean(TunnelKubeconfigs.class).kubeconfig(account))
             .getBeanDefinition());
+
+    registry.registerBeanDefinition(
+        PLUGIN_ID + ".credentialsFilter",
+        BeanDefinitionBuilder.genericBeanDefinition(
+                FilterRegistrationBean.class, this::credentialsFilter)
+            .getBeanDefinition());
+  }
+
+  /**
+   * In front of Clouddriver's {@code /credentials}: a servlet filter only Clouddriver's own context
+   * can register. It hands each request to the plugin's {@link CredentialsInterceptor} once the
+   * plugin's context runs, and passes it through untouched before and after.
+   */
+  private FilterRegistrationBean<Filter> credentialsFilter() {
+    Filter filter =
+        (request, response, chain) -> {
+          CredentialsInterceptor interceptor =
+              pluginContext.isActive()
+                  ? pluginContext.getBeanProvider(CredentialsInterceptor.class).getIfAvailable()
+                  : null;
+          if (interceptor != null
+              && request instanceof HttpServletRequest http
+              && response instanceof HttpServletResponse httpResponse) {
+            interceptor.filter(http, httpResponse, chain);
+          } else {
+            chain.doFilter(request, response);
+          }
+        };
+    FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(filter);
+    registration.setName(PLUGIN_ID + ".credentialsInterceptor");
+    registration.addUrlPatterns("/credentials", "/credentials/*");
+    return registration;
   }
 
   @Override

@@ -1,5 +1,7 @@
 package io.spinagent.sandbox
 
+import com.netflix.spinnaker.clouddriver.security.AccountDefinitionSource
+import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -19,9 +21,11 @@ import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 /**
- * Migration by name pattern (Armory's kubesvc.dynamicAccounts.namePatterns): Clouddriver's
- * Kubernetes accounts whose names match are handed to the zone's agent, a batch per scan, and the
- * others are left alone. The released bundle in a Clouddriver host, a real agent.
+ * Migration by name pattern (Armory's kubesvc.dynamicAccounts.namePatterns and
+ * credentialScanNamePatterns): Clouddriver's Kubernetes accounts, in account storage or in its
+ * configuration files, whose names match are handed to the zone's agent, a batch per scan, and the
+ * others are left alone. The released bundle in a Clouddriver host with Clouddriver's own
+ * AccountDefinitionSource over both, a real agent.
  */
 class AutoMigrationSpec extends Specification {
 
@@ -42,12 +46,22 @@ class AutoMigrationSpec extends Specification {
       clouddriverAccounts.create(new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfigText(),
         kinds: ['Deployment'], cacheThreads: 2))
     }
+    // What clouddriver.yml's kubernetes.accounts would list
+    String kubeconfig = kubeconfigText()
+    def configurationFiles = { ->
+      ['file-1', 'file-other'].collect { name ->
+        new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfig, cacheThreads: 2)
+      }
+    } as CredentialsDefinitionSource<KubernetesAccountDefinition>
     int grpcPort = freePort()
     host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
       'spinagent.accounts.auto-migrate.name-patterns[0]': 'legacy-.*',
+      'spinagent.accounts.auto-migrate.configured-name-patterns[0]': 'file-[0-9]+',
       'spinagent.accounts.auto-migrate.zone-id': 'zone-a',
       'spinagent.accounts.auto-migrate.scan-interval': '500ms',
-      'spinagent.accounts.auto-migrate.batch-size': 1])
+      'spinagent.accounts.auto-migrate.batch-size': 1],
+      [kubernetesAccountSource: new AccountDefinitionSource<KubernetesAccountDefinition>(
+        clouddriverAccounts, KubernetesAccountDefinition, [configurationFiles])])
     agent = startAgent(grpcPort)
   }
 
@@ -74,6 +88,26 @@ class AutoMigrationSpec extends Specification {
     and: 'the account whose name does not match is untouched'
     send('GET', '/spinagent/accounts/other').status == 404
     (clouddriverAccounts.getByName('other') as KubernetesAccountDefinition).cacheThreads == 2
+  }
+
+  def "accounts of Clouddriver's configuration files whose names match configured-name-patterns are migrated too"() {
+    expect: 'served by the agent; the tunnel definition in account storage is the one Clouddriver loads'
+    eventually.eventually {
+      def account = send('GET', '/spinagent/accounts/file-1').body
+      assert account?.state == 'ACTIVE'
+      assert account.source == 'MIGRATED'
+      def stored = clouddriverAccounts.getByName('file-1') as KubernetesAccountDefinition
+      assert stored?.cacheThreads == 0
+      assert stored.kubeconfigContents.contains('/clusters/file-1')
+    }
+    def loaded = host.getBean('kubernetesAccountSource', CredentialsDefinitionSource).credentialsDefinitions
+      .findAll { it.name == 'file-1' }
+    loaded.size() == 1
+    loaded[0].cacheThreads == 0
+
+    and: 'the file account whose name does not match is untouched'
+    send('GET', '/spinagent/accounts/file-other').status == 404
+    clouddriverAccounts.getByName('file-other') == null
   }
 
   private Process startAgent(int grpcPort) {

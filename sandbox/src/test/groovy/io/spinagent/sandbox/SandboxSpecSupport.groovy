@@ -31,7 +31,8 @@ class SandboxSpecSupport {
    * or override those properties.
    */
   static ConfigurableApplicationContext startHost(PluginsRoot plugins, EmbeddedPostgreSql db,
-      SqlAccountDefinitionRepository accounts, int grpcPort, Map<String, Object> settings) {
+      SqlAccountDefinitionRepository accounts, int grpcPort, Map<String, Object> settings,
+      Map<String, Object> beans = [:]) {
     Map<String, Object> properties = [
       ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
       'server.port': 0,
@@ -42,7 +43,7 @@ class SandboxSpecSupport {
     properties.putAll(settings)
     ClouddriverHost.start(plugins.directory(), properties,
       [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: accounts, accountDefinitionMapper: accounts.definitionMapper()])
+       accountDefinitionRepository: accounts, accountDefinitionMapper: accounts.definitionMapper()] + beans)
   }
 
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()

@@ -168,10 +168,14 @@ public final class ArmoryPluginKeys {
               "wait between those retries",
               "writing an account's definition is retried with spinagent.accounts"
                   + ".definition-retry-backoff, doubling up to a minute"),
-          unsupported(
+          warned(
               "kubesvc.dynamicAccounts.interceptor.enabled",
               "take over accounts added through Clouddriver's /credentials",
-              "Clouddriver's /credentials is left alone; " + MIGRATE),
+              "set spinagent.accounts.credentials-interceptor.enabled: true and its zone-id or"
+                  + " agent-id: Kubernetes accounts created with POST /credentials are migrated to"
+                  + " those agents, SpinAgent's accounts are deleted with DELETE"
+                  + " /credentials/{name} and changed through SpinAgent's API, not PUT /credentials"
+                  + " (accounts.md)"),
           warned(
               "kubesvc.dynamicAccounts.scanBatchSize", "accounts migrated per scan", AUTO_MIGRATE),
           warned(
@@ -179,6 +183,12 @@ public final class ArmoryPluginKeys {
               "interval between scans",
               AUTO_MIGRATE),
           warned("kubesvc.dynamicAccounts.namePatterns", "accounts to migrate", AUTO_MIGRATE),
+          warned(
+              "kubesvc.dynamicAccounts.credentialScanNamePatterns",
+              "accounts of Clouddriver's credential sources to migrate",
+              "set spinagent.accounts.auto-migrate.configured-name-patterns (whole names) for the"
+                  + " accounts of Clouddriver's configuration files, with zone-id or agent-id"
+                  + " (accounts.md)"),
           warned("kubesvc.dynamicAccounts.scan", "scan for accounts to migrate", AUTO_MIGRATE),
           // kubesvc.grpc
           converted(

@@ -21,16 +21,19 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Migrates Clouddriver's Kubernetes accounts whose names match {@code
- * spinagent.accounts.auto-migrate.name-patterns} to the agents of a zone (or one agent), as {@code
- * POST /spinagent/accounts/migrate} would, a batch per scan on its own thread ({@code
- * spinagent-auto-migrate}). Each replica migrates only to agents connected to it, so with several
- * replicas the one holding the agents' stream does it. Off (no thread) while no pattern is given.
+ * spinagent.accounts.auto-migrate.name-patterns} (accounts in account storage) or {@code
+ * configured-name-patterns} (accounts of Clouddriver's configuration files) to the agents of a zone
+ * (or one agent), as {@code POST /spinagent/accounts/migrate} would, a batch per scan on its own
+ * thread ({@code spinagent-auto-migrate}). Each replica migrates only to agents connected to it, so
+ * with several replicas the one holding the agents' stream does it. Off (no thread) while no
+ * pattern is given.
  */
 public final class AutoMigration implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(AutoMigration.class);
 
   private final List<Pattern> patterns;
+  private final List<Pattern> configuredPatterns;
   private final String agentId;
   private final String zoneId;
   private final Duration interval;
@@ -58,7 +61,9 @@ public final class AutoMigration implements SmartLifecycle {
       AccountRegistry registry,
       ConnectedAgents connected,
       DynamicAccounts dynamicAccounts) {
-    this.patterns = compile(settings.getNamePatterns());
+    this.patterns = compile("name-patterns", settings.getNamePatterns());
+    this.configuredPatterns =
+        compile("configured-name-patterns", settings.getConfiguredNamePatterns());
     this.agentId = blankToNull(settings.getAgentId());
     this.zoneId = blankToNull(settings.getZoneId());
     this.interval = settings.getScanInterval();
@@ -68,12 +73,12 @@ public final class AutoMigration implements SmartLifecycle {
     this.registry = registry;
     this.connected = connected;
     this.dynamicAccounts = dynamicAccounts;
-    if (!patterns.isEmpty() && (agentId == null) == (zoneId == null)) {
+    if (on() && (agentId == null) == (zoneId == null)) {
       throw new IllegalArgumentException(
-          "spinagent.accounts.auto-migrate: name-patterns are set, so give exactly one of zone-id"
+          "spinagent.accounts.auto-migrate: name patterns are set, so give exactly one of zone-id"
               + " and agent-id (the agents the matching accounts are migrated to)");
     }
-    if (!patterns.isEmpty() && (batchSize < 1 || interval.isNegative() || interval.isZero())) {
+    if (on() && (batchSize < 1 || interval.isNegative() || interval.isZero())) {
       throw new IllegalArgumentException(
           "spinagent.accounts.auto-migrate: batch-size must be at least 1 and scan-interval"
               + " positive");
@@ -86,13 +91,10 @@ public final class AutoMigration implements SmartLifecycle {
       return List.of();
     }
     List<String> candidates = new ArrayList<>();
-    for (String name : clouddriver.get().kubernetesAccountNames()) {
-      if (candidates.size() == batchSize) {
-        break;
-      }
-      if (matches(name) && !known(name)) {
-        candidates.add(name);
-      }
+    addCandidates(clouddriver.get().kubernetesAccountNames(), patterns, candidates);
+    if (!configuredPatterns.isEmpty()) {
+      addCandidates(
+          clouddriver.get().configuredKubernetesAccountNames(), configuredPatterns, candidates);
     }
     if (candidates.isEmpty()) {
       return List.of();
@@ -102,12 +104,12 @@ public final class AutoMigration implements SmartLifecycle {
       if (result.migrated()) {
         failures.remove(result.name());
         log.info(
-            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate.name-patterns:"
+            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate's patterns:"
                 + " migrated",
             result.name());
       } else if (!result.error().equals(failures.put(result.name(), result.error()))) {
         log.warn(
-            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate.name-patterns but"
+            "Clouddriver account '{}' matches spinagent.accounts.auto-migrate's patterns but"
                 + " cannot be migrated (tried again every {}): {}",
             result.name(),
             interval,
@@ -117,8 +119,21 @@ public final class AutoMigration implements SmartLifecycle {
     return results;
   }
 
-  private boolean matches(String name) {
-    return patterns.stream().anyMatch(pattern -> pattern.matcher(name).matches());
+  private void addCandidates(List<String> names, List<Pattern> wanted, List<String> candidates) {
+    for (String name : names) {
+      if (candidates.size() == batchSize) {
+        return;
+      }
+      if (wanted.stream().anyMatch(pattern -> pattern.matcher(name).matches())
+          && !candidates.contains(name)
+          && !known(name)) {
+        candidates.add(name);
+      }
+    }
+  }
+
+  private boolean on() {
+    return !patterns.isEmpty() || !configuredPatterns.isEmpty();
   }
 
   /** Already SpinAgent's: an agent serves it, or it is stored (its definition is ours). */
@@ -148,7 +163,7 @@ public final class AutoMigration implements SmartLifecycle {
 
   @Override
   public synchronized void start() {
-    if (patterns.isEmpty() || scanner != null) {
+    if (!on() || scanner != null) {
       return;
     }
     scanner =
@@ -156,8 +171,10 @@ public final class AutoMigration implements SmartLifecycle {
     scanner.scheduleWithFixedDelay(
         this::scanLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     log.info(
-        "Migrating Clouddriver accounts named {} to {} every {}, {} per scan",
+        "Migrating Clouddriver accounts named {} (account storage) and {} (configuration files)"
+            + " to {} every {}, {} per scan",
         patterns,
+        configuredPatterns,
         agentId != null ? "agent '" + agentId + "'" : "zone '" + zoneId + "'",
         interval,
         batchSize);
@@ -182,14 +199,16 @@ public final class AutoMigration implements SmartLifecycle {
     return StartupPhases.AGENT_PORT;
   }
 
-  private static List<Pattern> compile(List<String> given) {
+  private static List<Pattern> compile(String key, List<String> given) {
     List<Pattern> compiled = new ArrayList<>();
     for (int i = 0; i < given.size(); i++) {
       try {
         compiled.add(Pattern.compile(given.get(i)));
       } catch (PatternSyntaxException e) {
         throw new IllegalArgumentException(
-            "spinagent.accounts.auto-migrate.name-patterns["
+            "spinagent.accounts.auto-migrate."
+                + key
+                + "["
                 + i
                 + "]: '"
                 + given.get(i)

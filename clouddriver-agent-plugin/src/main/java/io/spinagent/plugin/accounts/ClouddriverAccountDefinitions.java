@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper;
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository;
 import com.netflix.spinnaker.credentials.definition.CredentialsDefinition;
+import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Kind;
 import java.io.IOException;
@@ -14,12 +15,19 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * Reads and writes Kubernetes account definitions in Clouddriver's account storage: the {@code
  * AccountDefinitionRepository} that backs {@code /credentials}, through Clouddriver's own {@code
  * AccountDefinitionMapper}, so the definitions are exactly what {@code POST /credentials} would
  * store and Clouddriver's credentials poller loads.
+ *
+ * <p>Clouddriver's Kubernetes credential sources ({@code kubernetesAccountSource}, Clouddriver's
+ * {@code AccountDefinitionSource}) list account storage first and then the accounts of its
+ * configuration files, skipping a later definition whose name an earlier one has: an account of the
+ * files can be read here to be migrated, and the tunnel definition stored for it afterwards is the
+ * one Clouddriver loads.
  */
 public final class ClouddriverAccountDefinitions {
 
@@ -27,13 +35,21 @@ public final class ClouddriverAccountDefinitions {
 
   private final AccountDefinitionRepository repository;
   private final AccountDefinitionMapper mapper;
+  private final Optional<CredentialsDefinitionSource<?>> kubernetesSources;
 
   private final ObjectMapper json = new ObjectMapper();
 
+  /**
+   * @param kubernetesSources all of Clouddriver's Kubernetes account definitions (account storage
+   *     and configuration files), when Clouddriver has them as a bean
+   */
   public ClouddriverAccountDefinitions(
-      AccountDefinitionRepository repository, AccountDefinitionMapper mapper) {
+      AccountDefinitionRepository repository,
+      AccountDefinitionMapper mapper,
+      Optional<CredentialsDefinitionSource<?>> kubernetesSources) {
     this.repository = repository;
     this.mapper = mapper;
+    this.kubernetesSources = kubernetesSources;
   }
 
   /**
@@ -76,16 +92,51 @@ public final class ClouddriverAccountDefinitions {
     return repository.listByType(TYPE).stream().map(CredentialsDefinition::getName).toList();
   }
 
+  /**
+   * The names of the Kubernetes accounts Clouddriver has from its other credential sources (its
+   * configuration files), not from account storage; none when Clouddriver offers no such source.
+   */
+  public List<String> configuredKubernetesAccountNames() {
+    Set<String> stored = Set.copyOf(kubernetesAccountNames());
+    return configured().stream()
+        .map(CredentialsDefinition::getName)
+        .filter(name -> !stored.contains(name))
+        .toList();
+  }
+
   /** The stored definition of that name as JSON fields, if Clouddriver has one. */
   public Optional<Map<String, Object>> find(String name) {
-    CredentialsDefinition definition = repository.getByName(name);
-    if (definition == null) {
-      return Optional.empty();
+    return Optional.ofNullable(repository.getByName(name)).map(this::fields);
+  }
+
+  /**
+   * The definition of that name as JSON fields, from account storage or, failing that, from
+   * Clouddriver's configuration files.
+   */
+  Optional<Map<String, Object>> findInAnySource(String name) {
+    Optional<Map<String, Object>> stored = find(name);
+    if (stored.isPresent()) {
+      return stored;
     }
+    return configured().stream()
+        .filter(definition -> name.equals(definition.getName()))
+        .findFirst()
+        .map(this::fields);
+  }
+
+  private List<? extends CredentialsDefinition> configured() {
+    return kubernetesSources
+        .<List<? extends CredentialsDefinition>>map(
+            CredentialsDefinitionSource::getCredentialsDefinitions)
+        .orElse(List.of());
+  }
+
+  private Map<String, Object> fields(CredentialsDefinition definition) {
+    String name = definition.getName();
     try {
       @SuppressWarnings("unchecked")
       Map<String, Object> fields = json.readValue(mapper.serialize(definition), Map.class);
-      return Optional.of(fields);
+      return fields;
     } catch (JsonProcessingException e) {
       throw new IllegalStateException(
           "cannot read Clouddriver's account definition '" + name + "'", e);
@@ -100,7 +151,7 @@ public final class ClouddriverAccountDefinitions {
    */
   DynamicAccountSpec migrationSpec(String name, String agentId, String zoneId) {
     Map<String, Object> definition =
-        find(name)
+        findInAnySource(name)
             .orElseThrow(
                 () ->
                     AccountRequestException.notFound(

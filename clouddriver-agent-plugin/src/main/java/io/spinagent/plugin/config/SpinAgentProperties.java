@@ -324,6 +324,14 @@ public class SpinAgentProperties {
       return autoMigrate;
     }
 
+    @NestedConfigurationProperty
+    private final CredentialsInterceptor credentialsInterceptor = new CredentialsInterceptor();
+
+    /** Kubernetes accounts written through Clouddriver's {@code /credentials} go to agents. */
+    public CredentialsInterceptor getCredentialsInterceptor() {
+      return credentialsInterceptor;
+    }
+
     @NestedConfigurationProperty private final Binding binding = new Binding();
 
     /** Which agents may serve an account: the principal that registered it, and who else. */
@@ -414,13 +422,15 @@ public class SpinAgentProperties {
   }
 
   /**
-   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (regular
-   * expressions matching the whole name) are migrated to the agents of {@code zoneId} (or to agent
-   * {@code agentId}) by the replica those agents are connected to, {@code batchSize} per scan every
-   * {@code scanInterval}. Off while no pattern is given.
+   * Clouddriver Kubernetes accounts whose names match one of {@code namePatterns} (accounts in
+   * account storage) or {@code configuredNamePatterns} (accounts of Clouddriver's configuration
+   * files), regular expressions matching the whole name, are migrated to the agents of {@code
+   * zoneId} (or to agent {@code agentId}) by the replica those agents are connected to, {@code
+   * batchSize} per scan every {@code scanInterval}. Off while no pattern is given.
    */
   public static class AutoMigrate {
     private List<String> namePatterns = new ArrayList<>();
+    private List<String> configuredNamePatterns = new ArrayList<>();
     private String zoneId;
     private String agentId;
     private Duration scanInterval = Duration.ofMinutes(1);
@@ -432,6 +442,14 @@ public class SpinAgentProperties {
 
     public void setNamePatterns(List<String> namePatterns) {
       this.namePatterns = namePatterns;
+    }
+
+    public List<String> getConfiguredNamePatterns() {
+      return configuredNamePatterns;
+    }
+
+    public void setConfiguredNamePatterns(List<String> configuredNamePatterns) {
+      this.configuredNamePatterns = configuredNamePatterns;
     }
 
     public String getZoneId() {
@@ -464,6 +482,42 @@ public class SpinAgentProperties {
 
     public void setBatchSize(int batchSize) {
       this.batchSize = batchSize;
+    }
+  }
+
+  /**
+   * Kubernetes accounts created through Clouddriver's Account Management API ({@code POST
+   * /credentials}) are migrated to the agents of {@code zoneId} (or to agent {@code agentId}) once
+   * Clouddriver has stored them; SpinAgent's accounts are deleted with {@code DELETE
+   * /credentials/{name}} and cannot be overwritten with {@code PUT /credentials}. Off by default.
+   */
+  public static class CredentialsInterceptor {
+    private boolean enabled;
+    private String zoneId;
+    private String agentId;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getZoneId() {
+      return zoneId;
+    }
+
+    public void setZoneId(String zoneId) {
+      this.zoneId = zoneId;
+    }
+
+    public String getAgentId() {
+      return agentId;
+    }
+
+    public void setAgentId(String agentId) {
+      this.agentId = agentId;
     }
   }
 

@@ -2,6 +2,7 @@ package io.spinagent.plugin.wiring;
 
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionMapper;
 import com.netflix.spinnaker.clouddriver.security.AccountDefinitionRepository;
+import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
@@ -31,8 +32,10 @@ import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
 import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import io.spinagent.plugin.web.AccountCommands;
+import io.spinagent.plugin.web.CredentialsInterceptor;
 import java.time.Clock;
 import java.util.Optional;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -77,9 +80,19 @@ public class PluginConfiguration {
   @Bean
   @ConditionalOnBean({AccountDefinitionRepository.class, AccountDefinitionMapper.class})
   ClouddriverAccountDefinitions clouddriverAccountDefinitions(
-      AccountDefinitionRepository repository, AccountDefinitionMapper mapper) {
-    return new ClouddriverAccountDefinitions(repository, mapper);
+      AccountDefinitionRepository repository,
+      AccountDefinitionMapper mapper,
+      @Qualifier(KUBERNETES_ACCOUNT_SOURCE)
+          Optional<CredentialsDefinitionSource<?>> kubernetesSources) {
+    return new ClouddriverAccountDefinitions(repository, mapper, kubernetesSources);
   }
+
+  /**
+   * Clouddriver's bean listing every Kubernetes account definition, account storage first and then
+   * its configuration files (clouddriver-kubernetes' {@code
+   * KubernetesAccountDefinitionSourceConfiguration}, present with account storage on).
+   */
+  static final String KUBERNETES_ACCOUNT_SOURCE = "kubernetesAccountSource";
 
   @Bean
   DynamicAccounts dynamicAccounts(
@@ -136,6 +149,21 @@ public class PluginConfiguration {
         sessions,
         highAvailability,
         replica.id(),
+        properties.getAccounts().getMaxRequestBody().toBytes());
+  }
+
+  /** Clouddriver's {@code /credentials} writes of Kubernetes accounts, when switched on. */
+  @Bean
+  CredentialsInterceptor credentialsInterceptor(
+      AccountCommands commands,
+      Optional<AccountTable> table,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      SpinAgentProperties properties) {
+    return new CredentialsInterceptor(
+        properties.getAccounts().getCredentialsInterceptor(),
+        commands,
+        table,
+        clouddriver,
         properties.getAccounts().getMaxRequestBody().toBytes());
   }
 

@@ -1,0 +1,412 @@
+package io.spinagent.plugin.web;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spinagent.plugin.accounts.AccountState;
+import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
+import io.spinagent.plugin.config.SpinAgentProperties;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import javax.servlet.FilterChain;
+import javax.servlet.ReadListener;
+import javax.servlet.ServletException;
+import javax.servlet.ServletInputStream;
+import javax.servlet.http.HttpServletRequest;
+import javax.servlet.http.HttpServletRequestWrapper;
+import javax.servlet.http.HttpServletResponse;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.util.ContentCachingResponseWrapper;
+
+/**
+ * Armory's {@code kubesvc.dynamicAccounts.interceptor}: Kubernetes accounts written through
+ * Clouddriver's Account Management API become agent accounts. It sits in front of Clouddriver's
+ * {@code CredentialsController} as a servlet filter and lets Clouddriver do its part first, so
+ * Clouddriver's own checks (Fiat's account-manager and write permissions, "already exists", body
+ * validation) decide every request exactly as without SpinAgent:
+ *
+ * <ul>
+ *   <li>{@code POST /credentials} with a {@code kubernetes} definition: once Clouddriver stored it,
+ *       the account is migrated to the configured zone or agent (on the replica holding their
+ *       stream). A migration that fails deletes the definition again and answers why, so the
+ *       account is created under SpinAgent or not at all.
+ *   <li>{@code DELETE /credentials/{name}} of a SpinAgent account: once Clouddriver deleted the
+ *       definition, the account is deleted from SpinAgent and its agents.
+ *   <li>{@code PUT /credentials[/{name}]} of a SpinAgent account is refused with 409 before
+ *       Clouddriver sees it: it would replace the tunnel definition with the cluster's own
+ *       kubeconfig. SpinAgent's API changes such accounts.
+ * </ul>
+ *
+ * Any other request, other account types, and everything while off pass through untouched.
+ */
+public final class CredentialsInterceptor {
+
+  private static final Logger log = LoggerFactory.getLogger(CredentialsInterceptor.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String PATH = "/credentials";
+  private static final String TYPE = "kubernetes";
+
+  private final boolean enabled;
+  private final String zoneId;
+  private final String agentId;
+  private final AccountCommands commands;
+  private final Optional<AccountTable> table;
+  private final Optional<ClouddriverAccountDefinitions> clouddriver;
+  private final long maxBodyBytes;
+
+  /**
+   * @throws IllegalArgumentException when on without exactly one of zone-id and agent-id:
+   *     Clouddriver does not start
+   */
+  public CredentialsInterceptor(
+      SpinAgentProperties.CredentialsInterceptor settings,
+      AccountCommands commands,
+      Optional<AccountTable> table,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      long maxBodyBytes) {
+    this.enabled = settings.isEnabled();
+    this.zoneId = blankToNull(settings.getZoneId());
+    this.agentId = blankToNull(settings.getAgentId());
+    this.commands = commands;
+    this.table = table;
+    this.clouddriver = clouddriver;
+    this.maxBodyBytes = maxBodyBytes;
+    if (enabled && (zoneId == null) == (agentId == null)) {
+      throw new IllegalArgumentException(
+          "spinagent.accounts.credentials-interceptor: enabled, so give exactly one of zone-id and"
+              + " agent-id (the agents that accounts created through /credentials are migrated"
+              + " to)");
+    }
+    if (enabled && clouddriver.isEmpty()) {
+      log.warn(
+          "spinagent.accounts.credentials-interceptor is enabled but Clouddriver's account storage"
+              + " is off (account.storage.enabled): /credentials cannot store accounts, so none"
+              + " are intercepted");
+    }
+  }
+
+  /** The servlet filter's work: {@code chain} is Clouddriver's handling of the request. */
+  public void filter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    String path = pathOf(request);
+    if (!enabled
+        || clouddriver.isEmpty()
+        || table.isEmpty()
+        || !(path.equals(PATH) || path.startsWith(PATH + "/"))) {
+      chain.doFilter(request, response);
+      return;
+    }
+    String method = request.getMethod();
+    String tail = path.substring(PATH.length());
+    if ("DELETE".equals(method) && tail.matches("/[^/]+")) {
+      delete(tail.substring(1), request, response, chain);
+    } else if (("POST".equals(method) && tail.isEmpty())
+        || ("PUT".equals(method) && (tail.isEmpty() || tail.matches("/[^/]+")))) {
+      write(method, request, response, chain);
+    } else {
+      chain.doFilter(request, response);
+    }
+  }
+
+  private void write(
+      String method, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    byte[] body = request.getInputStream().readNBytes((int) Math.min(maxBodyBytes + 1, 1 << 30));
+    if (body.length > maxBodyBytes) {
+      answer(
+          response,
+          HttpStatus.PAYLOAD_TOO_LARGE,
+          "an account definition is at most "
+              + maxBodyBytes
+              + " bytes (spinagent.accounts.max-request-body)");
+      return;
+    }
+    HttpServletRequest replay = new Replay(request, body);
+    JsonNode definition;
+    try {
+      definition = JSON.readTree(body);
+    } catch (IOException e) {
+      answer(
+          response,
+          HttpStatus.BAD_REQUEST,
+          "body: not a JSON account definition: " + e.getMessage().lines().findFirst().orElse(""));
+      return;
+    }
+    if (definition == null || !definition.isObject()) {
+      answer(response, HttpStatus.BAD_REQUEST, "body: a JSON object (an account definition)");
+      return;
+    }
+    if (!definition.has("type") && TYPE.equals(text(definition, "@type"))) {
+      answer(
+          response,
+          HttpStatus.BAD_REQUEST,
+          "type: Clouddriver reads an account's type from \"type\"; \"@type\" was the spelling of"
+              + " its experimental API. Send \"type\": \"kubernetes\"");
+      return;
+    }
+    if (!TYPE.equals(text(definition, "type"))) {
+      chain.doFilter(replay, response); // not ours: Clouddriver's, untouched
+      return;
+    }
+    String name = text(definition, "name");
+    if (name == null || name.isBlank()) {
+      answer(response, HttpStatus.BAD_REQUEST, "name: a kubernetes account needs a name");
+      return;
+    }
+    if ("PUT".equals(method)) {
+      if (spinAgentAccount(name)) {
+        answer(
+            response,
+            HttpStatus.CONFLICT,
+            "account '"
+                + name
+                + "' is served by SpinAgent's agents; through /credentials its tunnel definition"
+                + " would be replaced by the cluster's own. Change it with PUT"
+                + " /spinagent/accounts/"
+                + name
+                + " or PUT /armory/accounts/dynamic");
+        return;
+      }
+      chain.doFilter(replay, response); // Clouddriver's own account: not migrated by a PUT
+      return;
+    }
+    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
+    chain.doFilter(replay, clouddrivers);
+    if (!isSuccess(clouddrivers.getStatus())) {
+      clouddrivers.copyBodyToResponse();
+      return;
+    }
+    AccountCommands.Outcome outcome = commands.run(migration(name));
+    if (isSuccess(outcome.status())) {
+      log.info(
+          "Account '{}' created through Clouddriver's /credentials: migrated to {}",
+          name,
+          target());
+      clouddrivers.copyBodyToResponse();
+      return;
+    }
+    String reason = reason(outcome);
+    try {
+      clouddriver.get().delete(name);
+    } catch (RuntimeException e) {
+      log.error(
+          "Account '{}': migrating it to {} failed ({}) and removing its Clouddriver definition"
+              + " failed too; Clouddriver serves it directly until it is deleted",
+          name,
+          target(),
+          reason,
+          e);
+      answer(
+          clouddrivers,
+          outcome.status(),
+          "account '"
+              + name
+              + "' was stored by Clouddriver but could not be migrated to "
+              + target()
+              + ": "
+              + reason
+              + "; removing it again failed too ("
+              + e.getMessage()
+              + "): delete it with DELETE /credentials/"
+              + name);
+      return;
+    }
+    log.warn(
+        "Account '{}' created through Clouddriver's /credentials could not be migrated to {}, so"
+            + " it was not created: {}",
+        name,
+        target(),
+        reason);
+    answer(
+        clouddrivers,
+        outcome.status(),
+        "account '"
+            + name
+            + "' was not created: it could not be migrated to "
+            + target()
+            + " (spinagent.accounts.credentials-interceptor): "
+            + reason);
+  }
+
+  private void delete(
+      String name, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+      throws IOException, ServletException {
+    if (!spinAgentAccount(name)) {
+      chain.doFilter(request, response);
+      return;
+    }
+    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
+    chain.doFilter(request, clouddrivers);
+    if (!isSuccess(clouddrivers.getStatus())) {
+      clouddrivers.copyBodyToResponse();
+      return;
+    }
+    AccountCommands.Outcome outcome =
+        commands.run(new AccountCommand(AccountCommand.Kind.DELETE, name, null));
+    if (isSuccess(outcome.status()) || outcome.status() == HttpStatus.NOT_FOUND.value()) {
+      log.info("Account '{}' deleted through Clouddriver's /credentials", name);
+      clouddrivers.copyBodyToResponse();
+      return;
+    }
+    answer(
+        clouddrivers,
+        outcome.status(),
+        "Clouddriver deleted the definition of account '"
+            + name
+            + "', but SpinAgent could not delete the account: "
+            + reason(outcome)
+            + "; delete it with DELETE /spinagent/accounts/"
+            + name);
+  }
+
+  /** A dynamic account of SpinAgent's (created through an API or migrated), on any replica. */
+  private boolean spinAgentAccount(String name) {
+    return table
+        .get()
+        .find(name)
+        .filter(account -> account.state() != AccountState.REMOVED)
+        .filter(account -> account.definition() != null)
+        .isPresent();
+  }
+
+  private AccountCommand migration(String name) {
+    ObjectNode body = JsonNodeFactory.instance.objectNode();
+    if (zoneId != null) {
+      body.put("zoneId", zoneId);
+    } else {
+      body.put("agentId", agentId);
+    }
+    return new AccountCommand(AccountCommand.Kind.MIGRATE, name, body);
+  }
+
+  private String target() {
+    return zoneId != null ? "zone '" + zoneId + "'" : "agent '" + agentId + "'";
+  }
+
+  /** The error an outcome's body carries: a migration result's or an API error's. */
+  private static String reason(AccountCommands.Outcome outcome) {
+    JsonNode body = outcome.body();
+    if (body == null) {
+      return "status " + outcome.status();
+    }
+    String error = text(body, "error");
+    String message = text(body, "message");
+    return message != null ? message : error != null ? error : body.toString();
+  }
+
+  private static boolean isSuccess(int status) {
+    return status >= 200 && status < 300;
+  }
+
+  /**
+   * Answers with SpinAgent's error shape, discarding anything Clouddriver had written to {@code
+   * response}.
+   */
+  private static void answer(HttpServletResponse response, HttpStatus status, String message)
+      throws IOException {
+    answer(response, status.value(), message);
+  }
+
+  private static void answer(HttpServletResponse response, int status, String message)
+      throws IOException {
+    HttpStatus known = HttpStatus.resolve(status);
+    byte[] body =
+        JSON.writeValueAsBytes(
+            new ApiErrors.ApiError(
+                status, known == null ? "Error" : known.getReasonPhrase(), message));
+    response.resetBuffer();
+    response.setStatus(status);
+    response.setContentType("application/json");
+    response.setContentLength(body.length);
+    response.getOutputStream().write(body);
+    if (response instanceof ContentCachingResponseWrapper caching) {
+      caching.copyBodyToResponse();
+    }
+  }
+
+  private static String pathOf(HttpServletRequest request) {
+    String uri = request.getRequestURI();
+    String context = request.getContextPath();
+    String path =
+        context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
+    return path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+  }
+
+  private static String text(JsonNode node, String field) {
+    JsonNode value = node.get(field);
+    return value != null && value.isTextual() ? value.asText() : null;
+  }
+
+  private static String blankToNull(String value) {
+    return value == null || value.isBlank() ? null : value;
+  }
+
+  /** The request with its body, already read here, readable again by Clouddriver. */
+  private static final class Replay extends HttpServletRequestWrapper {
+    private final byte[] body;
+
+    Replay(HttpServletRequest request, byte[] body) {
+      super(request);
+      this.body = body;
+    }
+
+    @Override
+    public ServletInputStream getInputStream() {
+      InputStream in = new ByteArrayInputStream(body);
+      return new ServletInputStream() {
+        @Override
+        public boolean isFinished() {
+          try {
+            return in.available() == 0;
+          } catch (IOException e) {
+            return true;
+          }
+        }
+
+        @Override
+        public boolean isReady() {
+          return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+          throw new UnsupportedOperationException("the body is already read");
+        }
+
+        @Override
+        public int read() throws IOException {
+          return in.read();
+        }
+
+        @Override
+        public int read(byte[] buffer, int offset, int length) throws IOException {
+          return in.read(buffer, offset, length);
+        }
+      };
+    }
+
+    @Override
+    public BufferedReader getReader() {
+      return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public int getContentLength() {
+      return body.length;
+    }
+
+    @Override
+    public long getContentLengthLong() {
+      return body.length;
+    }
+  }
+}
