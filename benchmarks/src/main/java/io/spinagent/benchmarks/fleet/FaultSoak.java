@@ -3,6 +3,7 @@ package io.spinagent.benchmarks.fleet;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -399,11 +400,21 @@ public final class FaultSoak {
           result.worstRound);
     }
     result.failures.forEach(f -> out.println("  FAILED " + f));
+    // the same seed makes the same rounds only with the same fleet and database
     out.printf(
         "  reproduce: ./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark"
             + " -Dbenchmark.agentSync.skip -Dbenchmark.sql.skip -Dbenchmark.tunnel.skip"
-            + " -Dbenchmark.fleet.skip -Dbenchmark.soak.seed=%d -Dbenchmark.soak.rounds=%d%n",
-        result.seed, result.roundsRun);
+            + " -Dbenchmark.fleet.skip -Dbenchmark.soak.seed=%d -Dbenchmark.soak.rounds=%d"
+            + " -Dbenchmark.soak.agents=%d -Dbenchmark.soak.accounts=%d"
+            + " -Dbenchmark.soak.objects=%d -Dbenchmark.soak.rate=%s"
+            + " -Dbenchmark.soak.database=%s%n",
+        result.seed,
+        result.roundsRun,
+        options.agents(),
+        options.accountsPerAgent(),
+        options.objects(),
+        BigDecimal.valueOf(options.changesPerSecond()).stripTrailingZeros().toPlainString(),
+        options.database());
     out.flush();
   }
 
