@@ -34,8 +34,7 @@ public final class AutoMigration implements SmartLifecycle {
 
   private final List<Pattern> patterns;
   private final List<Pattern> configuredPatterns;
-  private final String agentId;
-  private final String zoneId;
+  private final MigrationTarget target;
   private final Duration interval;
   private final int batchSize;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
@@ -64,8 +63,6 @@ public final class AutoMigration implements SmartLifecycle {
     this.patterns = compile("name-patterns", settings.getNamePatterns());
     this.configuredPatterns =
         compile("configured-name-patterns", settings.getConfiguredNamePatterns());
-    this.agentId = blankToNull(settings.getAgentId());
-    this.zoneId = blankToNull(settings.getZoneId());
     this.interval = settings.getScanInterval();
     this.batchSize = settings.getBatchSize();
     this.clouddriver = clouddriver;
@@ -73,11 +70,14 @@ public final class AutoMigration implements SmartLifecycle {
     this.registry = registry;
     this.connected = connected;
     this.dynamicAccounts = dynamicAccounts;
-    if (on() && (agentId == null) == (zoneId == null)) {
-      throw new IllegalArgumentException(
-          "spinagent.accounts.auto-migrate: name patterns are set, so give exactly one of zone-id"
-              + " and agent-id (the agents the matching accounts are migrated to)");
-    }
+    this.target =
+        on()
+            ? MigrationTarget.of(
+                "spinagent.accounts.auto-migrate (name patterns are set)",
+                settings.getZoneId(),
+                settings.getAgentId(),
+                "the matching accounts")
+            : null;
     if (on() && (batchSize < 1 || interval.isNegative() || interval.isZero())) {
       throw new IllegalArgumentException(
           "spinagent.accounts.auto-migrate: batch-size must be at least 1 and scan-interval"
@@ -99,7 +99,8 @@ public final class AutoMigration implements SmartLifecycle {
     if (candidates.isEmpty()) {
       return List.of();
     }
-    List<MigrationResult> results = dynamicAccounts.migrate(candidates, agentId, zoneId);
+    List<MigrationResult> results =
+        dynamicAccounts.migrate(candidates, target.agentId(), target.zoneId());
     for (MigrationResult result : results) {
       if (result.migrated()) {
         failures.remove(result.name());
@@ -144,9 +145,7 @@ public final class AutoMigration implements SmartLifecycle {
 
   private boolean agentsHere() {
     return connected.all().stream()
-        .anyMatch(
-            agent ->
-                agentId != null ? agentId.equals(agent.agentId()) : zoneId.equals(agent.zoneId()));
+        .anyMatch(agent -> target.includes(agent.agentId(), agent.zoneId()));
   }
 
   private void scanLogged() {
@@ -175,7 +174,7 @@ public final class AutoMigration implements SmartLifecycle {
             + " to {} every {}, {} per scan",
         patterns,
         configuredPatterns,
-        agentId != null ? "agent '" + agentId + "'" : "zone '" + zoneId + "'",
+        target,
         interval,
         batchSize);
   }
@@ -218,9 +217,5 @@ public final class AutoMigration implements SmartLifecycle {
       }
     }
     return List.copyOf(compiled);
-  }
-
-  private static String blankToNull(String value) {
-    return value == null || value.isBlank() ? null : value;
   }
 }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
+import io.spinagent.plugin.accounts.MigrationTarget;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -56,8 +57,7 @@ public final class CredentialsInterceptor {
   private static final String TYPE = "kubernetes";
 
   private final boolean enabled;
-  private final String zoneId;
-  private final String agentId;
+  private final MigrationTarget target;
   private final AccountCommands commands;
   private final Optional<AccountTable> table;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
@@ -74,18 +74,18 @@ public final class CredentialsInterceptor {
       Optional<ClouddriverAccountDefinitions> clouddriver,
       long maxBodyBytes) {
     this.enabled = settings.isEnabled();
-    this.zoneId = blankToNull(settings.getZoneId());
-    this.agentId = blankToNull(settings.getAgentId());
+    this.target =
+        enabled
+            ? MigrationTarget.of(
+                "spinagent.accounts.credentials-interceptor (enabled)",
+                settings.getZoneId(),
+                settings.getAgentId(),
+                "accounts created through /credentials")
+            : null;
     this.commands = commands;
     this.table = table;
     this.clouddriver = clouddriver;
     this.maxBodyBytes = maxBodyBytes;
-    if (enabled && (zoneId == null) == (agentId == null)) {
-      throw new IllegalArgumentException(
-          "spinagent.accounts.credentials-interceptor: enabled, so give exactly one of zone-id and"
-              + " agent-id (the agents that accounts created through /credentials are migrated"
-              + " to)");
-    }
     if (enabled && clouddriver.isEmpty()) {
       log.warn(
           "spinagent.accounts.credentials-interceptor is enabled but Clouddriver's account storage"
@@ -188,9 +188,7 @@ public final class CredentialsInterceptor {
     AccountCommands.Outcome outcome = commands.run(migration(name));
     if (isSuccess(outcome.status())) {
       log.info(
-          "Account '{}' created through Clouddriver's /credentials: migrated to {}",
-          name,
-          target());
+          "Account '{}' created through Clouddriver's /credentials: migrated to {}", name, target);
       clouddrivers.copyBodyToResponse();
       return;
     }
@@ -202,7 +200,7 @@ public final class CredentialsInterceptor {
           "Account '{}': migrating it to {} failed ({}) and removing its Clouddriver definition"
               + " failed too; Clouddriver serves it directly until it is deleted",
           name,
-          target(),
+          target,
           reason,
           e);
       answer(
@@ -211,7 +209,7 @@ public final class CredentialsInterceptor {
           "account '"
               + name
               + "' was stored by Clouddriver but could not be migrated to "
-              + target()
+              + target
               + ": "
               + reason
               + "; removing it again failed too ("
@@ -224,7 +222,7 @@ public final class CredentialsInterceptor {
         "Account '{}' created through Clouddriver's /credentials could not be migrated to {}, so"
             + " it was not created: {}",
         name,
-        target(),
+        target,
         reason);
     answer(
         clouddrivers,
@@ -232,7 +230,7 @@ public final class CredentialsInterceptor {
         "account '"
             + name
             + "' was not created: it could not be migrated to "
-            + target()
+            + target
             + " (spinagent.accounts.credentials-interceptor): "
             + reason);
   }
@@ -280,16 +278,12 @@ public final class CredentialsInterceptor {
 
   private AccountCommand migration(String name) {
     ObjectNode body = JsonNodeFactory.instance.objectNode();
-    if (zoneId != null) {
-      body.put("zoneId", zoneId);
+    if (target.zoneId() != null) {
+      body.put("zoneId", target.zoneId());
     } else {
-      body.put("agentId", agentId);
+      body.put("agentId", target.agentId());
     }
     return new AccountCommand(AccountCommand.Kind.MIGRATE, name, body);
-  }
-
-  private String target() {
-    return zoneId != null ? "zone '" + zoneId + "'" : "agent '" + agentId + "'";
   }
 
   /** The error an outcome's body carries: a migration result's or an API error's. */
@@ -344,10 +338,6 @@ public final class CredentialsInterceptor {
   private static String text(JsonNode node, String field) {
     JsonNode value = node.get(field);
     return value != null && value.isTextual() ? value.asText() : null;
-  }
-
-  private static String blankToNull(String value) {
-    return value == null || value.isBlank() ? null : value;
   }
 
   /** The request with its body, already read here, readable again by Clouddriver. */
