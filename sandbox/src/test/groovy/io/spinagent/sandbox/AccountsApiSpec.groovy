@@ -309,15 +309,7 @@ class AccountsApiSpec extends Specification {
 
   private Process startAgent(int grpcPort) {
     def kubeconfig = cluster.kubeconfig().writeTo(dir.resolve('cluster.yaml'))
-    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
-      agent: {id: agent-1, zoneId: zone-a}
-      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
-      server: {port: ${freePort()}}
-      kubernetes:
-        accounts:
-          - {name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}
-      """.stripIndent())
-    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
+    SandboxSpecSupport.startZoneAgent(dir, grpcPort, "[{name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}]")
   }
 
   private String kubeconfigText() {

@@ -16,7 +16,6 @@ import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
 
-import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
@@ -251,19 +250,8 @@ class ArmoryAccountsApiSpec extends Specification {
 
   private Process startAgent(int grpcPort) {
     def kubeconfig = cluster.kubeconfig().writeTo(dir.resolve('cluster.yaml'))
-    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
-      agent: {id: agent-1, zoneId: zone-a}
-      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
-      server: {port: ${freePort()}}
-      kubernetes:
-        accounts:
-          - name: prod
-            kubeconfigFile: '$kubeconfig'
-            kinds: [Deployment]
-            namespaces: [default]
-            permissions: {READ: [dev], WRITE: [ops]}
-      """.stripIndent())
-    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
+    SandboxSpecSupport.startZoneAgent(dir, grpcPort, "[{name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment], " +
+        "namespaces: [default], permissions: {READ: [dev], WRITE: [ops]}}]")
   }
 
   private String kubeconfigText() {

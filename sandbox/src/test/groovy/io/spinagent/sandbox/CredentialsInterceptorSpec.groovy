@@ -16,7 +16,6 @@ import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
 
-import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
@@ -178,13 +177,7 @@ class CredentialsInterceptorSpec extends Specification {
   }
 
   private Process startAgent(int grpcPort) {
-    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
-      agent: {id: agent-1, zoneId: zone-a}
-      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
-      server: {port: ${SandboxSpecSupport.freePort()}}
-      kubernetes: {accounts: []}
-      """.stripIndent())
-    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
+    SandboxSpecSupport.startZoneAgent(dir, grpcPort, '[]')
   }
 
   private String kubeconfigText() {

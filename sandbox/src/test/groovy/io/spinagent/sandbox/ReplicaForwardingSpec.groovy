@@ -24,7 +24,6 @@ import spock.util.concurrent.PollingConditions
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
@@ -265,15 +264,7 @@ class ReplicaForwardingSpec extends Specification {
 
   private Process startAgent(int grpcPort) {
     def kubeconfig = cluster.kubeconfig().writeTo(dir.resolve('cluster.yaml'))
-    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
-      agent: {id: agent-1, zoneId: zone-a}
-      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
-      server: {port: ${freePort()}}
-      kubernetes:
-        accounts:
-          - {name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}
-      """.stripIndent())
-    SandboxSpecSupport.startAgentJar(config, dir.resolve('agent.log'))
+    SandboxSpecSupport.startZoneAgent(dir, grpcPort, "[{name: prod, kubeconfigFile: '$kubeconfig', kinds: [Deployment]}]")
   }
 
   private String kubeconfigText() {

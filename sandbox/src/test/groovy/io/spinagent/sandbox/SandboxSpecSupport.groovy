@@ -59,6 +59,21 @@ class SandboxSpecSupport {
       .start()
   }
 
+  /**
+   * Starts the agent jar as {@code agent-1} in {@code zone-a}, connecting in plaintext to {@code grpcPort},
+   * with {@code accounts} (YAML: the list under {@code kubernetes.accounts}); its configuration and log
+   * go to {@code dir}.
+   */
+  static Process startZoneAgent(Path dir, int grpcPort, String accounts) {
+    def config = Files.writeString(dir.resolve('spinagent.yaml'), """\
+      agent: {id: agent-1, zoneId: zone-a}
+      clouddriver: {grpc: '127.0.0.1:$grpcPort', insecure: true}
+      server: {port: ${freePort()}}
+      kubernetes: {accounts: $accounts}
+      """.stripIndent())
+    startAgentJar(config, dir.resolve('agent.log'))
+  }
+
   /** Sends a JSON request to the host's web port: {@code [status, headers, body]} (the body parsed). */
   static Map send(ConfigurableApplicationContext host, String method, String path, String body = null) {
     def port = host.environment.getProperty('local.server.port')
