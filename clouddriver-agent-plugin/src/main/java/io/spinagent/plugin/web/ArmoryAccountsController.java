@@ -104,12 +104,7 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> create(HttpServletRequest request) {
-    return run(
-        commands(
-            request,
-            (item, i) ->
-                new AccountCommand(
-                    AccountCommand.Kind.CREATE, name(item, i), definition(item, i))));
+    return run(commands(request, definitionCommand(AccountCommand.Kind.CREATE)));
   }
 
   /** New definitions of dynamic accounts; Armory's {@code PUT /armory/accounts/dynamic}. */
@@ -118,12 +113,12 @@ public class ArmoryAccountsController extends ApiErrors {
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
   public ResponseEntity<Results> update(HttpServletRequest request) {
-    return run(
-        commands(
-            request,
-            (item, i) ->
-                new AccountCommand(
-                    AccountCommand.Kind.CHANGE, name(item, i), definition(item, i))));
+    return run(commands(request, definitionCommand(AccountCommand.Kind.CHANGE)));
+  }
+
+  /** An element of a create or update body: an account definition, as a command of {@code kind}. */
+  private ItemCommand definitionCommand(AccountCommand.Kind kind) {
+    return (item, i) -> new AccountCommand(kind, name(item, i), definition(item, i));
   }
 
   /** The command each element of an array body stands for, given the element and its index. */
