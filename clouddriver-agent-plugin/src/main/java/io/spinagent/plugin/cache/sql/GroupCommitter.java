@@ -100,12 +100,12 @@ final class GroupCommitter {
   @GuardedBy("this")
   private String lastAccount;
 
-  /** {@link System#nanoTime()} when work of another account than the previous one arrived */
+  /**
+   * {@link System#nanoTime()} when work of another account than the previous one arrived; at first,
+   * a window ago
+   */
   @GuardedBy("this")
-  private long otherAccountAt;
-
-  @GuardedBy("this")
-  private boolean othersSeen;
+  private long otherAccountAt = System.nanoTime() - SHARED_WINDOW.toNanos();
 
   GroupCommitter(
       Transactions transactions, Executor committers, int maxCommitters, WriterMetrics metrics) {
@@ -148,10 +148,9 @@ final class GroupCommitter {
     long now = System.nanoTime();
     if (lastAccount != null && !lastAccount.equals(account)) {
       otherAccountAt = now;
-      othersSeen = true;
     }
     lastAccount = account;
-    return othersSeen && now - otherAccountAt < SHARED_WINDOW.toNanos();
+    return now - otherAccountAt < SHARED_WINDOW.toNanos();
   }
 
   /** A committer's life: groups, until nothing it may take is queued. */
