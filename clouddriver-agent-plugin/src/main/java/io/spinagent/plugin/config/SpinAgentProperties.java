@@ -551,6 +551,7 @@ public class SpinAgentProperties {
     private Duration heartbeatInterval = Duration.ofSeconds(10);
     private int maxPendingBatches = 16;
     private int maxOutboundFrames = 1024;
+    private Duration minCommitInterval = Duration.ofMillis(20);
 
     public Duration getHeartbeatInterval() {
       return heartbeatInterval;
@@ -574,6 +575,23 @@ public class SpinAgentProperties {
 
     public void setMaxOutboundFrames(int maxOutboundFrames) {
       this.maxOutboundFrames = maxOutboundFrames;
+    }
+
+    /**
+     * How often one account may commit at most; what its agent sends meanwhile is committed
+     * together.
+     */
+    public Duration getMinCommitInterval() {
+      return minCommitInterval;
+    }
+
+    public void setMinCommitInterval(Duration minCommitInterval) {
+      if (minCommitInterval.isNegative()) {
+        throw new IllegalArgumentException(
+            "spinagent.sessions.min-commit-interval must not be negative, not "
+                + minCommitInterval);
+      }
+      this.minCommitInterval = minCommitInterval;
     }
   }
 }

@@ -27,38 +27,38 @@ class SessionPipelineSpec extends Specification {
     fixture.sink = sink
   }
 
-  def "an account's batches are committed one at a time, in order, and acknowledged only once committed"() {
+  def "an account's batches are committed one at a time, in order, what arrived meanwhile joined, and acknowledged only once committed"() {
     given:
     fixture.start()
     def agent = fixture.agent()
     agent.hello('agent-1', [account('prod')]).next(WELCOME)
 
     when:
-    agent.upsert('prod', 1, 'web').upsert('prod', 2, 'api').upsert('prod', 3, 'db')
+    agent.upsert('prod', 1, 'web')
+    conditions.eventually { assert sink.inFlight()*.lastSequence() == [1L] }
+    agent.upsert('prod', 2, 'api').upsert('prod', 3, 'db')
 
     then: 'the first batch is in flight, the others wait behind it'
-    conditions.eventually {
-      assert sink.inFlight()*.lastSequence() == [1L]
-    }
+    conditions.eventually { assert changeFrames() == 3 }
+    sink.inFlight()*.lastSequence() == [1L]
     agent.acknowledged.isEmpty()
 
     when:
     sink.commitNext('prod')
 
-    then:
+    then: 'the two that waited are one commit'
     agent.awaitAck('prod', 1) == 1
     conditions.eventually {
-      assert sink.inFlight()*.lastSequence() == [2L]
+      assert sink.inFlight().collect { it.entries()*.sequence() } == [[2L, 3L]]
     }
+    agent.acknowledged.prod == 1L
 
     when:
-    sink.commitNext('prod')
-    conditions.eventually { assert sink.inFlight()*.lastSequence() == [3L] }
     sink.commitNext('prod')
 
     then:
     agent.awaitAck('prod', 3) == 3
-    sink.attempts*.lastSequence() == [1L, 2L, 3L]
+    sink.attempts*.lastSequence() == [1L, 3L]
     sink.mostInFlight() == 1
     fixture.store.objects('prod').keySet()*.name() as Set == ['web', 'api', 'db'] as Set
   }
@@ -82,31 +82,31 @@ class SessionPipelineSpec extends Specification {
     !agent.acknowledged.containsKey('prod')
   }
 
-  def "a failed commit is retried until it succeeds, and only then acknowledged"() {
+  def "a failed commit is retried, with what arrived meanwhile, until it succeeds, and only then acknowledged"() {
     given:
     fixture.start()
     def agent = fixture.agent()
     agent.hello('agent-1', [account('prod')]).next(WELCOME)
 
-    when: 'the database fails the first two attempts'
-    agent.upsert('prod', 1, 'web').upsert('prod', 2, 'api')
-    2.times {
-      conditions.eventually { assert sink.inFlight()*.lastSequence() == [1L] }
-      sink.failNext('prod')
-    }
-
-    then: 'the same batch comes again, and nothing was acknowledged'
+    when: 'the database fails the first two attempts; a second frame arrives during the first'
+    agent.upsert('prod', 1, 'web')
     conditions.eventually { assert sink.inFlight()*.lastSequence() == [1L] }
+    agent.upsert('prod', 2, 'api')
+    conditions.eventually { assert changeFrames() == 2 }
+    sink.failNext('prod')
+    conditions.eventually { assert sink.inFlight()*.lastSequence() == [2L] }
+    sink.failNext('prod')
+
+    then: 'both come again, and nothing was acknowledged'
+    conditions.eventually { assert sink.attempts.size() == 3 && sink.inFlight()*.lastSequence() == [2L] }
     !agent.acknowledged.containsKey('prod')
 
     when:
     sink.commitNext('prod')
-    conditions.eventually { assert sink.inFlight()*.lastSequence() == [2L] }
-    sink.commitNext('prod')
 
     then:
     agent.awaitAck('prod', 2) == 2
-    sink.attempts*.lastSequence() == [1L, 1L, 1L, 2L]
+    sink.attempts.collect { it.entries()*.sequence() } == [[1L], [1L, 2L], [1L, 2L]]
     fixture.store.objects('prod').keySet() == [new ObjectKey('apps', 'Deployment', 'default', 'web'),
                                                new ObjectKey('apps', 'Deployment', 'default', 'api')] as Set
   }
@@ -165,5 +165,9 @@ class SessionPipelineSpec extends Specification {
     String name = "object-$sequence"
     RawAgent.change(sequence, name, ChangeType.CHANGE_TYPE_UPSERT, "$sequence",
       """{"metadata":{"name":"$name","resourceVersion":"$sequence"}}""")
+  }
+
+  private long changeFrames() {
+    fixture.meters.get('spinagent.frames.received').tag('type', 'changes').counter().count() as long
   }
 }

@@ -4,23 +4,46 @@ import io.spinagent.common.Backoff;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
+import io.spinagent.plugin.cache.SinkEntry;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Commits one account's batches in order, one at a time, and reports each commit with its outcome.
- * A failed commit (say, the database is down) is retried with backoff and never reported: the agent
- * keeps the batch until it is acknowledged, and the session stops reading new frames while batches
- * pile up.
+ * Commits one account's batches in order, one commit at a time, and reports each commit with its
+ * outcome.
+ *
+ * <p>A busy account reaches the database in few, large transactions rather than one per frame:
+ * whatever queued while the previous commit ran is committed next as one batch, and an account
+ * commits at most once per {@code minCommitInterval}. A cluster that changes a thousand objects a
+ * second thus costs tens of transactions a second instead of a thousand, each a commit the database
+ * makes durable before every other account's next one; its own changes wait at most the interval.
+ * An account that changes less often than that commits at once.
+ *
+ * <p>A failed commit (say, the database is down) is retried with backoff and never reported: the
+ * agent keeps the batch until it is acknowledged, and the session stops reading new frames while
+ * batches pile up.
  */
 final class AccountPipeline {
+
+  /** What the session hears once a commit is durable. */
+  @FunctionalInterface
+  interface Committed {
+    /**
+     * @param batch the entries committed, in stream order
+     * @param frames how many of the session's batches they came in
+     */
+    void accept(SinkBatch batch, int frames, CommitOutcome outcome);
+  }
 
   private static final Logger log = LoggerFactory.getLogger(AccountPipeline.class);
 
@@ -28,16 +51,26 @@ final class AccountPipeline {
   private static final Backoff RETRIES =
       Backoff.doubling(Duration.ofMillis(250), Duration.ofSeconds(30));
 
+  /**
+   * Queued batches are joined up to this many entries per commit, so that a backlog (an agent that
+   * was far ahead of a slow database) is committed in transactions of a bounded size.
+   */
+  static final int MAX_MERGED_ENTRIES = 1_000;
+
   private final String account;
   private final String agentId;
   private final ChangeSink sink;
   private final Executor executor;
   private final ScheduledExecutorService scheduler;
-  private final BiConsumer<SinkBatch, CommitOutcome> committed;
+  private final long minCommitIntervalNanos;
+  private final LongSupplier nanoTime;
+  private final Committed committed;
   private final ArrayDeque<SinkBatch> queue = new ArrayDeque<>();
   private boolean running;
   private boolean closed;
   private int failures;
+  private boolean committedBefore;
+  private long lastCommitStart;
 
   AccountPipeline(
       String account,
@@ -45,12 +78,35 @@ final class AccountPipeline {
       ChangeSink sink,
       Executor executor,
       ScheduledExecutorService scheduler,
-      BiConsumer<SinkBatch, CommitOutcome> committed) {
+      Duration minCommitInterval,
+      Committed committed) {
+    this(
+        account,
+        agentId,
+        sink,
+        executor,
+        scheduler,
+        minCommitInterval,
+        System::nanoTime,
+        committed);
+  }
+
+  AccountPipeline(
+      String account,
+      String agentId,
+      ChangeSink sink,
+      Executor executor,
+      ScheduledExecutorService scheduler,
+      Duration minCommitInterval,
+      LongSupplier nanoTime,
+      Committed committed) {
     this.account = account;
     this.agentId = agentId;
     this.sink = sink;
     this.executor = executor;
     this.scheduler = scheduler;
+    this.minCommitIntervalNanos = minCommitInterval.toNanos();
+    this.nanoTime = nanoTime;
     this.committed = committed;
   }
 
@@ -61,7 +117,7 @@ final class AccountPipeline {
     queue.add(batch);
     if (!running) {
       running = true;
-      executor.execute(this::commitHead);
+      executor.execute(this::commitNext);
     }
   }
 
@@ -69,19 +125,44 @@ final class AccountPipeline {
     return queue.size();
   }
 
-  synchronized void close() {
+  /**
+   * Drops what is queued; a commit under way finishes but is not reported.
+   *
+   * @return the batches dropped, the one being committed included
+   */
+  synchronized int close() {
     closed = true;
+    int dropped = queue.size();
     queue.clear();
+    return dropped;
   }
 
-  private void commitHead() {
+  private void commitNext() {
     SinkBatch batch;
+    int frames;
     synchronized (this) {
-      batch = queue.peek();
-      if (closed || batch == null) {
+      if (closed || queue.isEmpty()) {
         running = false;
         return;
       }
+      long now = nanoTime.getAsLong();
+      long wait = committedBefore ? lastCommitStart + minCommitIntervalNanos - now : 0;
+      if (wait > 0) {
+        scheduler.schedule(() -> executor.execute(this::commitNext), wait, TimeUnit.NANOSECONDS);
+        return;
+      }
+      committedBefore = true;
+      lastCommitStart = now;
+      frames = 0;
+      List<SinkEntry> entries = new ArrayList<>();
+      for (Iterator<SinkBatch> queued = queue.iterator(); queued.hasNext(); frames++) {
+        SinkBatch next = queued.next();
+        if (frames > 0 && entries.size() + next.entries().size() > MAX_MERGED_ENTRIES) {
+          break;
+        }
+        entries.addAll(next.entries());
+      }
+      batch = frames == 1 ? queue.peek() : new SinkBatch(account, entries);
     }
     CompletableFuture<CommitOutcome> commit;
     try {
@@ -89,17 +170,20 @@ final class AccountPipeline {
     } catch (RuntimeException e) {
       commit = CompletableFuture.failedFuture(e);
     }
-    commit.whenComplete((outcome, error) -> finished(batch, outcome, error));
+    int joined = frames;
+    commit.whenComplete((outcome, error) -> finished(batch, joined, outcome, error));
   }
 
-  private void finished(SinkBatch batch, CommitOutcome outcome, Throwable error) {
+  private void finished(SinkBatch batch, int frames, CommitOutcome outcome, Throwable error) {
+    synchronized (this) {
+      if (closed) {
+        running = false;
+        return;
+      }
+    }
     if (error != null) {
       Duration delay;
       synchronized (this) {
-        if (closed) {
-          running = false;
-          return;
-        }
         failures++;
         delay = RETRIES.delay(failures);
       }
@@ -113,14 +197,16 @@ final class AccountPipeline {
           delay.toMillis(),
           error.toString());
       scheduler.schedule(
-          () -> executor.execute(this::commitHead), delay.toMillis(), TimeUnit.MILLISECONDS);
+          () -> executor.execute(this::commitNext), delay.toMillis(), TimeUnit.MILLISECONDS);
       return;
     }
     synchronized (this) {
       failures = 0;
-      queue.poll();
+      for (int i = 0; i < frames && !queue.isEmpty(); i++) {
+        queue.poll();
+      }
     }
-    committed.accept(batch, outcome == null ? CommitOutcome.STORED : outcome);
-    executor.execute(this::commitHead);
+    committed.accept(batch, frames, outcome == null ? CommitOutcome.STORED : outcome);
+    executor.execute(this::commitNext);
   }
 }

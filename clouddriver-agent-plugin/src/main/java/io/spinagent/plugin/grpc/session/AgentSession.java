@@ -480,7 +480,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         pipeline = pipelines.remove(name);
       }
       if (pipeline != null) {
-        pipeline.close();
+        releasePending(pipeline.close());
       }
       context.accounts().withdraw(this, name);
     }
@@ -621,12 +621,13 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
                       context.sink(),
                       context.sinkExecutor(),
                       context.scheduler(),
-                      (committed, outcome) -> committed(a, committed, outcome)));
+                      context.settings().getMinCommitInterval(),
+                      (committed, frames, outcome) -> committed(a, committed, frames, outcome)));
     }
     pipeline.submit(new SinkBatch(account, entries));
   }
 
-  private void committed(String account, SinkBatch batch, CommitOutcome outcome) {
+  private void committed(String account, SinkBatch batch, int frames, CommitOutcome outcome) {
     context.accounts().recordCommitted(this, account, batch.lastSequence());
     Set<Kind> relist = Set.copyOf(outcome.relistRequired());
     List<Kind> listed = new ArrayList<>();
@@ -649,9 +650,14 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     if (!relist.isEmpty()) {
       requestListing(account, outcome.relistRequired(), batch.lastSequence());
     }
+    releasePending(frames);
+  }
+
+  /** Counts batches as no longer waiting for the cache, and reads on if reading was deferred. */
+  private void releasePending(int batches) {
     boolean resume;
     synchronized (this) {
-      pendingBatches--;
+      pendingBatches -= batches;
       resume =
           requestDeferred && !closed && pendingBatches < context.settings().getMaxPendingBatches();
       if (resume) {
