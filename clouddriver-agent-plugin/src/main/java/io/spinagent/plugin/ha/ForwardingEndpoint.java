@@ -2,15 +2,12 @@ package io.spinagent.plugin.ha;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.common.DaemonThreads;
-import io.spinagent.plugin.http.Backlog;
-import io.spinagent.plugin.http.SlowClients;
+import io.spinagent.plugin.http.NettyHttpServer;
+import io.spinagent.plugin.http.RequestBodyLimit;
+import io.spinagent.plugin.http.RequestHeadLimits;
 import io.spinagent.plugin.http.StatusResponse;
-import io.spinagent.plugin.http.TcpNoDelay;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -26,10 +23,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The listener other replicas forward tunnel requests and account commands to ({@code
- * spinagent.ha.address:port}, TLS optional). It admits only requests carrying the shared secret,
- * then hands tunnel requests ({@code /clusters/…}) to this replica's tunnel and account commands
- * ({@code /commands}) to its account commands; both serve them from this replica's own agent
- * sessions and never forward them again.
+ * spinagent.ha.address:port}, TLS optional), on the plugin's {@link NettyHttpServer}: a client that
+ * is slow to send a request's line and headers is answered 408, one whose headers or body are over
+ * the limits 431/414 or 413, each naming its {@code spinagent.ha.*} setting. It admits only
+ * requests carrying the shared secret, then hands tunnel requests ({@code /clusters/…}) to this
+ * replica's tunnel and account commands ({@code /commands}) to its account commands; both serve
+ * them from this replica's own agent sessions and never forward them again.
  */
 public final class ForwardingEndpoint implements AutoCloseable {
 
@@ -41,42 +40,46 @@ public final class ForwardingEndpoint implements AutoCloseable {
   /** Where account commands are forwarded to. */
   public static final String COMMANDS_PATH = "/commands";
 
-  private final HttpServer server;
-  private final ExecutorService executor;
-  private final String url;
+  private static final String MAX_HEADER_SIZE = "spinagent.ha.max-header-size";
+
+  private final long maxHeaderBytes;
   private final byte[] secretDigest;
   private final MeterRegistry meters;
+  private final NettyHttpServer server;
+  private final String url;
   private volatile HttpHandler tunnel;
   private volatile HttpHandler commands;
 
-  private ForwardingEndpoint(
-      HttpServer server,
-      ExecutorService executor,
-      String url,
-      byte[] secretDigest,
-      MeterRegistry meters) {
-    this.server = server;
-    this.executor = executor;
-    this.url = url;
-    this.secretDigest = secretDigest;
+  private ForwardingEndpoint(HaProperties properties, MeterRegistry meters) {
+    this.maxHeaderBytes = properties.getMaxHeaderSize().toBytes();
+    this.secretDigest = digest(properties.getSharedSecret());
     this.meters = meters;
-  }
-
-  public static ForwardingEndpoint start(HaProperties properties, MeterRegistry meters) {
     InetSocketAddress address =
         new InetSocketAddress(properties.getAddress(), properties.getPort());
     boolean tls = properties.getTls().isEnabled();
-    HttpServer server;
-    TcpNoDelay.enable();
-    SlowClients.disconnect();
+    String host = advertisedHost(properties);
+    RequestHeadLimits headLimits =
+        new RequestHeadLimits(
+            maxHeaderBytes,
+            MAX_HEADER_SIZE,
+            properties.getHeaderTimeout(),
+            "spinagent.ha.header-timeout");
+    RequestBodyLimit bodyLimit =
+        new RequestBodyLimit(
+            properties.getMaxRequestBody().toBytes(), "spinagent.ha.max-request-body");
+    // One thread per forwarded request: watches hold theirs for as long as they stream.
+    ExecutorService handlers =
+        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-forwarded"));
     try {
-      if (tls) {
-        HttpsServer https = HttpsServer.create(address, Backlog.CONNECTIONS);
-        https.setHttpsConfigurator(new HttpsConfigurator(ReplicaTls.server(properties.getTls())));
-        server = https;
-      } else {
-        server = HttpServer.create(address, Backlog.CONNECTIONS);
-      }
+      this.server =
+          NettyHttpServer.start(
+              "spinagent-forwarding",
+              address,
+              tls ? ReplicaTls.server(properties.getTls()) : null,
+              headLimits,
+              bodyLimit,
+              this::admit,
+              handlers);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "SpinAgent cannot open the replica forwarding endpoint on "
@@ -85,27 +88,16 @@ public final class ForwardingEndpoint implements AutoCloseable {
               + e.getMessage(),
           e);
     }
-    // One thread per forwarded request: watches hold theirs for as long as they stream.
-    ExecutorService executor =
-        Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-forwarded"));
-    String url =
-        (tls ? "https://" : "http://")
-            + advertisedHost(properties)
-            + ":"
-            + server.getAddress().getPort();
-    ForwardingEndpoint endpoint =
-        new ForwardingEndpoint(server, executor, url, digest(properties.getSharedSecret()), meters);
-    server.createContext(PREFIX, exchange -> endpoint.admit(exchange, endpoint.tunnel, "tunnel"));
-    server.createContext(
-        COMMANDS_PATH,
-        exchange -> endpoint.admit(exchange, endpoint.commands, "account command handler"));
-    server.setExecutor(executor);
-    server.start();
+    this.url = (tls ? "https://" : "http://") + host + ":" + server.address().getPort();
+  }
+
+  public static ForwardingEndpoint start(HaProperties properties, MeterRegistry meters) {
+    ForwardingEndpoint endpoint = new ForwardingEndpoint(properties, meters);
     log.info(
         "Replica forwarding endpoint listening on {}:{}, advertised as {}",
         properties.getAddress(),
-        server.getAddress().getPort(),
-        url);
+        endpoint.server.address().getPort(),
+        endpoint.url);
     return endpoint;
   }
 
@@ -124,13 +116,30 @@ public final class ForwardingEndpoint implements AutoCloseable {
     this.commands = commands;
   }
 
+  /** Stops listening, closes every connection and ends the forwarded requests in flight. */
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
   }
 
-  private void admit(HttpExchange exchange, HttpHandler target, String what) throws IOException {
+  private void admit(HttpExchange exchange) throws IOException {
+    long headBytes = RequestHeadLimits.headBytes(exchange);
+    if (headBytes > maxHeaderBytes) {
+      try (exchange) {
+        StatusResponse.send(
+            exchange,
+            431,
+            "RequestHeaderFieldsTooLarge",
+            "the request's line and headers are "
+                + headBytes
+                + " bytes, over the limit of "
+                + maxHeaderBytes
+                + " ("
+                + MAX_HEADER_SIZE
+                + ")");
+      }
+      return;
+    }
     String presented = exchange.getRequestHeaders().getFirst(SECRET_HEADER);
     // Digests first, so the comparison takes the same time whatever the presented length.
     if (presented == null || !MessageDigest.isEqual(secretDigest, digest(presented))) {
@@ -146,6 +155,30 @@ public final class ForwardingEndpoint implements AutoCloseable {
             "Unauthorized",
             "forwarding between replicas needs the shared secret (spinagent.ha.shared-secret) in "
                 + SECRET_HEADER);
+      }
+      return;
+    }
+    String path = exchange.getRequestURI().getRawPath();
+    HttpHandler target;
+    String what;
+    if (path != null && path.startsWith(PREFIX)) {
+      target = tunnel;
+      what = "tunnel";
+    } else if (COMMANDS_PATH.equals(path)) {
+      target = commands;
+      what = "account command handler";
+    } else {
+      try (exchange) {
+        StatusResponse.send(
+            exchange,
+            404,
+            "NotFound",
+            "the forwarding endpoint serves "
+                + PREFIX
+                + "… and "
+                + COMMANDS_PATH
+                + ", not "
+                + path);
       }
       return;
     }

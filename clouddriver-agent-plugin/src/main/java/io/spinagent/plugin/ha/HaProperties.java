@@ -4,6 +4,7 @@ import io.spinagent.plugin.config.TlsFiles;
 import java.time.Duration;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
 
 /**
  * {@code spinagent.ha.*}: several Clouddriver replicas sharing one database. The replica holding an
@@ -36,6 +37,28 @@ public class HaProperties {
 
   /** How long a replica waits to connect to the owner before answering 503. */
   private Duration connectTimeout = Duration.ofSeconds(5);
+
+  /**
+   * How long a client of the forwarding endpoint may take to send a request's line and headers,
+   * from the connection's start (or the first byte of its next request); a slower one is answered
+   * 408 and disconnected. Once the headers are in, nothing is timed (forwarded watches, commands
+   * waiting for their agents).
+   */
+  private Duration headerTimeout = Duration.ofSeconds(30);
+
+  /**
+   * The request line and headers of one forwarded request together; a larger one is answered 431.
+   * Room for a tunnel request at {@code spinagent.tunnel.max-header-size} (64 KB) plus the headers
+   * forwarding adds.
+   */
+  private DataSize maxHeaderSize = DataSize.ofKilobytes(72);
+
+  /**
+   * The body of one forwarded request (a tunnel request or an account command); a larger one is
+   * answered 413. Well above what a Kubernetes API server accepts in a request (3 MiB by default)
+   * and what an account command carries.
+   */
+  private DataSize maxRequestBody = DataSize.ofMegabytes(16);
 
   /** TLS between replicas: the forwarding endpoint serves it, and forwarding replicas verify it. */
   @NestedConfigurationProperty private final TlsFiles tls = new TlsFiles();
@@ -94,6 +117,30 @@ public class HaProperties {
 
   public void setConnectTimeout(Duration connectTimeout) {
     this.connectTimeout = connectTimeout;
+  }
+
+  public Duration getHeaderTimeout() {
+    return headerTimeout;
+  }
+
+  public void setHeaderTimeout(Duration headerTimeout) {
+    this.headerTimeout = headerTimeout;
+  }
+
+  public DataSize getMaxHeaderSize() {
+    return maxHeaderSize;
+  }
+
+  public void setMaxHeaderSize(DataSize maxHeaderSize) {
+    this.maxHeaderSize = maxHeaderSize;
+  }
+
+  public DataSize getMaxRequestBody() {
+    return maxRequestBody;
+  }
+
+  public void setMaxRequestBody(DataSize maxRequestBody) {
+    this.maxRequestBody = maxRequestBody;
   }
 
   public TlsFiles getTls() {

@@ -13,6 +13,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
@@ -29,10 +30,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client connection of a {@link NettyHttpServer}, on its event loop: holds the client to the
- * {@link RequestHeadLimits} while a request's line and headers arrive, then hands the request to
- * the handler on a thread of its own and feeds it the body. Once the headers are in, no timeout
- * applies: an answer may take as long as it takes (a watch, a long apply). The connection reads the
- * next request only when the current one has been answered (no pipelining).
+ * {@link RequestHeadLimits} while a request's line and headers arrive, refuses a declared body over
+ * the {@link RequestBodyLimit}, then hands the request to the handler on a thread of its own and
+ * feeds it the body. Once the headers are in, no timeout applies: an answer may take as long as it
+ * takes (a watch, a long apply). The connection reads the next request only when the current one
+ * has been answered (no pipelining).
  */
 final class HttpConnection extends ChannelInboundHandlerAdapter {
 
@@ -45,6 +47,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
   private static final long LINGER_MILLIS = 2_000;
 
   private final RequestHeadLimits limits;
+  private final RequestBodyLimit bodyLimit;
   private final HttpHandler handler;
   private final Executor executor;
   private ChannelHandlerContext context;
@@ -54,8 +57,13 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
   private boolean refused;
   private NettyExchange current;
 
-  HttpConnection(RequestHeadLimits limits, HttpHandler handler, Executor executor) {
+  HttpConnection(
+      RequestHeadLimits limits,
+      RequestBodyLimit bodyLimit,
+      HttpHandler handler,
+      Executor executor) {
     this.limits = limits;
+    this.bodyLimit = bodyLimit;
     this.handler = handler;
     this.executor = executor;
   }
@@ -106,8 +114,22 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
           refuseMalformed(decoded.cause());
           return;
         }
+        long declaredBody;
         try {
-          current = new NettyExchange(ctx.channel(), request, this);
+          declaredBody = HttpUtil.getContentLength(request, -1L);
+        } catch (NumberFormatException e) {
+          refuse(HttpResponseStatus.BAD_REQUEST, "BadRequest", "malformed Content-Length");
+          return;
+        }
+        if (declaredBody > bodyLimit.maxBytes()) {
+          refuse(
+              HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+              "RequestEntityTooLarge",
+              bodyLimit.exceeded(declaredBody));
+          return;
+        }
+        try {
+          current = new NettyExchange(ctx.channel(), request, bodyLimit, this);
         } catch (IllegalArgumentException e) {
           refuse(
               HttpResponseStatus.BAD_REQUEST, "BadRequest", "malformed request: " + e.getMessage());
@@ -154,6 +176,36 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
             });
   }
 
+  /**
+   * Called by the exchange, on its handler's thread, when its handler ended without answering
+   * because the request body grew over the {@link RequestBodyLimit}.
+   */
+  void bodyTooLarge() {
+    context
+        .executor()
+        .execute(
+            () ->
+                refuse(
+                    HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE,
+                    "RequestEntityTooLarge",
+                    bodyLimit.exceeded(-1)));
+  }
+
+  /**
+   * Called by the exchange, on its handler's thread, when its handler failed: the connection is
+   * dropped, unless the client is being answered {@code 413} already.
+   */
+  void exchangeFailed() {
+    context
+        .executor()
+        .execute(
+            () -> {
+              if (!refused) {
+                closeConnection();
+              }
+            });
+  }
+
   private void serve(NettyExchange exchange) {
     try {
       executor.execute(
@@ -168,7 +220,7 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
                   exchange.getRequestMethod(),
                   exchange.getRequestURI().getRawPath(),
                   e.toString());
-              closeConnection();
+              exchange.failed();
             }
           });
     } catch (RejectedExecutionException stopping) {

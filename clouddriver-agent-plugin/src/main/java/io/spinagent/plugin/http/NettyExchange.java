@@ -45,6 +45,7 @@ final class NettyExchange extends HttpExchange {
 
   private final Channel channel;
   private final HttpRequest request;
+  private final RequestBodyLimit bodyLimit;
   private final URI uri;
   private final HttpConnection connection;
   private final Headers requestHeaders = new Headers();
@@ -59,9 +60,11 @@ final class NettyExchange extends HttpExchange {
   /**
    * @throws IllegalArgumentException if the request target is not a URI
    */
-  NettyExchange(Channel channel, HttpRequest request, HttpConnection connection) {
+  NettyExchange(
+      Channel channel, HttpRequest request, RequestBodyLimit bodyLimit, HttpConnection connection) {
     this.channel = channel;
     this.request = request;
+    this.bodyLimit = bodyLimit;
     this.uri = URI.create(request.uri());
     this.connection = connection;
     request.headers().forEach(header -> requestHeaders.add(header.getKey(), header.getValue()));
@@ -197,6 +200,19 @@ final class NettyExchange extends HttpExchange {
     requestBody.offer(content, last);
   }
 
+  /**
+   * Called by the connection, on the handler's thread, when the handler failed: a request whose
+   * body grew over the limit, and which was not answered, is answered {@code 413}; any other
+   * failure drops the connection.
+   */
+  void failed() {
+    if (responseCode == -1 && requestBody.overLimit()) {
+      close();
+    } else {
+      connection.exchangeFailed();
+    }
+  }
+
   /** Called on the connection's event loop when the connection has ended. */
   void connectionClosed() {
     requestBody.fail();
@@ -214,17 +230,35 @@ final class NettyExchange extends HttpExchange {
     }
   }
 
-  /** The request body as it arrives, buffered up to a high-water mark. */
+  /**
+   * The request body as it arrives, buffered up to a high-water mark; past the body limit, what
+   * arrives is discarded and reading fails.
+   */
   private final class RequestBody extends InputStream {
 
     private final ArrayDeque<byte[]> parts = new ArrayDeque<>();
     private byte[] reading;
     private int position;
     private long buffered;
+    private long received;
     private boolean ended;
     private boolean failed;
+    private boolean overLimit;
 
     synchronized void offer(ByteBuf content, boolean last) {
+      if (overLimit) {
+        return;
+      }
+      received += content.readableBytes();
+      if (received > bodyLimit.maxBytes()) {
+        overLimit = true;
+        parts.clear();
+        reading = null;
+        buffered = 0;
+        channel.config().setAutoRead(true);
+        notifyAll();
+        return;
+      }
       if (content.isReadable()) {
         byte[] bytes = new byte[content.readableBytes()];
         content.readBytes(bytes);
@@ -248,6 +282,11 @@ final class NettyExchange extends HttpExchange {
       return ended;
     }
 
+    /** Whether the body grew over the limit (what is left of it is discarded as it arrives). */
+    synchronized boolean overLimit() {
+      return overLimit;
+    }
+
     @Override
     public int read() throws IOException {
       byte[] one = new byte[1];
@@ -260,6 +299,9 @@ final class NettyExchange extends HttpExchange {
         return 0;
       }
       while (reading == null || position == reading.length) {
+        if (overLimit) {
+          throw new IOException(bodyLimit.exceeded(-1));
+        }
         reading = parts.poll();
         position = 0;
         if (reading != null) {
@@ -329,7 +371,11 @@ final class NettyExchange extends HttpExchange {
       }
       responseEnded = true;
       if (responseCode == -1) {
-        ChannelFuture unused = channel.close();
+        if (requestBody.overLimit()) {
+          connection.bodyTooLarge();
+        } else {
+          ChannelFuture unused = channel.close();
+        }
         return;
       }
       ChannelFuture end = channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);

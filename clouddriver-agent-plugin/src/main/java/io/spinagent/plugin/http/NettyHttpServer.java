@@ -22,12 +22,14 @@ import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 
 /**
- * An HTTPS/1.1 server on Netty (the one Clouddriver ships) that serves every request with one
- * {@link HttpHandler}, as the JDK's {@code HttpsServer} would, but holds clients to {@link
- * RequestHeadLimits}: a client that is too slow to send a request's line and headers is answered
- * {@code 408}, one whose line or headers are too large {@code 414}/{@code 431}, each with a
- * Kubernetes {@code Status}, and the connection is closed. The JDK server can only drop such
- * clients without an answer, or not at all.
+ * An HTTP/1.1 server on Netty (the one Clouddriver ships), over TLS or plain, that serves every
+ * request with one {@link HttpHandler}, as the JDK's {@code HttpServer} would, but holds clients to
+ * {@link RequestHeadLimits} and a {@link RequestBodyLimit}: a client that is too slow to send a
+ * request's line and headers is answered {@code 408}, one whose line or headers are too large
+ * {@code 414}/{@code 431}, one whose body is too large {@code 413}, each with a Kubernetes {@code
+ * Status} naming the setting, and the connection is closed. The JDK server can only drop such
+ * clients without an answer, or not at all. The tunnel and the forwarding endpoint between replicas
+ * run on it.
  *
  * <p>Threads: the event loop {@code <name>-io-*} ({@link #IO_THREADS} threads, accepting
  * connections, TLS and HTTP framing; never blocks), and the caller's {@code handlers} executor, one
@@ -52,14 +54,33 @@ public final class NettyHttpServer implements AutoCloseable {
   }
 
   /**
-   * Listens on {@code address} (port 0: any free port) and serves with {@code handler} on {@code
-   * handlers}, which the server then owns.
+   * Listens on {@code address} (port 0: any free port) over TLS and serves with {@code handler} on
+   * {@code handlers}, which the server then owns; request bodies of any size.
    */
   public static NettyHttpServer start(
       String name,
       InetSocketAddress address,
       SSLContext tls,
       RequestHeadLimits limits,
+      HttpHandler handler,
+      ExecutorService handlers)
+      throws IOException {
+    return start(name, address, tls, limits, RequestBodyLimit.NONE, handler, handlers);
+  }
+
+  /**
+   * Listens on {@code address} (port 0: any free port) and serves with {@code handler} on {@code
+   * handlers}, which the server then owns.
+   *
+   * @param tls the server's TLS (its certificate, and whether it asks clients for theirs); null
+   *     serves plain HTTP
+   */
+  public static NettyHttpServer start(
+      String name,
+      InetSocketAddress address,
+      SSLContext tls,
+      RequestHeadLimits limits,
+      RequestBodyLimit bodyLimit,
       HttpHandler handler,
       ExecutorService handlers)
       throws IOException {
@@ -76,12 +97,15 @@ public final class NettyHttpServer implements AutoCloseable {
                 new ChannelInitializer<SocketChannel>() {
                   @Override
                   protected void initChannel(SocketChannel channel) {
-                    SSLEngine engine = tls.createSSLEngine();
-                    engine.setUseClientMode(false);
-                    HttpConnection connection = new HttpConnection(limits, handler, handlers);
+                    HttpConnection connection =
+                        new HttpConnection(limits, bodyLimit, handler, handlers);
+                    if (tls != null) {
+                      SSLEngine engine = tls.createSSLEngine();
+                      engine.setUseClientMode(false);
+                      channel.pipeline().addLast(new SslHandler(engine));
+                    }
                     channel
                         .pipeline()
-                        .addLast(new SslHandler(engine))
                         .addLast(connection.firstBytes())
                         .addLast(new HttpServerCodec(decoderLimit, decoderLimit, MAX_CHUNK))
                         .addLast(new HttpServerExpectContinueHandler())

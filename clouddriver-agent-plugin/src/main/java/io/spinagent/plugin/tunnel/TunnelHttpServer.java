@@ -200,7 +200,7 @@ public final class TunnelHttpServer implements AutoCloseable {
       throws IOException {
     boolean cutShort = false;
     try {
-      long headerBytes = headerBytes(exchange);
+      long headerBytes = RequestHeadLimits.headBytes(exchange);
       if (headerBytes > maxHeaderBytes) {
         status(
             exchange,
@@ -255,20 +255,6 @@ public final class TunnelHttpServer implements AutoCloseable {
         exchange.close();
       }
     }
-  }
-
-  /** The size of the request line and headers as they came, near enough (": " and CRLFs). */
-  private static long headerBytes(HttpExchange exchange) {
-    long bytes =
-        (long) exchange.getRequestMethod().length()
-            + exchange.getRequestURI().toString().length()
-            + 11;
-    for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
-      for (String value : header.getValue()) {
-        bytes += header.getKey().length() + value.length() + 4;
-      }
-    }
-    return bytes;
   }
 
   /** The response had begun when the stream failed. */

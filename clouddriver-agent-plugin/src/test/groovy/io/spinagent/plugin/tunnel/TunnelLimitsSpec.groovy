@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.grpc.RawAgent
+import io.spinagent.plugin.http.RawHttp
 import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
@@ -15,7 +16,6 @@ import javax.net.ssl.SSLSocket
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
-import java.nio.charset.StandardCharsets
 import java.time.Duration
 
 import static io.spinagent.plugin.grpc.RawAgent.account
@@ -52,7 +52,7 @@ class TunnelLimitsSpec extends Specification {
 
   def "a client that does not send its request line and headers within spinagent.tunnel.header-timeout is answered 408 and disconnected"() {
     when: 'half a request line, then nothing'
-    def answer = exchange('GET /clusters/prod/api/v1/po')
+    def answer = RawHttp.exchange(connect(), 'GET /clusters/prod/api/v1/po')
 
     then:
     answer.statusLine == 'HTTP/1.1 408 Request Timeout'
@@ -66,7 +66,7 @@ class TunnelLimitsSpec extends Specification {
 
   def "a client that stops in the middle of its headers is answered 408 as well"() {
     when:
-    def answer = exchange("GET /clusters/prod/api/v1/pods HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ")
+    def answer = RawHttp.exchange(connect(), "GET /clusters/prod/api/v1/pods HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ")
 
     then:
     answer.status.code == 408
@@ -81,7 +81,7 @@ class TunnelLimitsSpec extends Specification {
       "X-Padding: ${'x' * (1024 * 1024)}\r\n\r\n"
 
     when:
-    def answer = exchange(request)
+    def answer = RawHttp.exchange(connect(), request)
 
     then:
     answer.statusLine == 'HTTP/1.1 431 Request Header Fields Too Large'
@@ -95,7 +95,7 @@ class TunnelLimitsSpec extends Specification {
 
   def "a request line far over the limit is answered 414"() {
     when:
-    def answer = exchange("GET /clusters/prod/api/v1/pods?labelSelector=${'a' * 200_000} HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    def answer = RawHttp.exchange(connect(), "GET /clusters/prod/api/v1/pods?labelSelector=${'a' * 200_000} HTTP/1.1\r\nHost: localhost\r\n\r\n")
 
     then:
     answer.status.code == 414
@@ -138,14 +138,12 @@ class TunnelLimitsSpec extends Specification {
     def request = "GET /clusters/prod/version HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer $token\r\n\r\n"
 
     when:
-    socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
-    socket.outputStream.flush()
+    RawHttp.send(socket, request)
     answerOnce()
-    def first = readAnswer(socket.inputStream)
-    socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
-    socket.outputStream.flush()
+    def first = RawHttp.readAnswer(socket.inputStream)
+    RawHttp.send(socket, request)
     answerOnce()
-    def second = readAnswer(socket.inputStream)
+    def second = RawHttp.readAnswer(socket.inputStream)
 
     then:
     first.statusLine == 'HTTP/1.1 200 OK'
@@ -185,46 +183,6 @@ class TunnelLimitsSpec extends Specification {
     socket.soTimeout = 30_000
     socket.startHandshake()
     socket
-  }
-
-  /** Sends {@code request} as it is, then reads the answer and whether the server closed. */
-  private Map exchange(String request) {
-    def socket = connect()
-    try {
-      socket.outputStream.write(request.getBytes(StandardCharsets.US_ASCII))
-      socket.outputStream.flush()
-      def answer = readAnswer(socket.inputStream)
-      answer.closed = socket.inputStream.read() == -1
-      answer
-    } finally {
-      socket.close()
-    }
-  }
-
-  /** One HTTP answer with a Content-Length body. */
-  private static Map readAnswer(InputStream in) {
-    def statusLine = line(in)
-    Map<String, String> headers = [:]
-    String header
-    while ((header = line(in))) {
-      def colon = header.indexOf(':')
-      headers[header.substring(0, colon).trim().toLowerCase()] = header.substring(colon + 1).trim()
-    }
-    def body = new String(in.readNBytes(headers['content-length'] as int), StandardCharsets.UTF_8)
-    def status = headers['content-type'] == 'application/json' && body.contains('"Status"') ?
-      new ObjectMapper().readValue(body, Map) : null
-    [statusLine: statusLine, headers: headers, body: body, status: status]
-  }
-
-  private static String line(InputStream in) {
-    def bytes = new ByteArrayOutputStream()
-    int b
-    while ((b = in.read()) != -1 && b != '\n'.charAt(0) as int) {
-      if (b != '\r'.charAt(0) as int) {
-        bytes.write(b)
-      }
-    }
-    bytes.toString(StandardCharsets.US_ASCII)
   }
 
   private static AgentMessage frame(long streamId, TunnelFrame.Builder frame) {
