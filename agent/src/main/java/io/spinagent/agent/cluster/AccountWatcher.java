@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import okhttp3.ConnectionPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -100,6 +101,7 @@ final class AccountWatcher implements KindWatch.Account {
   private volatile AccountState state = AccountState.CONNECTING;
   private volatile String error;
   private final AtomicInteger attempts = new AtomicInteger();
+  private final ConnectionPool connections;
   private volatile AccountInfo info;
 
   AccountWatcher(
@@ -120,6 +122,7 @@ final class AccountWatcher implements KindWatch.Account {
     this.timeoutSeconds = timeoutSeconds;
     this.options = options;
     this.threads = threads;
+    this.connections = threads.connections();
     this.requestMeter = requestMeter;
     this.progressEnabled = progressEnabled;
     this.events = events;
@@ -319,10 +322,7 @@ final class AccountWatcher implements KindWatch.Account {
       requestMeter.instrument(connection.client());
       KubeHttp connected =
           new KubeHttp(
-              connection.client(),
-              timeoutSeconds,
-              threads.connections(),
-              threads.singleUseConnections());
+              connection.client(), timeoutSeconds, connections, threads.singleUseConnections());
       http = connected;
       List<ApiResource> resources;
       budget.acquire();

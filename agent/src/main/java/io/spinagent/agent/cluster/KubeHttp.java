@@ -24,8 +24,9 @@ import okhttp3.Response;
  *   <li>HTTP/1.1 only. OkHttp reads every HTTP/2 connection on a thread of its own for as long as
  *       the connection lives; over HTTP/1.1 a watch is just its socket, read by the loop that owns
  *       it, so a watch costs no more than the connection it holds.
- *   <li>Connections kept in the agent's shared pool ({@link ClusterThreads#connections()}); they
- *       are only ever reused for the same address and TLS settings, so never by another account.
+ *   <li>Connections kept in one of the agent's shared pools ({@link ClusterThreads#connections()});
+ *       they are only ever reused for the same address and TLS settings, so never by another
+ *       account.
  *   <li>Every request is a {@link Call} its caller can cancel, which is how watches stop at once: a
  *       cancelled call's socket is closed instead of its remaining body being read.
  * </ul>
