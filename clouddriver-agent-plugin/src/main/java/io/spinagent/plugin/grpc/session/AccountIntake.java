@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /**
  * A session's intake of its accounts' entries, under inbound flow control (as in grpc-java's
@@ -18,10 +19,14 @@ import java.util.Map;
  */
 final class AccountIntake {
 
-  /** Makes the pipeline of an account, which reports each commit to {@code committed}. */
+  /**
+   * Makes the pipeline of an account, which reports each commit to {@code committed} and asks
+   * {@code stalled} whether the session waits for commits before it reads on.
+   */
   @FunctionalInterface
   interface Pipelines {
-    AccountPipeline open(String account, AccountPipeline.Committed committed);
+    AccountPipeline open(
+        String account, BooleanSupplier stalled, AccountPipeline.Committed committed);
   }
 
   /** A batch of an account was committed, with this outcome. */
@@ -74,7 +79,9 @@ final class AccountIntake {
               account,
               a ->
                   pipelines.open(
-                      a, (batch, frames, outcome) -> committed(a, batch, frames, outcome)));
+                      a,
+                      this::readingDeferred,
+                      (batch, frames, outcome) -> committed(a, batch, frames, outcome)));
     }
     pipeline.submit(new SinkBatch(account, fresh));
   }

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +28,9 @@ import org.slf4j.LoggerFactory;
  * commits at most once per {@code minCommitInterval}. A cluster that changes a thousand objects a
  * second thus costs tens of transactions a second instead of a thousand, each a commit the database
  * makes durable before every other account's next one; its own changes wait at most the interval.
- * An account that changes less often than that commits at once.
+ * An account that changes less often than that commits at once, and so does one whose session has
+ * stopped reading its agent's frames until batches are committed: waiting would only stall the
+ * agent's other accounts.
  *
  * <p>A failed commit (say, the database is down) is retried with backoff and never reported: the
  * agent keeps the batch until it is acknowledged, and the session stops reading new frames while
@@ -63,6 +66,7 @@ final class AccountPipeline {
   private final Executor executor;
   private final ScheduledExecutorService scheduler;
   private final long minCommitIntervalNanos;
+  private final BooleanSupplier sessionStalled;
   private final LongSupplier nanoTime;
   private final Committed committed;
   private final ArrayDeque<SinkBatch> queue = new ArrayDeque<>();
@@ -79,6 +83,7 @@ final class AccountPipeline {
       Executor executor,
       ScheduledExecutorService scheduler,
       Duration minCommitInterval,
+      BooleanSupplier sessionStalled,
       Committed committed) {
     this(
         account,
@@ -87,6 +92,7 @@ final class AccountPipeline {
         executor,
         scheduler,
         minCommitInterval,
+        sessionStalled,
         System::nanoTime,
         committed);
   }
@@ -98,6 +104,7 @@ final class AccountPipeline {
       Executor executor,
       ScheduledExecutorService scheduler,
       Duration minCommitInterval,
+      BooleanSupplier sessionStalled,
       LongSupplier nanoTime,
       Committed committed) {
     this.account = account;
@@ -106,6 +113,7 @@ final class AccountPipeline {
     this.executor = executor;
     this.scheduler = scheduler;
     this.minCommitIntervalNanos = minCommitInterval.toNanos();
+    this.sessionStalled = sessionStalled;
     this.nanoTime = nanoTime;
     this.committed = committed;
   }
@@ -147,7 +155,7 @@ final class AccountPipeline {
       }
       long now = nanoTime.getAsLong();
       long wait = committedBefore ? lastCommitStart + minCommitIntervalNanos - now : 0;
-      if (wait > 0) {
+      if (wait > 0 && !sessionStalled.getAsBoolean()) {
         scheduler.schedule(() -> executor.execute(this::commitNext), wait, TimeUnit.NANOSECONDS);
         return;
       }

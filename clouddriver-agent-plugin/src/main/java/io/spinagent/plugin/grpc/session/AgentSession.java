@@ -94,7 +94,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         new AccountIntake(
             context.settings().getMaxPendingBatches(),
             () -> call.request(1),
-            (account, committed) ->
+            (account, stalled, committed) ->
                 new AccountPipeline(
                     account,
                     agentId,
@@ -102,6 +102,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
                     context.sinkExecutor(),
                     context.scheduler(),
                     context.settings().getMinCommitInterval(),
+                    stalled,
                     committed),
             this::committed);
     this.commands = new AgentCommands(this::agentId, this::send);

@@ -29,7 +29,7 @@ class AccountIntakeSpec extends Specification {
   List<String> reported = []
 
   AccountIntake intake = new AccountIntake(2, { reads++ },
-    { account, committed -> new AccountPipeline(account, 'agent-1', sink, direct, scheduler, Duration.ZERO, committed) },
+    { account, stalled, committed -> new AccountPipeline(account, 'agent-1', sink, direct, scheduler, Duration.ZERO, stalled, committed) },
     { account, batch, CommitOutcome outcome -> reported << "$account:${batch.lastSequence()}:reads=$reads".toString() })
 
   def cleanup() {

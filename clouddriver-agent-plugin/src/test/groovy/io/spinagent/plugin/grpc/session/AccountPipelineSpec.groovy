@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicLong
 
 /**
@@ -30,6 +31,7 @@ class AccountPipelineSpec extends Specification {
   def executor = Executors.newSingleThreadExecutor()
   def scheduler = Executors.newSingleThreadScheduledExecutor()
   AtomicLong clock = new AtomicLong()
+  AtomicBoolean stalled = new AtomicBoolean()
 
   /** What the pipeline handed the sink, with the stage the spec completes. */
   List<SinkBatch> commits = new CopyOnWriteArrayList<>()
@@ -55,7 +57,7 @@ class AccountPipelineSpec extends Specification {
   }
 
   AccountPipeline pipeline(Duration minCommitInterval = Duration.ZERO) {
-    new AccountPipeline('prod', 'agent-1', sink, executor, scheduler, minCommitInterval, clock::get,
+    new AccountPipeline('prod', 'agent-1', sink, executor, scheduler, minCommitInterval, stalled::get, clock::get,
         { SinkBatch batch, int frames, CommitOutcome outcome ->
           reported << [last: batch.lastSequence(), frames: frames, size: batch.entries().size(), outcome: outcome]
         } as AccountPipeline.Committed)
@@ -128,6 +130,23 @@ class AccountPipelineSpec extends Specification {
     then: 'they are one commit'
     conditions.eventually { assert commits.size() == 2 }
     sequences(commits[1]) == [2L, 3L, 4L]
+  }
+
+  def "while its session waits for commits before it reads on, an account does not wait for the interval"() {
+    given:
+    def pipeline = pipeline(Duration.ofMillis(50))
+    pipeline.submit(batch(1))
+    conditions.eventually { assert commits.size() == 1 }
+    answers[0].complete(CommitOutcome.STORED)
+    conditions.eventually { assert reported.size() == 1 }
+
+    when: 'the session has stopped reading, and the clock has not moved'
+    stalled.set(true)
+    pipeline.submit(batch(2))
+
+    then:
+    conditions.eventually { assert commits.size() == 2 }
+    sequences(commits[1]) == [2L]
   }
 
   def "an account that commits less often than the interval commits at once"() {
