@@ -291,6 +291,8 @@ final class FleetReport {
           tunnelDuring.count() + " / " + phase.during().tunnelErrors(),
           "",
           "");
+      out.printf("    CPU (machine; cores by process), healthy before: %s%n", phase.cpuBefore());
+      out.printf("    CPU (machine; cores by process), sick:           %s%n", phase.cpuDuring());
     }
     out.flush();
   }

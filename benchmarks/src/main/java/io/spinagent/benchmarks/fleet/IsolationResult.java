@@ -9,11 +9,16 @@ import java.util.List;
  */
 final class IsolationResult {
 
-  /** One sickness and the healthy phase right before it. */
+  /**
+   * One sickness and the healthy phase right before it, with the CPU the machine and the processes
+   * used in each ({@link CpuUse#between}).
+   */
   record Phase(
       IsolationScenario.Sickness sickness,
       IsolationProbes.Figures before,
-      IsolationProbes.Figures during) {}
+      IsolationProbes.Figures during,
+      String cpuBefore,
+      String cpuDuring) {}
 
   final int healthy;
   final Duration phase;

@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -118,16 +119,35 @@ final class IsolationScenario {
           Map<String, KubernetesApiServer> measured = new LinkedHashMap<>(clusters);
           measured.remove(SICK);
           measured.remove(FLOOD);
+          CpuUse cpu =
+              new CpuUse()
+                  .group("plugin", () -> List.of(plugin.process().pid()))
+                  .group("database", IsolationScenario::databaseProcesses)
+                  .group("agent", () -> List.of(agentA.pid()))
+                  .group("the other agent", () -> List.of(agentB.pid()))
+                  .group(
+                      "API servers and probes (this JVM)",
+                      () -> List.of(ProcessHandle.current().pid()));
           try (IsolationProbes probes =
               new IsolationProbes(db, measured, tunnelClients(db, measured.keySet()))) {
             probes.start();
             Sleep.of(Duration.ofSeconds(5));
             for (Sickness sickness : Sickness.values()) {
+              CpuUse.Reading start = cpu.read();
               IsolationProbes.Figures before = probes.measure(phase);
+              CpuUse.Reading healthyEnd = cpu.read();
               Runnable heal = fallSick(sickness, clusters);
+              CpuUse.Reading sickStart = cpu.read();
               IsolationProbes.Figures during = probes.measure(phase);
+              CpuUse.Reading sickEnd = cpu.read();
               heal.run();
-              result.phases.add(new IsolationResult.Phase(sickness, before, during));
+              result.phases.add(
+                  new IsolationResult.Phase(
+                      sickness,
+                      before,
+                      during,
+                      CpuUse.between(start, healthyEnd),
+                      CpuUse.between(sickStart, sickEnd)));
               // The sick account reconnects before the next healthy phase starts.
               awaitActive(plugin, clusters.size());
             }
@@ -138,6 +158,24 @@ final class IsolationScenario {
       clusters.values().forEach(KubernetesApiServer::close);
     }
     return result;
+  }
+
+  /** The embedded database's processes (server and backends), started beneath this JVM. */
+  private static List<Long> databaseProcesses() {
+    return ProcessHandle.current()
+        .descendants()
+        .filter(
+            p ->
+                p.info()
+                    .command()
+                    .map(
+                        c ->
+                            c.contains("postgres")
+                                || c.contains("mysqld")
+                                || c.contains("mariadbd"))
+                    .orElse(false))
+        .map(ProcessHandle::pid)
+        .toList();
   }
 
   /** A cluster of its own (its own port and threads), with an application and a probe Service. */

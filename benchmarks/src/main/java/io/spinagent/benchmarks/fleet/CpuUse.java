@@ -1,0 +1,96 @@
+package io.spinagent.benchmarks.fleet;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * CPU time from {@code /proc} (Linux only): the machine's busy share and chosen processes' cores
+ * over an interval. On a two-core machine every process of a benchmark shares the same cores, so a
+ * latency figure means little without what the machine was doing meanwhile.
+ */
+final class CpuUse {
+
+  /** Linux reports process CPU times in clock ticks of 1/100 s (USER_HZ). */
+  private static final double TICKS_PER_SECOND = 100.0;
+
+  /** One reading: the machine's busy and total ticks, and each named process group's ticks. */
+  record Reading(long nanos, long machineBusy, long machineTotal, Map<String, Long> groups) {}
+
+  private final Map<String, Supplier<Iterable<Long>>> groups = new LinkedHashMap<>();
+
+  /** Adds a named group of processes, whose pids are looked up at every reading. */
+  CpuUse group(String name, Supplier<Iterable<Long>> pids) {
+    groups.put(name, pids);
+    return this;
+  }
+
+  Reading read() {
+    long busy = 0;
+    long total = 0;
+    String[] cpu = firstLine(Path.of("/proc/stat")).trim().split("\\s+");
+    for (int i = 1; i < cpu.length && i <= 8; i++) {
+      long ticks = Long.parseLong(cpu[i]);
+      total += ticks;
+      if (i != 4 && i != 5) { // idle and iowait
+        busy += ticks;
+      }
+    }
+    Map<String, Long> ticks = new LinkedHashMap<>();
+    groups.forEach(
+        (name, pids) -> {
+          long sum = 0;
+          for (long pid : pids.get()) {
+            sum += processTicks(pid);
+          }
+          ticks.put(name, sum);
+        });
+    return new Reading(System.nanoTime(), busy, total, ticks);
+  }
+
+  /** "machine 93% busy; plugin 0.41, agent 0.80 cores" between two readings. */
+  static String between(Reading from, Reading to) {
+    long total = to.machineTotal() - from.machineTotal();
+    StringBuilder text =
+        new StringBuilder(
+            String.format(
+                "%.0f%% busy",
+                total == 0 ? 0.0 : 100.0 * (to.machineBusy() - from.machineBusy()) / total));
+    double seconds = (to.nanos() - from.nanos()) / 1e9;
+    to.groups()
+        .forEach(
+            (name, ticks) ->
+                text.append(
+                    String.format(
+                        "; %s %.2f",
+                        name,
+                        (ticks - from.groups().getOrDefault(name, 0L))
+                            / TICKS_PER_SECOND
+                            / seconds)));
+    return text.toString();
+  }
+
+  /** utime + stime of a live process, 0 once it is gone. */
+  private static long processTicks(long pid) {
+    String stat;
+    try {
+      stat = firstLine(Path.of("/proc", String.valueOf(pid), "stat"));
+    } catch (IllegalStateException gone) {
+      return 0;
+    }
+    // The command may hold spaces and parentheses: the fields follow its last ')'.
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+  }
+
+  private static String firstLine(Path path) {
+    try (var lines = Files.lines(path)) {
+      return lines.findFirst().orElse("");
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read " + path, e);
+    }
+  }
+}
