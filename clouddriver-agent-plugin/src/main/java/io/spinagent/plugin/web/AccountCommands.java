@@ -185,7 +185,11 @@ public final class AccountCommands implements SmartLifecycle {
 
   private Outcome migrate(AccountCommand command) {
     List<MigrationResult> results =
-        dynamicAccounts.migrate(List.of(command.name()), command.agentId(), command.zoneId());
+        dynamicAccounts.migrate(
+            List.of(command.name()),
+            command.agentId(),
+            command.zoneId(),
+            command.body().path("kubeconfigFile").asText(null));
     MigrationResult result = results.get(0);
     return new Outcome(result.migrated() ? 200 : 400, JSON.valueToTree(result));
   }
