@@ -206,7 +206,8 @@ public final class AccountCommands implements SmartLifecycle {
   /**
    * The live replica other than this one that must run {@code command}: the owner of the account
    * for changes and deletes; for creating and migrating, when no agent of its agent id or zone is
-   * connected here, the owner of an account such an agent serves.
+   * connected here, the replica such an agent is connected to (recorded by each replica's
+   * heartbeat), or the owner of an account such an agent serves.
    */
   private Optional<AccountOwner> ownerElsewhere(AccountCommand command) {
     if (command.kind() == AccountCommand.Kind.CHANGE
@@ -228,6 +229,13 @@ public final class AccountCommands implements SmartLifecycle {
     if (here) {
       return Optional.empty();
     }
+    Optional<AccountOwner> agentsReplica =
+        ha.replicaOfAgentElsewhere(command.name(), agentId, zoneId);
+    if (agentsReplica.isPresent()) {
+      return agentsReplica;
+    }
+    // An agent that connected within the last heartbeat interval is not recorded yet; the owner of
+    // an account it serves holds its stream too.
     for (StoredAccount account : table.get().all()) {
       boolean ofThatAgent =
           agentId != null
