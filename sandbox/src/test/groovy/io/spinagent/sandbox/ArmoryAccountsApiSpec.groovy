@@ -190,7 +190,7 @@ class ArmoryAccountsApiSpec extends Specification {
       badState: send('PATCH', '/armory/accounts', '[{"name": "dyn-a", "state": "SLEEPING"}]'),
       otherZone: send('PATCH', '/armory/accounts', '[{"name": "dyn-a", "state": "ACTIVE", "zoneId": "zone-b"}]'),
       migrateNoZone: send('POST', '/armory/accounts', '[{"name": "legacy"}]'),
-      migrateKubeconfig: send('POST', '/armory/accounts', '[{"name": "legacy", "zoneId": "zone-a", "kubeconfigFile": "/k"}]'),
+      migrateKubeconfig: send('POST', '/armory/accounts', '[{"name": "legacy", "zoneId": "zone-a", "kubeconfigFile": 7}]'),
     ]
 
     then:
@@ -206,7 +206,7 @@ class ArmoryAccountsApiSpec extends Specification {
     responses.badState.body.message.startsWith("[0].state: 'SLEEPING' is not one of")
     responses.otherZone.body.message.startsWith("[0].zoneId: 'zone-b' is not the zone of account 'dyn-a'")
     responses.migrateNoZone.body.message.startsWith('[0].zoneId: required')
-    responses.migrateKubeconfig.body.message.startsWith('[0].kubeconfigFile:')
+    responses.migrateKubeconfig.body.message.startsWith("[0].kubeconfigFile: a path on the agent's machine")
 
     and: 'nothing was created'
     send('GET', '/armory/accounts', null).body.items*.name == ['dyn-a', 'dyn-b', 'dyn-c', 'prod']
@@ -232,10 +232,55 @@ class ArmoryAccountsApiSpec extends Specification {
     }
   }
 
+  def "POST /armory/accounts with kubeconfigFile: the agent reads that kubeconfig on its machine instead of Clouddriver's"() {
+    given: "a Clouddriver account whose kubeconfig does not work from where the agent runs"
+    def unreachable = kubeconfigText().replaceAll(/server: \S+/, 'server: https://127.0.0.1:1')
+    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy-file', kubeconfigContents: unreachable,
+      kinds: ['Deployment'], permissions: [READ: ['dev']]))
+    def agentsKubeconfig = dir.resolve('cluster.yaml').toString()
+
+    when:
+    def migrated = send('POST', '/armory/accounts', JsonOutput.toJson([
+      [name: 'legacy-file', zoneId: 'zone-a', kubeconfigFile: agentsKubeconfig]]))
+
+    then:
+    migrated.status == 200
+    migrated.body.accounts*.status == [200]
+    eventually.eventually {
+      def account = send('GET', '/spinagent/accounts/legacy-file', null).body
+      assert account.state == 'ACTIVE'
+      assert account.source == 'MIGRATED'
+      assert account.definition.kubeconfigFile == agentsKubeconfig
+      assert account.definition.kubeconfigContents == null
+      assert account.definition.kinds == ['Deployment']
+      assert account.definition.permissions.read == ['dev']
+      assert (clouddriverAccounts.getByName('legacy-file') as KubernetesAccountDefinition).kubeconfigContents.contains('/clusters/legacy-file')
+    }
+  }
+
+  def "POST /armory/accounts with a kubeconfigFile the agent cannot read is refused, naming why; the account stays Clouddriver's"() {
+    given:
+    clouddriverAccounts.save(new KubernetesAccountDefinition(name: 'legacy-ref', kubeconfigContents: kubeconfigText()))
+
+    when:
+    def refused = send('POST', '/armory/accounts', JsonOutput.toJson([[name: 'legacy-ref', zoneId: 'zone-a', kubeconfigFile: file]]))
+
+    then:
+    refused.status == 400
+    refused.body.accounts[0].error.startsWith("kubeconfigFile: '$file' $problem")
+    send('GET', '/spinagent/accounts/legacy-ref', null).status == 404
+    (clouddriverAccounts.getByName('legacy-ref') as KubernetesAccountDefinition).kubeconfigContents == kubeconfigText()
+
+    where:
+    file                                                      || problem
+    'encryptedFile:k8s!n:kubeconfig!k:config!ns:spinnaker'    || "is a secret reference, which SpinAgent's agent does not resolve"
+    'kubeconfigs/team.yaml'                                   || 'is not an absolute path'
+  }
+
   def "DELETE /armory/accounts deletes every account of the array"() {
     when:
     def deleted = send('DELETE', '/armory/accounts', '[{"name": "dyn-a"}, {"name": "dyn-b"}, "dyn-c"]')
-    def legacy = send('DELETE', '/armory/accounts', '[{"name": "legacy"}]')
+    def legacy = send('DELETE', '/armory/accounts', '[{"name": "legacy"}, {"name": "legacy-file"}]')
 
     then:
     deleted.status == 200

@@ -1,6 +1,7 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
+import groovy.json.JsonSlurper
 import io.spinagent.sandbox.host.PluginsRoot
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -16,14 +17,17 @@ import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
 
+import java.net.http.HttpRequest
+import java.net.http.HttpResponse
+import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 /**
  * Armory's /credentials interceptor (spinagent.accounts.credentials-interceptor): Kubernetes
  * accounts created through Clouddriver's Account Management API go to the zone's agent, SpinAgent's
- * accounts are deleted through it and not overwritten, and everything else reaches Clouddriver
- * untouched. The released bundle in a Clouddriver host on PostgreSQL, a real agent.
+ * accounts are changed (at their agents, Clouddriver keeping the tunnel definition) and deleted
+ * through it, and everything else reaches Clouddriver untouched. The released bundle in a Clouddriver host on PostgreSQL, a real agent.
  */
 @Stepwise
 class CredentialsInterceptorSpec extends Specification {
@@ -130,20 +134,95 @@ class CredentialsInterceptorSpec extends Specification {
     send('GET', '/spinagent/accounts/Team_C').status == 404
   }
 
-  def "PUT /credentials of SpinAgent's account is refused; of Clouddriver's own account it passes"() {
+  def "PUT /credentials of SpinAgent's account changes it at its agent; Clouddriver keeps the tunnel definition"() {
+    given:
+    clouddriver.reached.clear()
+
+    when: 'the definition as a script sends it: a new kind list, permissions, and Clouddriver polling settings'
+    def changed = send('PUT', '/credentials', JsonOutput.toJson([type: 'kubernetes', name: 'team-a',
+      kubeconfigContents: kubeconfigText(), kinds: ['Deployment', 'Service'],
+      permissions: [READ: ['dev'], WRITE: ['ops']], cacheThreads: 4, checkPermissionsOnStartup: true]))
+
+    then: "Clouddriver's checks ran (its PUT, with the definition it stores), then the account changed"
+    changed.status == 200
+    clouddriver.reached == ['PUT']
+    changed.body.name == 'team-a'
+    changed.body.zoneId == 'zone-a'
+    changed.body.definition.kinds == ['Deployment', 'Service']
+    changed.body.definition.permissions == [read: ['dev'], write: ['ops']]
+    changed.body.definition.kubeconfigContents == '<redacted>'
+
+    and: 'the agent serves the new definition'
+    eventually.eventually {
+      assert agentAccount('team-a').watchedKinds as Set == ['Deployment.apps', 'Service'] as Set
+    }
+
+    and: "Clouddriver's definition is still the tunnel one, with what the agent now reports"
+    eventually.eventually {
+      def definition = clouddrivers('team-a') as KubernetesAccountDefinition
+      assert definition.kubeconfigContents.contains('/clusters/team-a')
+      assert definition.cacheThreads == 0
+      assert definition.permissions == [READ: ['dev'], WRITE: ['ops']]
+      assert send('GET', '/spinagent/accounts/team-a').body.state == 'ACTIVE'
+    }
+  }
+
+  def "a definition read from Clouddriver and sent back (its tunnel kubeconfig included) keeps the account's credentials"() {
+    given:
+    clouddriver.reached.clear()
+    def stored = clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a'))
+    def definition = new JsonSlurper().parseText(stored) as Map
+    definition.kinds = ['Deployment']
+
+    when:
+    def changed = send('PUT', '/credentials', JsonOutput.toJson(definition))
+
+    then:
+    changed.status == 200
+    clouddriver.reached == ['PUT']
+    eventually.eventually {
+      def account = send('GET', '/spinagent/accounts/team-a').body
+      assert account.definition.kinds == ['Deployment']
+      assert account.state == 'ACTIVE'
+      assert agentAccount('team-a').watchedKinds == ['Deployment.apps']
+      assert (clouddrivers('team-a') as KubernetesAccountDefinition).kubeconfigContents.contains('/clusters/team-a')
+    }
+  }
+
+  def "a PUT SpinAgent cannot honour is refused, naming the field, and changes nothing"() {
+    given:
+    clouddriver.reached.clear()
+    def before = clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a'))
+
+    when:
+    def answer = send('PUT', path, JsonOutput.toJson([type: 'kubernetes', name: 'team-a'] + fields))
+
+    then:
+    answer.status == status
+    answer.body.message.contains(problem)
+    clouddriver.reached == reached
+    clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a')) == before
+    send('GET', '/spinagent/accounts/team-a').body.definition.kinds == ['Deployment']
+
+    where:
+    path                     | fields                                                        || status | reached | problem
+    '/credentials'           | [kubectlExecutable: '/opt/kubectl-1.20', kinds: ['Pod']]      || 400    | []      | 'kubectlExecutable: not kept for an account SpinAgent serves'
+    '/credentials'           | [permissions: [READ: ['dev'], EXECUTE: ['ci']]]               || 400    | []      | 'permissions.EXECUTE: SpinAgent accounts have READ and WRITE roles only'
+    '/credentials'           | [kubeconfigFile: '/nowhere/kubeconfig.yaml']                  || 400    | []      | "kubeconfigFile: cannot read '/nowhere/kubeconfig.yaml'"
+    '/credentials/team-b'    | [kinds: ['Pod']]                                              || 400    | []      | "name: 'team-a' differs from the account in the path ('team-b')"
+    '/credentials'           | [kubeconfigContents: 'apiVersion: v1\nkind: Config\n', kinds: ['Pod']] || 400 | ['PUT'] | "account 'team-a' was not changed:"
+  }
+
+  def "PUT /credentials of Clouddriver's own account passes untouched"() {
     given:
     clouddriver.reached.clear()
     clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'own', kubeconfigContents: kubeconfigText(),
       cacheThreads: 2))
 
     when:
-    def refused = send('PUT', '/credentials', kubernetes('team-a'))
     def passed = send('PUT', '/credentials', kubernetes('own', 3))
 
     then:
-    refused.status == 409
-    refused.body.message.contains('PUT /spinagent/accounts/team-a')
-    (clouddrivers('team-a') as KubernetesAccountDefinition).cacheThreads == 0
     passed.status == 200
     clouddriver.reached == ['PUT']
     (clouddrivers('own') as KubernetesAccountDefinition).cacheThreads == 3
@@ -174,6 +253,16 @@ class CredentialsInterceptorSpec extends Specification {
   private String kubernetes(String name, int cacheThreads = 1) {
     JsonOutput.toJson([type: 'kubernetes', name: name, kubeconfigContents: kubeconfigText(),
                        kinds: ['Deployment'], cacheThreads: cacheThreads])
+  }
+
+  /** The account as the agent's own admin endpoint shows it. */
+  private Map agentAccount(String name) {
+    def port = (Files.readString(dir.resolve('spinagent.yaml')) =~ /server: \{port: (\d+)\}/)[0][1]
+    def response = SandboxSpecSupport.HTTP.send(
+      HttpRequest.newBuilder(URI.create("http://localhost:$port/accounts/$name")).build(),
+      HttpResponse.BodyHandlers.ofString())
+    assert response.statusCode() == 200
+    new JsonSlurper().parseText(response.body()) as Map
   }
 
   private Process startAgent(int grpcPort) {

@@ -24,6 +24,7 @@ import spock.util.concurrent.PollingConditions
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
@@ -44,6 +45,7 @@ class ReplicaForwardingSpec extends Specification {
   @Shared @AutoCleanup ConfigurableApplicationContext replicaA
   @Shared @AutoCleanup ConfigurableApplicationContext replicaB
   @Shared Process agent
+  @Shared int grpcPortB
   /** Between the agent and replica B: stalled, the agent answers commands late. */
   @Shared @AutoCleanup TcpProxy agentLink
   @Shared SqlAccountDefinitionRepository clouddriverAccounts
@@ -57,7 +59,7 @@ class ReplicaForwardingSpec extends Specification {
     jooq = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
     clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
     replicaA = startReplica(freePort())
-    int grpcPortB = freePort()
+    grpcPortB = freePort()
     replicaB = startReplica(grpcPortB)
     agentLink = TcpProxy.start('127.0.0.1', grpcPortB)
     agent = startAgent(agentLink.port())
@@ -208,6 +210,58 @@ class ReplicaForwardingSpec extends Specification {
     }
   }
 
+  def "an agent that serves no account yet is known to replica A too: creates for it or its zone are carried out by B"() {
+    given: 'agent-2 (zone-b), without accounts, connected to replica B'
+    def lonely = startAgentWithoutAccounts()
+    eventually.eventually {
+      assert send(replicaB, 'GET', '/spinagent/agents/agent-2', null).status == 200
+      assert jooq.fetchValue("select replica_id from spinagent_connected_agents where agent_id = 'agent-2'") == replicaId(replicaB)
+    }
+
+    when: 'created through replica A for that agent'
+    def byAgent = send(replicaA, 'POST', '/spinagent/accounts',
+      JsonOutput.toJson([name: 'lonely', agentId: 'agent-2', kubeconfigContents: kubeconfigText(), kinds: ['Deployment']]))
+
+    then:
+    byAgent.status == 201
+    byAgent.body.agentId == 'agent-2'
+    eventually.eventually {
+      assert send(replicaB, 'GET', '/spinagent/agents/agent-2', null).body.accounts == ['lonely']
+      assert send(replicaA, 'GET', '/spinagent/accounts/lonely', null).body.state == 'ACTIVE'
+    }
+
+    when: 'deleted again, the agent serves nothing; created through A for its zone, with Armory\'s API'
+    def deleted = send(replicaA, 'DELETE', '/spinagent/accounts/lonely', null)
+    eventually.eventually { assert send(replicaB, 'GET', '/spinagent/agents/agent-2', null).body.accounts == [] }
+    def byZone = send(replicaA, 'POST', '/armory/accounts/dynamic',
+      JsonOutput.toJson([[name: 'lonely-zone', zoneId: 'zone-b', kubeconfigContents: kubeconfigText(), kinds: ['Deployment']]]))
+
+    then:
+    deleted.status == 204
+    byZone.status == 200
+    byZone.body.accounts*.status == [201]
+    eventually.eventually {
+      assert send(replicaB, 'GET', '/spinagent/agents/agent-2', null).body.accounts == ['lonely-zone']
+    }
+
+    when: 'the agent leaves: its row goes, and replica A has nowhere to send a create for it'
+    send(replicaA, 'DELETE', '/spinagent/accounts/lonely-zone', null)
+    lonely.destroy()
+    lonely.waitFor(20, TimeUnit.SECONDS)
+    eventually.eventually {
+      assert jooq.fetchCount(DSL.table('spinagent_connected_agents'), DSL.field('agent_id').eq('agent-2')) == 0
+    }
+    def nobody = send(replicaA, 'POST', '/spinagent/accounts',
+      JsonOutput.toJson([name: 'lonely-2', agentId: 'agent-2', serviceAccount: true]))
+
+    then:
+    nobody.status == 404
+    nobody.body.message.startsWith("agentId: no agent 'agent-2' is connected")
+
+    cleanup:
+    lonely?.destroy()
+  }
+
   def "a forwarded command is run by the replica it reaches and never forwarded again; without the secret it is refused"() {
     given: "replica B's own forwarding endpoint, as recorded for the account it owns"
     String forwardUrl = jooq.fetchValue("select forward_url from spinagent_account_owners where account = 'prod'") as String
@@ -227,6 +281,18 @@ class ReplicaForwardingSpec extends Specification {
     then:
     noSecret.statusCode() == 401
     send(replicaB, 'GET', '/spinagent/accounts/prod', null).body.state == 'ACTIVE'
+  }
+
+  /** A second agent, agent-2 of zone-b, connected straight to replica B, serving no account of its own. */
+  private Process startAgentWithoutAccounts() {
+    Path agentDir = Files.createDirectories(dir.resolve('agent-2'))
+    def config = Files.writeString(agentDir.resolve('spinagent.yaml'), """\
+      agent: {id: agent-2, zoneId: zone-b}
+      clouddriver: {grpc: '127.0.0.1:$grpcPortB', insecure: true}
+      server: {port: ${freePort()}}
+      kubernetes: {accounts: []}
+      """.stripIndent())
+    SandboxSpecSupport.startAgentJar(config, agentDir.resolve('agent.log'))
   }
 
   private ConfigurableApplicationContext startReplica(int grpcPort) {

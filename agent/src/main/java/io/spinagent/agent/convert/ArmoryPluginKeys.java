@@ -174,7 +174,7 @@ public final class ArmoryPluginKeys {
               "set spinagent.accounts.credentials-interceptor.enabled: true and its zone-id or"
                   + " agent-id: Kubernetes accounts created with POST /credentials are migrated to"
                   + " those agents, SpinAgent's accounts are deleted with DELETE"
-                  + " /credentials/{name} and changed through SpinAgent's API, not PUT /credentials"
+                  + " /credentials/{name} and changed with PUT /credentials, at their agents"
                   + " (accounts.md)"),
           warned(
               "kubesvc.dynamicAccounts.scanBatchSize", "accounts migrated per scan", AUTO_MIGRATE),

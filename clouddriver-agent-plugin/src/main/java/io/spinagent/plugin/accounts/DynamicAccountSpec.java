@@ -46,6 +46,27 @@ public record DynamicAccountSpec(
         && java.util.Objects.equals(zoneId, other.zoneId);
   }
 
+  /**
+   * The same account, reaching its cluster through the kubeconfig at {@code path} on the agent's
+   * machine instead (its context kept).
+   */
+  public DynamicAccountSpec withKubeconfigFile(String path) {
+    return new DynamicAccountSpec(
+        name,
+        agentId,
+        zoneId,
+        null,
+        path,
+        null,
+        context,
+        namespaces,
+        omitNamespaces,
+        kinds,
+        omitKinds,
+        permissions,
+        onlySpinnakerManaged);
+  }
+
   /** The same account, without the kubeconfig text: what the REST API shows. */
   public DynamicAccountSpec redacted() {
     return new DynamicAccountSpec(

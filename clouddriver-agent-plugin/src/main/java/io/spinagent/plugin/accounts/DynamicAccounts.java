@@ -209,6 +209,17 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * replaced by the tunnel one. An account whose agent refuses it keeps its original definition.
    */
   public List<MigrationResult> migrate(List<String> names, String agentId, String zoneId) {
+    return migrate(names, agentId, zoneId, null);
+  }
+
+  /**
+   * As {@link #migrate(List, String, String)}, but the agent reaches each cluster through the
+   * kubeconfig at {@code kubeconfigFile} on its own machine instead of the one in Clouddriver's
+   * definition (Armory's {@code kubeconfigFile} in a migration, for when Clouddriver's kubeconfig
+   * does not work from where the agent runs); null keeps the definition's.
+   */
+  public List<MigrationResult> migrate(
+      List<String> names, String agentId, String zoneId, String kubeconfigFile) {
     AccountTable accounts = requireTable();
     ClouddriverAccountDefinitions definitions =
         clouddriver.orElseThrow(
@@ -224,6 +235,9 @@ public final class DynamicAccounts implements AgentWelcomeListener {
     for (String name : names) {
       try {
         DynamicAccountSpec spec = definitions.migrationSpec(name, agentId, zoneId);
+        if (kubeconfigFile != null) {
+          spec = spec.withKubeconfigFile(kubeconfigFile);
+        }
         validate(spec);
         requireFreeName(name, accounts);
         List<AgentLink> agents = servingAgents(spec);
@@ -582,6 +596,13 @@ public final class DynamicAccounts implements AgentWelcomeListener {
           "kubeconfigContents, kubeconfigFile, serviceAccount: give exactly one way for the agent"
               + " to reach the cluster");
     }
+    if (spec.kubeconfigFile() != null) {
+      kubeconfigFileProblem(spec.kubeconfigFile())
+          .ifPresent(
+              problem -> {
+                throw invalid("kubeconfigFile: " + problem);
+              });
+    }
     if (spec.kubeconfigContents() != null) {
       KubeconfigCheck.problem(spec.kubeconfigContents(), spec.context())
           .ifPresent(
@@ -589,6 +610,31 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                 throw invalid(problem);
               });
     }
+  }
+
+  /**
+   * Why the agent cannot read a kubeconfig at {@code file}: the agent reads a file on its own
+   * machine, by absolute path (a command has no directory a relative one could be resolved
+   * against), and resolves no secret references (Armory's agent resolved them through its secret
+   * engines).
+   */
+  private static Optional<String> kubeconfigFileProblem(String file) {
+    if (file.startsWith("encrypted:") || file.startsWith("encryptedFile:")) {
+      return Optional.of(
+          "'"
+              + file
+              + "' is a secret reference, which SpinAgent's agent does not resolve: mount the"
+              + " secret into the agent's pod and give the kubeconfig's path there, e.g."
+              + " /opt/spinagent/kubeconfigs/config");
+    }
+    if (!file.startsWith("/")) {
+      return Optional.of(
+          "'"
+              + file
+              + "' is not an absolute path; give the kubeconfig's full path on the agent's"
+              + " machine, e.g. /opt/spinagent/kubeconfigs/config");
+    }
+    return Optional.empty();
   }
 
   private static String describeTarget(DynamicAccountSpec spec) {

@@ -29,10 +29,10 @@ public class HaProperties {
    */
   private String advertiseAddress = "";
 
-  /** How often the owner renews its ownership rows. */
+  /** How often the owner renews its ownership rows and records the agents connected to it. */
   private Duration heartbeatInterval = Duration.ofSeconds(10);
 
-  /** Ownership whose heartbeat is older than this is treated as gone. */
+  /** Ownership (or a connected agent's row) whose heartbeat is older than this is gone. */
   private Duration ownerTimeout = Duration.ofSeconds(30);
 
   /** How long a replica waits to connect to the owner before answering 503. */

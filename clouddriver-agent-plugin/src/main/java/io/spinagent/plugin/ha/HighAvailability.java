@@ -4,10 +4,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
+import io.spinagent.plugin.accounts.ConnectedAgents;
 import io.spinagent.plugin.accounts.StreamsElsewhere;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,11 +17,11 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * This replica's part in a group of Clouddriver replicas sharing one database: its forwarding
- * endpoint, the account ownership it records, and the forwarder that reaches the other owners. Off
- * without a database or without {@code spinagent.ha.shared-secret}: then the replica is alone. It
- * starts ({@link StartupPhases#REPLICAS}) before the tunnel and the agent port and stops after
- * them: ownership is recorded with the endpoint's address from the first agent on, and released
- * after the last one left.
+ * endpoint, the account ownership and connected agents it records, and the forwarder that reaches
+ * the other owners. Off without a database or without {@code spinagent.ha.shared-secret}: then the
+ * replica is alone. It starts ({@link StartupPhases#REPLICAS}) before the tunnel and the agent port
+ * and stops after them: ownership is recorded with the endpoint's address from the first agent on,
+ * and released after the last one left.
  */
 public final class HighAvailability
     implements AccountLifecycleListener, StreamsElsewhere, SmartLifecycle {
@@ -38,17 +40,28 @@ public final class HighAvailability
   private final OwnershipKeeper keeper;
   private final OwnerForwarder forwarder;
   private final ReplicaCommands commands;
+  private final AgentPresence presence;
   private volatile ForwardingEndpoint endpoint;
   private volatile boolean running;
 
   /** A replica alone: no database, or tests of one replica. */
   public static HighAvailability off() {
     return new HighAvailability(
-        new HaProperties(), Optional.empty(), "", Duration.ZERO, Duration.ZERO, null, null);
+        new HaProperties(),
+        Optional.empty(),
+        Optional.empty(),
+        List::of,
+        "",
+        Duration.ZERO,
+        Duration.ZERO,
+        null,
+        null);
   }
 
   /**
    * @param owners {@code spinagent_account_owners}, when Clouddriver has a database
+   * @param agents {@code spinagent_connected_agents}, when Clouddriver has a database
+   * @param connected the agents connected to this replica
    * @param operationsTimeout {@code spinagent.operations.timeout}: the owner answers a forwarded
    *     request's client itself after it
    * @param commandTimeout {@code spinagent.accounts.command-timeout}: the owner answers a forwarded
@@ -57,6 +70,8 @@ public final class HighAvailability
   public HighAvailability(
       HaProperties properties,
       Optional<AccountOwnerTable> owners,
+      Optional<ConnectedAgentTable> agents,
+      ConnectedAgents connected,
       String replicaId,
       Duration operationsTimeout,
       Duration commandTimeout,
@@ -78,6 +93,11 @@ public final class HighAvailability
             : null;
     this.commands =
         on ? new ReplicaCommands(properties, commandTimeout.plus(FORWARDING_MARGIN), meters) : null;
+    this.presence =
+        on && agents.isPresent()
+            ? new AgentPresence(
+                agents.get(), connected, replicaId, this::endpointUrl, properties, clock)
+            : null;
   }
 
   /** The ownership records; empty when HA is off. */
@@ -125,11 +145,38 @@ public final class HighAvailability
     return keeper == null ? Optional.empty() : keeper.liveOwnerElsewhere(account);
   }
 
+  /**
+   * The replica, other than this one, that holds a live stream of agent {@code agentId} (or, with a
+   * null agent id, of an agent of zone {@code zoneId}): the one that would own {@code account},
+   * were the agent to serve it. Found through the agents each replica records as connected, so also
+   * for an agent that serves no account yet.
+   */
+  public Optional<AccountOwner> replicaOfAgentElsewhere(
+      String account, String agentId, String zoneId) {
+    if (presence == null) {
+      return Optional.empty();
+    }
+    return presence
+        .replicaElsewhere(agentId, zoneId)
+        .map(
+            row ->
+                new AccountOwner(
+                    account,
+                    row.replicaId(),
+                    row.forwardUrl(),
+                    row.agentId(),
+                    row.heartbeatAt(),
+                    row.heartbeatAt()));
+  }
+
   @Override
   public synchronized void start() {
     if (keeper != null && endpoint == null) {
       endpoint = ForwardingEndpoint.start(properties, meters);
       keeper.start();
+      if (presence != null) {
+        presence.start();
+      }
     } else if (secretMissing) {
       log.warn(
           "spinagent.ha.shared-secret is not set: replica '{}' does not forward tunnel requests to"
@@ -143,6 +190,9 @@ public final class HighAvailability
   @Override
   public synchronized void stop() {
     if (endpoint != null) {
+      if (presence != null) {
+        presence.stop();
+      }
       keeper.stop();
       endpoint.close();
       endpoint = null;

@@ -185,7 +185,11 @@ public final class AccountCommands implements SmartLifecycle {
 
   private Outcome migrate(AccountCommand command) {
     List<MigrationResult> results =
-        dynamicAccounts.migrate(List.of(command.name()), command.agentId(), command.zoneId());
+        dynamicAccounts.migrate(
+            List.of(command.name()),
+            command.agentId(),
+            command.zoneId(),
+            command.body().path("kubeconfigFile").asText(null));
     MigrationResult result = results.get(0);
     return new Outcome(result.migrated() ? 200 : 400, JSON.valueToTree(result));
   }
@@ -202,7 +206,8 @@ public final class AccountCommands implements SmartLifecycle {
   /**
    * The live replica other than this one that must run {@code command}: the owner of the account
    * for changes and deletes; for creating and migrating, when no agent of its agent id or zone is
-   * connected here, the owner of an account such an agent serves.
+   * connected here, the replica such an agent is connected to (recorded by each replica's
+   * heartbeat), or the owner of an account such an agent serves.
    */
   private Optional<AccountOwner> ownerElsewhere(AccountCommand command) {
     if (command.kind() == AccountCommand.Kind.CHANGE
@@ -224,6 +229,13 @@ public final class AccountCommands implements SmartLifecycle {
     if (here) {
       return Optional.empty();
     }
+    Optional<AccountOwner> agentsReplica =
+        ha.replicaOfAgentElsewhere(command.name(), agentId, zoneId);
+    if (agentsReplica.isPresent()) {
+      return agentsReplica;
+    }
+    // An agent that connected within the last heartbeat interval is not recorded yet; the owner of
+    // an account it serves holds its stream too.
     for (StoredAccount account : table.get().all()) {
       boolean ofThatAgent =
           agentId != null

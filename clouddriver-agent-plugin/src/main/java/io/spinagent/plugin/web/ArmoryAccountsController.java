@@ -55,7 +55,8 @@ public class ArmoryAccountsController extends ApiErrors {
   private static final Set<String> PATCH_FIELDS = Set.of("name", "state", "zoneId");
 
   /** The fields of an account in Armory's {@code POST /armory/accounts} (migration). */
-  private static final Set<String> MIGRATE_FIELDS = Set.of("name", "zoneId", "agentId");
+  private static final Set<String> MIGRATE_FIELDS =
+      Set.of("name", "zoneId", "agentId", "kubeconfigFile");
 
   private final AccountRegistry registry;
   private final AccountViews views;
@@ -204,13 +205,14 @@ public class ArmoryAccountsController extends ApiErrors {
 
   private AccountCommand migrateCommand(JsonNode item, int i) {
     String name = name(item, i);
-    if (item.has("kubeconfigFile")) {
+    JsonNode kubeconfigFile = item.get("kubeconfigFile");
+    if (kubeconfigFile != null
+        && (!kubeconfigFile.isTextual() || kubeconfigFile.asText().isBlank())) {
       throw StrictJson.invalid(
           "["
               + i
-              + "].kubeconfigFile: a migrated account keeps the kubeconfig of its Clouddriver"
-              + " definition; to give the agent another one, create the account with POST"
-              + " /armory/accounts/dynamic instead");
+              + "].kubeconfigFile: a path on the agent's machine (the kubeconfig the agent uses"
+              + " instead of the one in Clouddriver's definition)");
     }
     onlyFields(item, MIGRATE_FIELDS, i);
     requireTarget(item, i);

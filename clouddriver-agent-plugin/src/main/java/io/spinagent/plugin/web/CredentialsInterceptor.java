@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.MigrationTarget;
+import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
@@ -15,6 +17,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import javax.servlet.FilterChain;
 import javax.servlet.ReadListener;
@@ -42,9 +45,11 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *       account is created under SpinAgent or not at all.
  *   <li>{@code DELETE /credentials/{name}} of a SpinAgent account: once Clouddriver deleted the
  *       definition, the account is deleted from SpinAgent and its agents.
- *   <li>{@code PUT /credentials[/{name}]} of a SpinAgent account is refused with 409 before
- *       Clouddriver sees it: it would replace the tunnel definition with the cluster's own
- *       kubeconfig. SpinAgent's API changes such accounts.
+ *   <li>{@code PUT /credentials[/{name}]} of a SpinAgent account changes the account as {@code PUT
+ *       /spinagent/accounts/{name}} would ({@link KubernetesDefinitionChange} says which fields
+ *       carry over), once Clouddriver's checks allowed the caller to change it. Clouddriver's
+ *       stored definition stays the tunnel one: the body's kubeconfig goes to the agent, never to
+ *       Clouddriver.
  * </ul>
  *
  * Any other request, other account types, and everything while off pass through untouched.
@@ -163,20 +168,13 @@ public final class CredentialsInterceptor {
       return;
     }
     if ("PUT".equals(method)) {
-      if (spinAgentAccount(name)) {
-        answer(
-            response,
-            HttpStatus.CONFLICT,
-            "account '"
-                + name
-                + "' is served by SpinAgent's agents; through /credentials its tunnel definition"
-                + " would be replaced by the cluster's own. Change it with PUT"
-                + " /spinagent/accounts/"
-                + name
-                + " or PUT /armory/accounts/dynamic");
-        return;
+      Optional<StoredAccount> account = spinAgentAccount(name);
+      if (account.isPresent()) {
+        String tail = pathOf(request).substring(PATH.length());
+        update(tail, definition, account.get(), request, response, chain);
+      } else {
+        chain.doFilter(replay, response); // Clouddriver's own account: not migrated by a PUT
       }
-      chain.doFilter(replay, response); // Clouddriver's own account: not migrated by a PUT
       return;
     }
     ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
@@ -235,10 +233,82 @@ public final class CredentialsInterceptor {
             + reason);
   }
 
+  /**
+   * A new definition of an account SpinAgent serves: Clouddriver's checks decide whether the caller
+   * may change the account (its PUT is run with the definition it stores, the tunnel one, so that
+   * nothing else is stored), then the change goes to the account's agents as {@code PUT
+   * /spinagent/accounts/{name}} sends it, on the replica holding their stream.
+   */
+  private void update(
+      String tail,
+      JsonNode definition,
+      StoredAccount account,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain)
+      throws IOException, ServletException {
+    String name = account.name();
+    if (!tail.isEmpty() && !tail.substring(1).equals(name)) {
+      answer(
+          response,
+          HttpStatus.BAD_REQUEST,
+          "name: '"
+              + name
+              + "' differs from the account in the path ('"
+              + tail.substring(1)
+              + "')");
+      return;
+    }
+    Optional<Map<String, Object>> stored = clouddriver.get().find(name);
+    if (stored.isEmpty()) {
+      answer(
+          response,
+          HttpStatus.CONFLICT,
+          "account '"
+              + name
+              + "' has no Clouddriver definition now (state "
+              + account.state()
+              + "), so Clouddriver cannot check who may change it; change it with PUT"
+              + " /spinagent/accounts/"
+              + name);
+      return;
+    }
+    ObjectNode change;
+    try {
+      change = KubernetesDefinitionChange.of(definition, account.definition(), stored.get());
+    } catch (AccountRequestException e) {
+      answer(response, ApiErrors.statusOf(e.problem()), e.getMessage());
+      return;
+    }
+    // A writer of the definition between this read and Clouddriver's save (the bridge, after an
+    // agent's report) is overwritten with what it replaced; it writes again at the next report.
+    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
+    chain.doFilter(new Replay(request, JSON.writeValueAsBytes(stored.get())), clouddrivers);
+    if (!isSuccess(clouddrivers.getStatus())) {
+      clouddrivers.copyBodyToResponse();
+      return;
+    }
+    AccountCommands.Outcome outcome =
+        commands.run(new AccountCommand(AccountCommand.Kind.CHANGE, name, change));
+    if (!isSuccess(outcome.status())) {
+      answer(
+          clouddrivers,
+          outcome.status(),
+          "account '"
+              + name
+              + "' was not changed: "
+              + reason(outcome)
+              + " (Clouddriver keeps its tunnel definition)");
+      return;
+    }
+    log.info("Account '{}' changed through Clouddriver's /credentials", name);
+    answer(clouddrivers, outcome.status(), outcome.body());
+  }
+
   private void delete(
       String name, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
-    if (!spinAgentAccount(name)) {
+    if (spinAgentAccount(name).isEmpty()) {
       chain.doFilter(request, response);
       return;
     }
@@ -267,13 +337,12 @@ public final class CredentialsInterceptor {
   }
 
   /** A dynamic account of SpinAgent's (created through an API or migrated), on any replica. */
-  private boolean spinAgentAccount(String name) {
+  private Optional<StoredAccount> spinAgentAccount(String name) {
     return table
         .get()
         .find(name)
         .filter(account -> account.state() != AccountState.REMOVED)
-        .filter(account -> account.definition() != null)
-        .isPresent();
+        .filter(account -> account.definition() != null);
   }
 
   private AccountCommand migration(String name) {
@@ -313,10 +382,18 @@ public final class CredentialsInterceptor {
   private static void answer(HttpServletResponse response, int status, String message)
       throws IOException {
     HttpStatus known = HttpStatus.resolve(status);
-    byte[] body =
-        JSON.writeValueAsBytes(
+    answer(
+        response,
+        status,
+        JSON.valueToTree(
             new ApiErrors.ApiError(
-                status, known == null ? "Error" : known.getReasonPhrase(), message));
+                status, known == null ? "Error" : known.getReasonPhrase(), message)));
+  }
+
+  /** Answers {@code status} with {@code json}, discarding anything Clouddriver had written. */
+  private static void answer(HttpServletResponse response, int status, JsonNode json)
+      throws IOException {
+    byte[] body = json == null ? new byte[0] : JSON.writeValueAsBytes(json);
     response.resetBuffer();
     response.setStatus(status);
     response.setContentType("application/json");

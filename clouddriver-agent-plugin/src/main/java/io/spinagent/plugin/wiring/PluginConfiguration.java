@@ -17,6 +17,7 @@ import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.AccountOwnerTable;
+import io.spinagent.plugin.ha.ConnectedAgentTable;
 import io.spinagent.plugin.ha.HaProperties;
 import io.spinagent.plugin.ha.HighAvailability;
 import io.spinagent.plugin.identity.ReplicaIdentity;
@@ -172,6 +173,8 @@ public class PluginConfiguration {
   HighAvailability highAvailability(
       HaProperties properties,
       Optional<AccountOwnerTable> owners,
+      Optional<ConnectedAgentTable> agents,
+      SessionRegistry sessions,
       ReplicaIdentity replica,
       OperationsProperties operations,
       SpinAgentProperties spinAgent,
@@ -179,6 +182,8 @@ public class PluginConfiguration {
     return new HighAvailability(
         properties,
         owners,
+        agents,
+        sessions,
         replica.id(),
         operations.getTimeout(),
         spinAgent.getAccounts().getCommandTimeout(),

@@ -18,6 +18,7 @@ import io.spinagent.plugin.cache.sql.SqlWriterSettings;
 import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.ha.AccountOwnerTable;
+import io.spinagent.plugin.ha.ConnectedAgentTable;
 import io.spinagent.plugin.ha.HighAvailability;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.store.SchemaMigration;
@@ -164,6 +165,11 @@ public class SqlDatabaseConfiguration {
   @Bean
   AccountOwnerTable accountOwnerTable(DSLContext jooq) {
     return new AccountOwnerTable(jooq);
+  }
+
+  @Bean
+  ConnectedAgentTable connectedAgentTable(DSLContext jooq) {
+    return new ConnectedAgentTable(jooq);
   }
 
   /** The tunnel's tokens, shared by every replica. */

@@ -6,6 +6,8 @@ import io.spinagent.plugin.accounts.AgentAccount
 import io.spinagent.plugin.accounts.ClusterIdentity
 import io.spinagent.plugin.ha.AccountOwner
 import io.spinagent.plugin.ha.AccountOwnerTable
+import io.spinagent.plugin.ha.ConnectedAgentTable
+import io.spinagent.plugin.ha.ConnectedAgentTable.Connected
 import io.spinagent.plugin.tunnel.SqlTunnelAuthority
 import io.spinagent.plugin.tunnel.SqlTunnelTokens
 import io.spinagent.plugin.tunnel.TunnelAuthority
@@ -94,6 +96,57 @@ abstract class SharedReplicaTablesSpecification extends Specification {
 
     cleanup:
     (1..REPLICAS).each { table.releaseAll("replica-$it".toString()) }
+  }
+
+  def "each replica records the agents connected to it; others find an agent or zone there until its rows stop being renewed"() {
+    given:
+    def table = new ConnectedAgentTable(jooq)
+    def now = Instant.now()
+
+    when: 'replica-1 holds agent-a (zone-a) and agent-b (no zone); replica-2 holds agent-c (zone-a), renewed a second later'
+    table.record('replica-1', 'http://one:9093', [new Connected('agent-a', 'zone-a'), new Connected('agent-b', null)], now)
+    table.record('replica-2', 'http://two:9093', [new Connected('agent-c', 'zone-a')], now.plusSeconds(1))
+
+    then: 'found from any other replica, by agent id or by zone (the most recently renewed first)'
+    table.findElsewhere('agent-a', null, 'replica-3', now.minusSeconds(10)).get().replicaId() == 'replica-1'
+    table.findElsewhere('agent-a', null, 'replica-3', now.minusSeconds(10)).get().forwardUrl() == 'http://one:9093'
+    table.findElsewhere('agent-b', null, 'replica-2', now.minusSeconds(10)).get().zoneId() == null
+    table.findElsewhere(null, 'zone-a', 'replica-3', now.minusSeconds(10)).get().agentId() == 'agent-c'
+    table.findElsewhere(null, 'zone-a', 'replica-2', now.minusSeconds(10)).get().agentId() == 'agent-a'
+
+    and: 'never the replica asking, nor an unknown agent or zone'
+    table.findElsewhere('agent-a', null, 'replica-1', now.minusSeconds(10)).isEmpty()
+    table.findElsewhere('agent-x', null, 'replica-3', now.minusSeconds(10)).isEmpty()
+    table.findElsewhere(null, 'zone-x', 'replica-3', now.minusSeconds(10)).isEmpty()
+
+    when: 'agent-b left replica-1; agent-a moved to replica-2 too; rows older than the owner timeout are ignored'
+    table.record('replica-1', 'http://one:9093', [new Connected('agent-a', 'zone-a')], now.plusSeconds(2))
+    table.record('replica-2', 'http://two:9093', [new Connected('agent-c', 'zone-a'), new Connected('agent-a', 'zone-a')], now.plusSeconds(3))
+
+    then:
+    table.findElsewhere('agent-b', null, 'replica-3', now.minusSeconds(10)).isEmpty()
+    table.findElsewhere('agent-a', null, 'replica-3', now.minusSeconds(10)).get().replicaId() == 'replica-2'
+    table.findElsewhere('agent-a', null, 'replica-2', now.plusSeconds(3)).isEmpty()
+
+    when: 'replica-2 stops'
+    table.releaseAll('replica-2')
+
+    then:
+    table.findElsewhere('agent-a', null, 'replica-3', now.minusSeconds(10)).get().replicaId() == 'replica-1'
+    table.findElsewhere(null, 'zone-a', 'replica-3', now.minusSeconds(10)).get().agentId() == 'agent-a'
+
+    when: 'agent-a reconnected to replica-1 naming another zone'
+    table.record('replica-1', 'http://one:9093', [new Connected('agent-a', 'zone-b')], now.plusSeconds(4))
+
+    then:
+    table.findElsewhere(null, 'zone-b', 'replica-3', now.minusSeconds(10)).get().agentId() == 'agent-a'
+    table.findElsewhere(null, 'zone-a', 'replica-3', now.minusSeconds(10)).isEmpty()
+
+    when: 'replica-1 records that no agent is connected any more'
+    table.record('replica-1', 'http://one:9093', [], now.plusSeconds(5))
+
+    then:
+    jooq.fetchCount(DSL.table('spinagent_connected_agents')) == 0
   }
 
   def "the latest connection owns an account, and the earlier owner's heartbeat cannot take it back"() {
