@@ -160,10 +160,12 @@ final class IsolationScenario {
     return result;
   }
 
-  /** The embedded database's processes (server and backends), started beneath this JVM. */
+  /**
+   * The database's processes (server and backends). The embedded server runs as a daemon of its
+   * own, not beneath this JVM, so every database process on the machine counts.
+   */
   private static List<Long> databaseProcesses() {
-    return ProcessHandle.current()
-        .descendants()
+    return ProcessHandle.allProcesses()
         .filter(
             p ->
                 p.info()
