@@ -86,18 +86,31 @@ final class AccountIntake {
     pipeline.submit(new SinkBatch(account, fresh));
   }
 
-  /** Reads the agent's next frame, or defers it while too many batches await their commit. */
+  /**
+   * Reads the agent's next frame, or defers it while too many batches await their commit; then
+   * pipelines waiting for their commit interval commit at once, since waiting would only stall the
+   * agent.
+   */
   void readNext() {
+    List<AccountPipeline> waiting;
     synchronized (this) {
       if (closed) {
         return;
       }
-      if (pendingBatches >= maxPendingBatches) {
-        readDeferred = true;
+      if (pendingBatches < maxPendingBatches) {
+        waiting = null;
+      } else if (readDeferred) {
         return;
+      } else {
+        readDeferred = true;
+        waiting = new ArrayList<>(byAccount.values());
       }
     }
-    readNext.run();
+    if (waiting == null) {
+      readNext.run();
+    } else {
+      waiting.forEach(AccountPipeline::sessionStalled);
+    }
   }
 
   /** Whether the session stopped reading the agent's frames until its batches are committed. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
@@ -75,6 +76,7 @@ final class AccountPipeline {
   private int failures;
   private boolean committedBefore;
   private long lastCommitStart;
+  private ScheduledFuture<?> pacing;
 
   AccountPipeline(
       String account,
@@ -145,6 +147,27 @@ final class AccountPipeline {
     return dropped;
   }
 
+  /**
+   * The session has stopped reading until batches commit: a commit waiting for the interval starts
+   * now (later ones do not wait while the session says it is stalled).
+   */
+  void sessionStalled() {
+    synchronized (this) {
+      if (pacing == null || !pacing.cancel(false)) {
+        return;
+      }
+      pacing = null;
+    }
+    executor.execute(this::commitNext);
+  }
+
+  private void paced() {
+    synchronized (this) {
+      pacing = null;
+    }
+    executor.execute(this::commitNext);
+  }
+
   private void commitNext() {
     SinkBatch batch;
     int frames;
@@ -156,7 +179,7 @@ final class AccountPipeline {
       long now = nanoTime.getAsLong();
       long wait = committedBefore ? lastCommitStart + minCommitIntervalNanos - now : 0;
       if (wait > 0 && !sessionStalled.getAsBoolean()) {
-        scheduler.schedule(() -> executor.execute(this::commitNext), wait, TimeUnit.NANOSECONDS);
+        pacing = scheduler.schedule(this::paced, wait, TimeUnit.NANOSECONDS);
         return;
       }
       committedBefore = true;

@@ -117,6 +117,28 @@ class AccountIntakeSpec extends Specification {
     sink.attempts.collect { it.entries()*.sequence() } == [[5L], [1L]]
   }
 
+  def "when reading stops, an account waiting for its commit interval commits at once"() {
+    given: 'pipelines that wait ten minutes between two commits of an account'
+    def paced = new AccountIntake(2, { reads++ },
+      { account, stalled, committed -> new AccountPipeline(account, 'agent-1', sink, direct, scheduler, Duration.ofMinutes(10), stalled, committed) },
+      { account, batch, CommitOutcome outcome -> reported << "$account:${batch.lastSequence()}".toString() })
+    paced.submit('prod', changes(1))
+    sink.commitNext('prod')
+    paced.submit('prod', changes(2))
+
+    expect: 'prod waits for its interval'
+    sink.inFlight().isEmpty()
+
+    when: 'another account fills the allowance of the session, and the next read is deferred'
+    paced.submit('dev', changes(1))
+    paced.readNext()
+
+    then:
+    paced.readingDeferred()
+    reads == 0
+    sink.inFlight().collect { it.account() + ':' + it.lastSequence() } as Set == ['prod:2', 'dev:1'] as Set
+  }
+
   def "an account removed while its batches await their commit frees their places, and reading resumes"() {
     given: 'two batches of prod await their commit: reading waits'
     intake.submit('prod', changes(1))

@@ -149,6 +149,26 @@ class AccountPipelineSpec extends Specification {
     sequences(commits[1]) == [2L]
   }
 
+  def "a commit waiting for the interval starts at once when the session stalls"() {
+    given: 'an interval no spec outlives'
+    def pipeline = pipeline(Duration.ofMinutes(10))
+    pipeline.submit(batch(1))
+    conditions.eventually { assert commits.size() == 1 }
+    answers[0].complete(CommitOutcome.STORED)
+    conditions.eventually { assert reported.size() == 1 }
+    pipeline.submit(batch(2))
+    Thread.sleep(200)
+    assert commits.size() == 1
+
+    when:
+    stalled.set(true)
+    pipeline.sessionStalled()
+
+    then:
+    conditions.eventually { assert commits.size() == 2 }
+    sequences(commits[1]) == [2L]
+  }
+
   def "an account that commits less often than the interval commits at once"() {
     given:
     def pipeline = pipeline(Duration.ofMillis(50))
