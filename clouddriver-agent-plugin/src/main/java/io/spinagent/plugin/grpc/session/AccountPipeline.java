@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * <p>A busy account reaches the database in few, large transactions rather than one per frame:
  * whatever queued while the previous commit ran is committed next as one batch, and an account
  * commits at most once per {@code minCommitInterval}. A cluster that changes a thousand objects a
- * second thus costs tens of transactions a second instead of a thousand, each a commit the database
- * makes durable before every other account's next one; its own changes wait at most the interval.
- * An account that changes less often than that commits at once, and so does one whose session has
+ * second thus costs tens of transactions a second instead of a thousand, each with the fixed cost
+ * of a transaction in the writer and the database; its own changes wait at most the interval. An
+ * account that changes less often than that commits at once, and so does one whose session has
  * stopped reading its agent's frames until batches are committed: waiting would only stall the
  * agent's other accounts.
  *
@@ -74,7 +74,6 @@ final class AccountPipeline {
   private boolean running;
   private boolean closed;
   private int failures;
-  private boolean committedBefore;
   private long lastCommitStart;
   private ScheduledFuture<?> pacing;
 
@@ -118,6 +117,8 @@ final class AccountPipeline {
     this.sessionStalled = sessionStalled;
     this.nanoTime = nanoTime;
     this.committed = committed;
+    // As if the last commit were an interval ago: the first one does not wait.
+    this.lastCommitStart = nanoTime.getAsLong() - minCommitIntervalNanos;
   }
 
   synchronized void submit(SinkBatch batch) {
@@ -177,23 +178,22 @@ final class AccountPipeline {
         return;
       }
       long now = nanoTime.getAsLong();
-      long wait = committedBefore ? lastCommitStart + minCommitIntervalNanos - now : 0;
+      long wait = lastCommitStart + minCommitIntervalNanos - now;
       if (wait > 0 && !sessionStalled.getAsBoolean()) {
         pacing = scheduler.schedule(this::paced, wait, TimeUnit.NANOSECONDS);
         return;
       }
-      committedBefore = true;
       lastCommitStart = now;
       frames = 0;
-      List<SinkEntry> entries = new ArrayList<>();
-      for (Iterator<SinkBatch> queued = queue.iterator(); queued.hasNext(); frames++) {
-        SinkBatch next = queued.next();
-        if (frames > 0 && entries.size() + next.entries().size() > MAX_MERGED_ENTRIES) {
+      int entries = 0;
+      for (SinkBatch next : queue) {
+        if (frames > 0 && entries + next.entries().size() > MAX_MERGED_ENTRIES) {
           break;
         }
-        entries.addAll(next.entries());
+        entries += next.entries().size();
+        frames++;
       }
-      batch = frames == 1 ? queue.peek() : new SinkBatch(account, entries);
+      batch = frames == 1 ? queue.peek() : joined(frames, entries);
     }
     CompletableFuture<CommitOutcome> commit;
     try {
@@ -205,37 +205,47 @@ final class AccountPipeline {
     commit.whenComplete((outcome, error) -> finished(batch, joined, outcome, error));
   }
 
+  /** The first {@code frames} queued batches as one, in stream order. */
+  private SinkBatch joined(int frames, int entries) {
+    List<SinkEntry> joined = new ArrayList<>(entries);
+    Iterator<SinkBatch> queued = queue.iterator();
+    for (int i = 0; i < frames; i++) {
+      joined.addAll(queued.next().entries());
+    }
+    return new SinkBatch(account, joined);
+  }
+
   private void finished(SinkBatch batch, int frames, CommitOutcome outcome, Throwable error) {
+    int attempt;
     synchronized (this) {
       if (closed) {
         running = false;
         return;
       }
+      if (error == null) {
+        failures = 0;
+        for (int i = 0; i < frames; i++) {
+          queue.poll(); // still there: only close() empties the queue, and then this is not reached
+        }
+      } else {
+        failures++;
+      }
+      attempt = failures;
     }
     if (error != null) {
-      Duration delay;
-      synchronized (this) {
-        failures++;
-        delay = RETRIES.delay(failures);
-      }
+      Duration delay = RETRIES.delay(attempt);
       log.warn(
           "Account '{}' (agent '{}'): committing up to sequence {} failed (attempt {}), retrying in"
               + " {} ms: {}",
           account,
           agentId,
           batch.lastSequence(),
-          failures,
+          attempt,
           delay.toMillis(),
           error.toString());
       scheduler.schedule(
           () -> executor.execute(this::commitNext), delay.toMillis(), TimeUnit.MILLISECONDS);
       return;
-    }
-    synchronized (this) {
-      failures = 0;
-      for (int i = 0; i < frames && !queue.isEmpty(); i++) {
-        queue.poll();
-      }
     }
     committed.accept(batch, frames, outcome == null ? CommitOutcome.STORED : outcome);
     executor.execute(this::commitNext);
