@@ -489,7 +489,7 @@ public class SpinAgentProperties {
    * Kubernetes accounts created through Clouddriver's Account Management API ({@code POST
    * /credentials}) are migrated to the agents of {@code zoneId} (or to agent {@code agentId}) once
    * Clouddriver has stored them; SpinAgent's accounts are deleted with {@code DELETE
-   * /credentials/{name}} and cannot be overwritten with {@code PUT /credentials}. Off by default.
+   * /credentials/{name}} and changed at their agents with {@code PUT /credentials}. Off by default.
    */
   public static class CredentialsInterceptor {
     private boolean enabled;

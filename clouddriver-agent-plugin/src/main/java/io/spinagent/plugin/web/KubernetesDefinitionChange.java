@@ -116,9 +116,8 @@ final class KubernetesDefinitionChange {
     String file = text(definition, "kubeconfigFile");
     boolean serviceAccount = definition.path("serviceAccount").asBoolean(false);
     if (contents != null && contents.equals(text(stored, "kubeconfigContents"))) {
-      contents =
-          null; // the tunnel kubeconfig, as GET /credentials/type/kubernetes shows it: not a new
-      // one
+      // The tunnel kubeconfig, as GET /credentials/type/kubernetes shows it: not a new one.
+      contents = null;
     }
     if (contents != null && file != null) {
       throw StrictJson.invalid("kubeconfigContents, kubeconfigFile: give one kubeconfig, not both");
