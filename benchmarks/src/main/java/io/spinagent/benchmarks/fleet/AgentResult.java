@@ -36,6 +36,10 @@ final class AgentResult {
   Sample baseline;
   Sample baselineGrown;
   Long baselineSyncMillis;
+
+  /** The CPU each process spent from the baseline's start until all were synced. */
+  String baselineCpu;
+
   int baselinePeakThreads;
   long baselinePeakRss;
   String baselineFailure;
@@ -44,6 +48,10 @@ final class AgentResult {
   Sample agent;
   Sample agentGrown;
   Duration allActive;
+
+  /** The CPU each process spent from the agent's start until all accounts were ACTIVE. */
+  String agentCpu;
+
   int definitions;
   int agentPeakThreads;
   long agentPeakRss;

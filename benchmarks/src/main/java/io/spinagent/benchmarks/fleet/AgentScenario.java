@@ -99,12 +99,18 @@ final class AgentScenario {
       result.baselineIdle = measure(informers);
       try (ProcessSampler sampler =
           new ProcessSampler(informers, environment.options().threadGuard())) {
+        CpuUse cpu =
+            new CpuUse()
+                .group("informers", () -> List.of(informers.pid()))
+                .group("API servers", () -> List.of(clusters.pid()));
+        CpuUse.Reading cpuAtStart = cpu.read();
         informers.send("start");
         try {
           String synced =
               informers.awaitLine(
                   line -> line.startsWith("READY synced"), environment.options().activeTimeout());
           result.baselineSyncMillis = Long.parseLong(synced.split(" ")[2]);
+          result.baselineCpu = CpuUse.spent(cpuAtStart, cpu.read());
           result.baseline = measure(informers);
           result.watchesWithBaseline = stats(clusters).watches();
           if (growth() > 0) {
@@ -145,8 +151,16 @@ final class AgentScenario {
     Path config = writeConfig("agent.yaml", plugin, accounts, adminPort);
     ChildProcess agent = startAgent(config, "agent-" + accounts);
     try (ProcessSampler sampler = new ProcessSampler(agent, environment.options().threadGuard())) {
+      CpuUse cpu =
+          new CpuUse()
+              .group("agent", () -> List.of(agent.pid()))
+              .group("API servers", () -> List.of(clusters.pid()))
+              .group("plugin", () -> List.of(plugin.process().pid()))
+              .group("database", CpuUse::databaseProcesses);
+      CpuUse.Reading cpuAtStart = cpu.read();
       long start = System.nanoTime();
       Optional<Duration> active = awaitActive(plugin, agent, sampler, start);
+      result.agentCpu = CpuUse.spent(cpuAtStart, cpu.read());
       result.agentPeakThreads = sampler.peakThreads();
       result.agentPeakRss = sampler.peakRss();
       if (active.isEmpty()) {

@@ -112,6 +112,12 @@ final class FleetReport {
         seconds(r.allActive),
         "",
         r.accounts == 200 ? "≤ 30 s" : "");
+    if (r.baselineCpu != null) {
+      out.printf("    CPU until all synced, informers: %s%n", r.baselineCpu);
+    }
+    if (r.agentCpu != null) {
+      out.printf("    CPU until all ACTIVE, agent:     %s%n", r.agentCpu);
+    }
     row(
         "  account definitions written by then",
         "",

@@ -122,7 +122,7 @@ final class IsolationScenario {
           CpuUse cpu =
               new CpuUse()
                   .group("plugin", () -> List.of(plugin.process().pid()))
-                  .group("database", IsolationScenario::databaseProcesses)
+                  .group("database", CpuUse::databaseProcesses)
                   .group("agent", () -> List.of(agentA.pid()))
                   .group("the other agent", () -> List.of(agentB.pid()))
                   .group(
@@ -164,21 +164,6 @@ final class IsolationScenario {
    * The database's processes (server and backends). The embedded server runs as a daemon of its
    * own, not beneath this JVM, so every database process on the machine counts.
    */
-  private static List<Long> databaseProcesses() {
-    return ProcessHandle.allProcesses()
-        .filter(
-            p ->
-                p.info()
-                    .command()
-                    .map(
-                        c ->
-                            c.contains("postgres")
-                                || c.contains("mysqld")
-                                || c.contains("mariadbd"))
-                    .orElse(false))
-        .map(ProcessHandle::pid)
-        .toList();
-  }
 
   /** A cluster of its own (its own port and threads), with an application and a probe Service. */
   private static KubernetesApiServer cluster(int floodObjects) {
