@@ -77,6 +77,12 @@ public final class SpinAgentSchema {
               CHANGELOG,
               new ClassLoaderResourceAccessor(SpinAgentSchema.class.getClassLoader()),
               database);
+      // Up to date (every start but the first of a release): nothing to do, and nothing to lock.
+      // Liquibase would find that too, but then release a lock it never took, which the session
+      // lock Clouddriver ships (liquibase-sessionlock 1.5) reports as an error on every start.
+      if (liquibase.listUnrunChangeSets(new Contexts(), new LabelExpression(), false).isEmpty()) {
+        return;
+      }
       liquibase.update(new Contexts(), new LabelExpression());
     } catch (LiquibaseException e) {
       throw new IllegalStateException("cannot create SpinAgent's tables", e);

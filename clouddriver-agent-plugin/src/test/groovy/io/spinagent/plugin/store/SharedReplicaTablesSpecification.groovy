@@ -19,11 +19,13 @@ import org.jooq.impl.DSL
 import spock.lang.Shared
 import spock.lang.Specification
 
+import java.nio.file.Path
 import java.time.Clock
 import java.time.Instant
 import java.util.concurrent.Callable
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
 
 /**
  * The tables Clouddriver replicas share, against a real database (subclasses choose the engine):
@@ -47,6 +49,30 @@ abstract class SharedReplicaTablesSpecification extends Specification {
 
   def cleanupSpec() {
     db?.close()
+  }
+
+  def "a replica starting on tables already up to date migrates nothing and logs no Liquibase error"() {
+    given: 'the changesets the first replica applied'
+    def applied = jooq.fetchCount(DSL.table(SpinAgentSchema.CHANGELOG_TABLE))
+
+    when: 'another replica (a process of its own: Liquibase keeps state per process) starts'
+    def replica = new ProcessBuilder(
+        Path.of(System.getProperty('java.home'), 'bin', 'java').toString(),
+        '-cp', System.getProperty('java.class.path'),
+        SchemaMigrationMain.name, db.jdbcUrl(), db.user(), db.password())
+        .redirectErrorStream(true)
+        .start()
+    def output = replica.inputStream.text
+    def exited = replica.waitFor(2, TimeUnit.MINUTES)
+
+    then:
+    exited
+    replica.exitValue() == 0
+    output.contains('SpinAgent tables up to date')
+    !output.contains('SEVERE')
+    !output.contains('Exception')
+    jooq.fetchCount(DSL.table(SpinAgentSchema.CHANGELOG_TABLE)) == applied
+    applied > 0
   }
 
   def "replicas starting together all use the one tunnel CA that was stored first"() {
