@@ -218,6 +218,17 @@ public final class FaultSoak {
               String.join("\n    ", issues.subList(0, Math.min(issues.size(), 30))));
       result.failures.add(failure);
       out.println("  FAILED " + failure);
+      out.println("    objects per account, in the cluster / at its agent:");
+      for (SoakAgent agent : agents) {
+        Map<String, Long> known = agent.objectsByAccount();
+        for (SoakCluster cluster : agent.clusters()) {
+          out.printf(
+              "      %s: %d / %s%n",
+              cluster.account(),
+              cluster.objects().size(),
+              known.containsKey(cluster.account()) ? known.get(cluster.account()) : "?");
+        }
+      }
       out.flush();
       return false;
     }

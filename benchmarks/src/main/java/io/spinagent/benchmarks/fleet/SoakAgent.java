@@ -1,5 +1,7 @@
 package io.spinagent.benchmarks.fleet;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.spinagent.testkit.net.TcpProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -11,7 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalDouble;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,6 +27,7 @@ import java.util.regex.Pattern;
  */
 final class SoakAgent implements AutoCloseable {
 
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private static final Pattern OUTBOX =
@@ -122,6 +127,22 @@ final class SoakAgent implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /**
+   * The objects the agent holds of each of its accounts ({@code /accounts}), by account; empty when
+   * it does not answer.
+   */
+  Map<String, Long> objectsByAccount() {
+    Map<String, Long> objects = new TreeMap<>();
+    try {
+      for (JsonNode account : JSON.readTree(AgentJar.accounts(adminPort)).path("accounts")) {
+        objects.put(account.path("name").asText(), account.path("objects").asLong());
+      }
+    } catch (IOException | RuntimeException e) {
+      // not answering: nothing to tell
+    }
+    return objects;
   }
 
   /** What the agent's metrics say: accounts READY, changes not yet acknowledged. */

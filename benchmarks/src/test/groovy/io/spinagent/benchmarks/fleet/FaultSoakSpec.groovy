@@ -18,7 +18,8 @@ class FaultSoakSpec extends Specification {
 
   def "rounds of random faults each end with every account ACTIVE, nothing unacknowledged and the cache equal to the clusters"() {
     given:
-    def work = Files.createTempDirectory('fault-soak-spec')
+    // in the build directory, and kept when a round fails: the logs say what went wrong
+    def work = Files.createTempDirectory(Files.createDirectories(Path.of('target')), 'fault-soak-spec')
     def options = SoakOptions.parse([
         '--rounds=4', "--seed=$SEED", '--agents=2', '--accounts=2', '--objects=10', '--rate=10',
         '--quiet-limit=120', '--start-limit=240', '--plugin-heap=768m', '--agent-heap=256m',
@@ -37,7 +38,11 @@ class FaultSoakSpec extends Specification {
     result.faults.values().sum() >= 4
 
     cleanup:
-    work?.toFile()?.deleteDir()
+    if (result?.allClean()) {
+      work.toFile().deleteDir()
+    } else {
+      println "the fault soak's processes logged to ${work.resolve('logs')}"
+    }
   }
 
   /** A file the reactor built before this module's tests (the agent's jar, the plugin's bundle). */
