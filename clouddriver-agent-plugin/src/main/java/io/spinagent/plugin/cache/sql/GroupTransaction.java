@@ -49,6 +49,7 @@ final class GroupTransaction {
       CachedKinds kinds,
       CommittedRows committed,
       ObjectVersions.UpsertSql objectsUpsert,
+      RelationshipRows.InsertSql relationshipsInsert,
       ResumePointTable resumePoints,
       ObjectMapper mapper) {}
 
@@ -83,7 +84,9 @@ final class GroupTransaction {
   /** Runs the transaction's statements on {@code ctx}, which commits them when this returns. */
   void run(DSLContext ctx) {
     versions = new ObjectVersions(ctx, shared.objectsUpsert(), shared.committed(), now, tally);
-    relationships = new RelationshipRows(ctx, shared.tables(), shared.committed(), now, tally);
+    relationships =
+        new RelationshipRows(
+            ctx, shared.relationshipsInsert(), shared.tables(), shared.committed(), now, tally);
     BodyRows bodies = new BodyRows(ctx, shared.tables().dialect(), now, tally);
     LogicalRows logical =
         new LogicalRows(ctx, shared.tables(), bodies, relationships, shared.mapper(), now);

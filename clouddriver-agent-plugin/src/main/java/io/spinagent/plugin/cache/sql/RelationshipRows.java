@@ -10,6 +10,7 @@ import static io.spinagent.plugin.cache.sql.Columns.table;
 
 import io.spinagent.plugin.cache.format.CacheKeys;
 import io.spinagent.plugin.cache.format.CacheTypes;
+import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -26,6 +28,7 @@ import org.jooq.Record;
 import org.jooq.Record3;
 import org.jooq.Select;
 import org.jooq.Table;
+import org.jooq.conf.ParamType;
 import org.jooq.impl.DSL;
 
 /**
@@ -66,7 +69,38 @@ final class RelationshipRows {
     final Map<String, Map<String, Row>> inserted = new LinkedHashMap<>();
   }
 
+  /**
+   * The multi-row insert into each relationship table, rendered by jOOQ once per table ({@link
+   * RepeatedRowsSql}) with a placeholder for each of the six values of a row, in the order {@link
+   * #flush} binds them: uuid, id, rel_id, rel_agent, rel_type, last_updated. A listing writes about
+   * seven relationship rows per object: while 200 accounts synced, building these statements from
+   * jOOQ's objects took a sixth of the plugin's CPU samples, and binding the values to the rendered
+   * statement takes a twentieth.
+   */
+  static final class InsertSql {
+    private final DSLContext jooq;
+    private final Map<String, RepeatedRowsSql> byTable = new ConcurrentHashMap<>();
+
+    InsertSql(DSLContext jooq) {
+      this.jooq = jooq;
+    }
+
+    String sql(String table, int rows) {
+      return byTable.computeIfAbsent(table, t -> RepeatedRowsSql.of(n -> render(t, n))).sql(rows);
+    }
+
+    private String render(String table, int rows) {
+      var insert =
+          jooq.insertInto(table(table), UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
+      for (int i = 0; i < rows; i++) {
+        insert = insert.values("", "", "", "", "", 0L);
+      }
+      return insert.getSQL(ParamType.INDEXED);
+    }
+  }
+
   private final DSLContext ctx;
+  private final InsertSql insertSql;
   private final CacheTables tables;
   private final CommittedRows committed;
   private final long now;
@@ -86,8 +120,14 @@ final class RelationshipRows {
   private final Set<String> recalledUnchanged = new HashSet<>();
 
   RelationshipRows(
-      DSLContext ctx, CacheTables tables, CommittedRows committed, long now, RowTally tally) {
+      DSLContext ctx,
+      InsertSql insertSql,
+      CacheTables tables,
+      CommittedRows committed,
+      long now,
+      RowTally tally) {
     this.ctx = ctx;
+    this.insertSql = insertSql;
     this.tables = tables;
     this.committed = committed;
     this.now = now;
@@ -271,13 +311,22 @@ final class RelationshipRows {
           List<Row> inserts = new ArrayList<>();
           changes.inserted.values().forEach(byRelId -> inserts.addAll(byRelId.values()));
           for (List<Row> chunk : Chunks.of(inserts)) {
-            var insert = ctx.insertInto(t, UUID, ID, REL_ID, REL_AGENT, REL_TYPE, LAST_UPDATED);
-            for (Row row : chunk) {
-              insert =
-                  insert.values(
-                      row.uuid(), row.id(), row.relId(), row.relAgent(), row.relType(), now);
-            }
-            insert.execute();
+            String sql = insertSql.sql(name, chunk.size());
+            ctx.connection(
+                connection -> {
+                  try (PreparedStatement statement = connection.prepareStatement(sql)) {
+                    int i = 0;
+                    for (Row row : chunk) {
+                      statement.setString(++i, row.uuid());
+                      statement.setString(++i, row.id());
+                      statement.setString(++i, row.relId());
+                      statement.setString(++i, row.relAgent());
+                      statement.setString(++i, row.relType());
+                      statement.setLong(++i, now);
+                    }
+                    statement.executeUpdate();
+                  }
+                });
             tally.add(RowTally.Table.RELATIONSHIP, RowTally.Operation.WRITE, chunk.size());
           }
         });

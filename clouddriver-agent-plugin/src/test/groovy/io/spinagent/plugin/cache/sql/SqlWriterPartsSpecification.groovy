@@ -129,7 +129,7 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
     String svc = CacheKeys.infrastructure('service', 'prod', 'web', 'old')
     String app = CacheKeys.application('shop')
     inTransaction { ctx ->
-      def rows = new RelationshipRows(ctx, tables, new CommittedRows(0), clock.millis(), new RowTally())
+      def rows = new RelationshipRows(ctx, new RelationshipRows.InsertSql(ctx), tables, new CommittedRows(0), clock.millis(), new RowTally())
       rows.sync(scope, pod, 'pod', [(rs): 'replicaSet', (svc): 'service'])
       rows.flush()
     }
@@ -137,7 +137,7 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
 
     when: 'it should relate to the replicaSet and the application'
     Set<String> unlinked = inTransaction { ctx ->
-      def rows = new RelationshipRows(ctx, tables, new CommittedRows(0), clock.millis(), tally)
+      def rows = new RelationshipRows(ctx, new RelationshipRows.InsertSql(ctx), tables, new CommittedRows(0), clock.millis(), tally)
       def result = rows.sync(scope, pod, 'pod', [(rs): 'replicaSet', (app): 'applications'])
       rows.flush()
       result
@@ -154,7 +154,7 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
 
     when: 'it stops relating to the application: the application is unlinked, to be settled'
     unlinked = inTransaction { ctx ->
-      def rows = new RelationshipRows(ctx, tables, new CommittedRows(0), clock.millis(), new RowTally())
+      def rows = new RelationshipRows(ctx, new RelationshipRows.InsertSql(ctx), tables, new CommittedRows(0), clock.millis(), new RowTally())
       def result = rows.sync(scope, pod, 'pod', [(rs): 'replicaSet'])
       rows.flush()
       result
