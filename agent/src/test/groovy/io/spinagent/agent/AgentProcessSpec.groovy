@@ -193,7 +193,9 @@ class AgentProcessSpec extends Specification {
     thirty.log =~ /Account 'acct-30': synced 12 kinds/
 
     and: "360 watches cost no thread of their own: thirty accounts take a few threads more than one at most"
-    thirty.threads <= one.threads + 8
+    // those few: OkHttp may clean each of the eight connection pools on a thread of its own at
+    // once, and the JDK adds carrier threads while virtual threads wait in native code
+    thirty.threads <= one.threads + 16
 
     and: "SIGTERM stops the agent, every account at once"
     one.exited
