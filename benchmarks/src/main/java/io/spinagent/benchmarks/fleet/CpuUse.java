@@ -54,23 +54,11 @@ final class CpuUse {
 
   /** "machine 93% busy; plugin 0.41, agent 0.80 cores" between two readings. */
   static String between(Reading from, Reading to) {
-    long total = to.machineTotal() - from.machineTotal();
-    StringBuilder text =
-        new StringBuilder(
-            String.format(
-                "%.0f%% busy",
-                total == 0 ? 0.0 : 100.0 * (to.machineBusy() - from.machineBusy()) / total));
     double seconds = (to.nanos() - from.nanos()) / 1e9;
-    to.groups()
-        .forEach(
-            (name, ticks) ->
-                text.append(
-                    String.format(
-                        "; %s %.2f",
-                        name,
-                        (ticks - from.groups().getOrDefault(name, 0L))
-                            / TICKS_PER_SECOND
-                            / seconds)));
+    StringBuilder text = new StringBuilder(String.format("%.0f%% busy", busyPercent(from, to)));
+    for (String group : to.groups().keySet()) {
+      text.append(String.format("; %s %.2f", group, cpuSeconds(from, to, group) / seconds));
+    }
     return text.toString();
   }
 
@@ -79,20 +67,26 @@ final class CpuUse {
    * interval that ran to completion (a sync), rather than its average cores.
    */
   static String spent(Reading from, Reading to) {
-    long total = to.machineTotal() - from.machineTotal();
     StringBuilder text =
         new StringBuilder(
             String.format(
                 "machine %.0f%% busy for %.1f s;",
-                total == 0 ? 0.0 : 100.0 * (to.machineBusy() - from.machineBusy()) / total,
-                (to.nanos() - from.nanos()) / 1e9));
+                busyPercent(from, to), (to.nanos() - from.nanos()) / 1e9));
     String separator = " ";
-    for (Map.Entry<String, Long> group : to.groups().entrySet()) {
-      long ticks = group.getValue() - from.groups().getOrDefault(group.getKey(), 0L);
-      text.append(String.format("%s%s %.1f", separator, group.getKey(), ticks / TICKS_PER_SECOND));
+    for (String group : to.groups().keySet()) {
+      text.append(String.format("%s%s %.1f", separator, group, cpuSeconds(from, to, group)));
       separator = ", ";
     }
     return text.append(" CPU-seconds").toString();
+  }
+
+  private static double busyPercent(Reading from, Reading to) {
+    long total = to.machineTotal() - from.machineTotal();
+    return total == 0 ? 0.0 : 100.0 * (to.machineBusy() - from.machineBusy()) / total;
+  }
+
+  private static double cpuSeconds(Reading from, Reading to, String group) {
+    return (to.groups().get(group) - from.groups().getOrDefault(group, 0L)) / TICKS_PER_SECOND;
   }
 
   /** Every PostgreSQL or MariaDB process on the machine (a server forks one per connection). */
