@@ -28,6 +28,9 @@ import java.util.regex.Pattern;
  */
 final class ChildProcess implements AutoCloseable {
 
+  /** Output lines a failure to get ready quotes. */
+  private static final int LINES_IN_FAILURES = 20;
+
   private static final Pattern HEAP_USED = Pattern.compile("used (\\d+)K");
 
   /** Processes still running; stopped if the benchmark itself is stopped (Ctrl-C, SIGTERM). */
@@ -116,6 +119,15 @@ final class ChildProcess implements AutoCloseable {
     return awaitLine(from, line -> line.startsWith(reply), timeout);
   }
 
+  /**
+   * The process's last lines, so that a failure explains itself where the log is gone (a test's
+   * temporary directory, the next run of a loop). Called holding {@code lines}.
+   */
+  private String lastLines(int count) {
+    List<String> tail = lines.subList(Math.max(0, lines.size() - count), lines.size());
+    return tail.isEmpty() ? "" : "; its last lines:\n    " + String.join("\n    ", tail);
+  }
+
   private String awaitLine(int from, Predicate<String> wanted, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     int seen = from;
@@ -132,7 +144,8 @@ final class ChildProcess implements AutoCloseable {
               name
                   + (process.isAlive() ? " did not get ready within " + timeout : " ended")
                   + "; see "
-                  + log);
+                  + log
+                  + lastLines(LINES_IN_FAILURES));
         }
         try {
           lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
