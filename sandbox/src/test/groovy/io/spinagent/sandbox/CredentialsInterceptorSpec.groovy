@@ -209,6 +209,7 @@ class CredentialsInterceptorSpec extends Specification {
     '/credentials'           | [kubectlExecutable: '/opt/kubectl-1.20', kinds: ['Pod']]      || 400    | []      | 'kubectlExecutable: not kept for an account SpinAgent serves'
     '/credentials'           | [permissions: [READ: ['dev'], EXECUTE: ['ci']]]               || 400    | []      | 'permissions.EXECUTE: SpinAgent accounts have READ and WRITE roles only'
     '/credentials'           | [kubeconfigFile: '/nowhere/kubeconfig.yaml']                  || 400    | []      | "kubeconfigFile: cannot read '/nowhere/kubeconfig.yaml'"
+    '/credentials'           | [kubeconfigFile: '/dev/zero']                                 || 400    | []      | "kubeconfigFile: cannot read '/dev/zero' on this Clouddriver replica (not a regular file)"
     '/credentials/team-b'    | [kinds: ['Pod']]                                              || 400    | []      | "name: 'team-a' differs from the account in the path ('team-b')"
     '/credentials'           | [kubeconfigContents: 'apiVersion: v1\nkind: Config\n', kinds: ['Pod']] || 400 | ['PUT'] | "account 'team-a' was not changed:"
   }

@@ -9,8 +9,6 @@ import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Kind;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -165,7 +163,7 @@ public final class ClouddriverAccountDefinitions {
     if (contents == null && file != null) {
       // The path is on Clouddriver's machine; the agent needs the kubeconfig itself.
       try {
-        contents = Files.readString(Path.of(file));
+        contents = KubeconfigFile.read(file);
       } catch (IOException e) {
         throw AccountRequestException.invalid(
             "account '"

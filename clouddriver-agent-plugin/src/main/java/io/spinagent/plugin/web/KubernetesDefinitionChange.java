@@ -4,10 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
+import io.spinagent.plugin.accounts.KubeconfigFile;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.InvalidPathException;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -174,8 +172,8 @@ final class KubernetesDefinitionChange {
   /** A kubeconfig file on Clouddriver's machine, as Clouddriver would read it. */
   private static String read(String file) {
     try {
-      return Files.readString(Path.of(file));
-    } catch (IOException | InvalidPathException e) {
+      return KubeconfigFile.read(file);
+    } catch (IOException e) {
       throw StrictJson.invalid(
           "kubeconfigFile: cannot read '"
               + file
