@@ -1,13 +1,10 @@
 package io.spinagent.plugin.ha;
 
-import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.ConnectedAgents;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,7 +28,7 @@ public final class AgentPresence {
   private final Supplier<String> forwardUrl;
   private final HaProperties properties;
   private final Clock clock;
-  private volatile ScheduledExecutorService worker;
+  private final HeartbeatThread thread = new HeartbeatThread("spinagent-agent-presence");
   private volatile boolean failing;
 
   public AgentPresence(
@@ -59,25 +56,16 @@ public final class AgentPresence {
         agentId, zoneId, replicaId, clock.instant().minus(properties.getOwnerTimeout()));
   }
 
-  public synchronized void start() {
-    ScheduledExecutorService executor =
-        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("spinagent-agent-presence"));
-    long interval = properties.getHeartbeatInterval().toMillis();
-    executor.scheduleWithFixedDelay(this::record, 0, interval, TimeUnit.MILLISECONDS);
-    worker = executor;
+  public void start() {
+    thread.start(this::record, Duration.ZERO, properties.getHeartbeatInterval());
   }
 
   /** Removes this replica's rows, so the others stop forwarding to it at once. */
-  public synchronized void stop() {
-    ScheduledExecutorService executor = worker;
-    if (executor == null) {
-      return;
-    }
-    worker = null;
-    executor.shutdown();
+  public void stop() {
     try {
-      executor.awaitTermination(10, TimeUnit.SECONDS);
-      table.releaseAll(replicaId);
+      if (thread.stop()) {
+        table.releaseAll(replicaId);
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (RuntimeException e) {

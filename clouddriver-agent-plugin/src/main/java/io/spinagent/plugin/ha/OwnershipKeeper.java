@@ -1,7 +1,6 @@
 package io.spinagent.plugin.ha;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.spinagent.common.DaemonThreads;
 import io.spinagent.plugin.accounts.AccountLifecycleListener;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
@@ -13,9 +12,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +47,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
    */
   private final Set<String> pendingClaims = ConcurrentHashMap.newKeySet();
 
-  private volatile ScheduledExecutorService worker;
+  private final HeartbeatThread thread = new HeartbeatThread("spinagent-ownership");
 
   public OwnershipKeeper(
       AccountOwnerTable table,
@@ -106,12 +102,9 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
     }
   }
 
-  public synchronized void start() {
-    ScheduledExecutorService executor =
-        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("spinagent-ownership"));
-    long interval = properties.getHeartbeatInterval().toMillis();
-    executor.scheduleWithFixedDelay(this::heartbeat, interval, interval, TimeUnit.MILLISECONDS);
-    worker = executor;
+  public void start() {
+    Duration interval = properties.getHeartbeatInterval();
+    thread.start(this::heartbeat, interval, interval);
     log.info(
         "Replica '{}' records account ownership (heartbeat {}, owner timeout {}), forwarding"
             + " endpoint {}",
@@ -125,15 +118,11 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
    * Gives up every account, so the other replicas answer "no owner" at once instead of after the
    * timeout.
    */
-  public synchronized void stop() {
-    ScheduledExecutorService executor = worker;
-    if (executor == null) {
-      return;
-    }
-    worker = null;
-    executor.shutdown();
+  public void stop() {
     try {
-      executor.awaitTermination(10, TimeUnit.SECONDS);
+      if (!thread.stop()) {
+        return;
+      }
       int released = table.releaseAll(replicaId);
       meters.counter("spinagent.ha.ownership.changes", "change", "released").increment(released);
       owned.clear();
@@ -151,11 +140,7 @@ public final class OwnershipKeeper implements AccountLifecycleListener {
   }
 
   private void run(Runnable task) {
-    ScheduledExecutorService executor = worker;
-    if (executor == null) {
-      return;
-    }
-    executor.execute(
+    thread.execute(
         () -> {
           try {
             task.run();
