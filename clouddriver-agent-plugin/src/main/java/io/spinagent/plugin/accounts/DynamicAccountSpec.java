@@ -51,31 +51,25 @@ public record DynamicAccountSpec(
    * machine instead (its context kept).
    */
   public DynamicAccountSpec withKubeconfigFile(String path) {
-    return new DynamicAccountSpec(
-        name,
-        agentId,
-        zoneId,
-        null,
-        path,
-        null,
-        context,
-        namespaces,
-        omitNamespaces,
-        kinds,
-        omitKinds,
-        permissions,
-        onlySpinnakerManaged);
+    return withKubeconfig(null, path, null);
   }
 
   /** The same account, without the kubeconfig text: what the REST API shows. */
   public DynamicAccountSpec redacted() {
+    return withKubeconfig(
+        kubeconfigContents == null ? null : "<redacted>", kubeconfigFile, serviceAccount);
+  }
+
+  /** The same account with another way to its cluster. */
+  private DynamicAccountSpec withKubeconfig(
+      String contents, String file, Boolean viaServiceAccount) {
     return new DynamicAccountSpec(
         name,
         agentId,
         zoneId,
-        kubeconfigContents == null ? null : "<redacted>",
-        kubeconfigFile,
-        serviceAccount,
+        contents,
+        file,
+        viaServiceAccount,
         context,
         namespaces,
         omitNamespaces,
