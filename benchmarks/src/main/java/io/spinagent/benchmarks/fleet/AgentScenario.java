@@ -61,7 +61,7 @@ final class AgentScenario {
 
   private ChildProcess startClusters() {
     List<String> command = new ArrayList<>();
-    command.add(environment.hostJdk().java().toString());
+    command.add(environment.clustersJdk().java().toString());
     // About 6 MB a cluster (110 objects with their JSON trees, history and discovery documents).
     command.add("-Xmx" + Math.max(1024, accounts * 8) + "m");
     command.add("-cp");
@@ -74,7 +74,7 @@ final class AgentScenario {
             "test API servers",
             command,
             environment.logs().resolve("clusters-" + accounts + ".log"),
-            environment.hostJdk().home());
+            environment.clustersJdk().home());
     clusters.awaitLine(line -> line.startsWith("READY"), Duration.ofMinutes(10));
     return clusters;
   }

@@ -43,7 +43,8 @@ public final class FleetBenchmark {
         "%nFleet benchmark: %d cores, %.1f GB memory; load %s%n",
         Runtime.getRuntime().availableProcessors(), memoryGigabytes(), load());
     System.out.printf("  agent and informer baseline: %s%n", environment.agentJdk());
-    System.out.printf("  Clouddriver stand-in, test API servers: %s%n", environment.hostJdk());
+    System.out.printf("  their test API servers: %s%n", environment.clustersJdk());
+    System.out.printf("  Clouddriver stand-in: %s%n", environment.hostJdk());
     System.out.printf("  logs: %s%n", environment.logs());
     if (!options.pluginProperties().isEmpty()) {
       System.out.printf("  plugin settings: %s%n", options.pluginProperties());

@@ -14,8 +14,9 @@ import java.util.stream.Stream;
  * The JDKs the benchmark's processes run on. The agent uses virtual threads for its watches on Java
  * 21 and later (on 17 each watch keeps a platform thread), so the agent and its baseline run on the
  * newest JDK of at least 21 that can be found: {@code -Dbenchmark.fleet.agentJava=/path/to/java},
- * else {@code JAVA_HOME}, the JDK running the benchmark, and {@code /usr/lib/jvm/*}. Everything
- * else (the plugin's Clouddriver, the test API servers) runs on the benchmark's own JDK.
+ * else {@code JAVA_HOME}, the JDK running the benchmark, and {@code /usr/lib/jvm/*}; so do the
+ * agent scenario's test API servers ({@link FleetEnvironment#clustersJdk()}). The plugin's
+ * Clouddriver runs on the benchmark's own JDK.
  */
 final class Jdks {
 
