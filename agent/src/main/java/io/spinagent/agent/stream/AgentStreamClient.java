@@ -523,6 +523,12 @@ public final class AgentStreamClient implements AutoCloseable {
         outbox.suspend(account);
       } else if (decision.getRole() == Role.ROLE_CACHING) {
         outbox.resume(account);
+        log.debug(
+            "Agent '{}': account '{}' is this agent's to stream; Clouddriver has committed it up to"
+                + " sequence {}",
+            identity.agentId(),
+            account,
+            decision.getCommittedSequence());
         outbox.applyCommitted(account, decision.getCommittedSequence());
         if (streaming.add(account)) {
           streamingView = List.copyOf(streaming);

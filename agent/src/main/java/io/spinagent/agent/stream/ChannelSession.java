@@ -202,7 +202,15 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       case ACK -> {
         metrics.acknowledged();
         message.getAck().getRefusedList().forEach(r -> refused(message.getAck().getAccount(), r));
-        outbox.acknowledge(message.getAck().getAccount(), message.getAck().getSequence());
+        int released =
+            outbox.acknowledge(message.getAck().getAccount(), message.getAck().getSequence());
+        log.debug(
+            "Agent '{}': Clouddriver committed account '{}' up to sequence {} ({} entries"
+                + " released)",
+            agentId,
+            message.getAck().getAccount(),
+            message.getAck().getSequence(),
+            released);
       }
       case RESYNC_REQUEST -> events.resyncRequested(this, message.getResyncRequest());
       case HEARTBEAT -> {

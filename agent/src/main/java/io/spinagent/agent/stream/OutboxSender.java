@@ -9,6 +9,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the outbox to one session's stream, only while gRPC reports the stream ready: when
@@ -31,6 +33,8 @@ import java.util.function.Supplier;
  * only on the stream's thread.
  */
 final class OutboxSender {
+
+  private static final Logger log = LoggerFactory.getLogger(OutboxSender.class);
 
   static final int MAX_ENTRIES_PER_BATCH = 500;
 
@@ -83,7 +87,16 @@ final class OutboxSender {
         continue;
       }
       nextAccount = index + 1;
-      sentUpTo.put(account, inlineMarkers ? sendBatch(account, entries) : sendV1(account, entries));
+      long last = inlineMarkers ? sendBatch(account, entries) : sendV1(account, entries);
+      sentUpTo.put(account, last);
+      if (log.isDebugEnabled()) {
+        log.debug(
+            "Account '{}': sent {} entries, sequences {} to {}",
+            account,
+            entries.size(),
+            entries.get(0).sequence(),
+            last);
+      }
       return true;
     }
     return false;

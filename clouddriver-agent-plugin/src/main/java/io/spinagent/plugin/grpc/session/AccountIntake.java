@@ -8,6 +8,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A session's intake of its accounts' entries, under inbound flow control (as in grpc-java's
@@ -18,6 +20,8 @@ import java.util.function.BooleanSupplier;
  * taken once.
  */
 final class AccountIntake {
+
+  private static final Logger log = LoggerFactory.getLogger(AccountIntake.class);
 
   /**
    * Makes the pipeline of an account, which reports each commit to {@code committed} and asks
@@ -65,6 +69,15 @@ final class AccountIntake {
    */
   void submit(String account, List<SinkEntry> entries) {
     List<SinkEntry> fresh = newEntries(account, entries);
+    if (log.isDebugEnabled() && !entries.isEmpty()) {
+      log.debug(
+          "Account '{}': received sequences {} to {} ({} entries, {} not taken before)",
+          account,
+          entries.get(0).sequence(),
+          entries.get(entries.size() - 1).sequence(),
+          entries.size(),
+          fresh.size());
+    }
     if (fresh.isEmpty()) {
       return; // a replay of what this session already took
     }
