@@ -66,17 +66,37 @@ final class AgentJar {
 
   /** Starts the agent with {@code config}; its output goes to {@code <name>.log}. */
   static ChildProcess start(FleetEnvironment environment, Path config, String name) {
+    return start(environment, config, name, List.of(), false);
+  }
+
+  /**
+   * Starts the agent with {@code config}.
+   *
+   * @param jvmOptions more options for its JVM
+   * @param lowestPriority at the lowest CPU priority, for an agent that stands in for one on
+   *     another machine ({@link ChildProcess#atLowestPriority})
+   */
+  static ChildProcess start(
+      FleetEnvironment environment,
+      Path config,
+      String name,
+      List<String> jvmOptions,
+      boolean lowestPriority) {
     List<String> command = new ArrayList<>();
     command.add(environment.agentJdk().java().toString());
     command.add("-Xmx" + environment.options().agentHeap());
     command.addAll(SHIPPED_HEAP_OPTIONS);
     command.add("-XX:+ExitOnOutOfMemoryError");
+    command.addAll(jvmOptions);
     command.add("-jar");
     command.add(environment.options().agentJar().toString());
     command.add("--config");
     command.add(config.toString());
     return ChildProcess.start(
-        name, command, environment.logs().resolve(name + ".log"), environment.agentJdk().home());
+        name,
+        lowestPriority ? ChildProcess.atLowestPriority(command) : command,
+        environment.logs().resolve(name + ".log"),
+        environment.agentJdk().home());
   }
 
   /** Waits until the agent's {@code /health} answers 200. */

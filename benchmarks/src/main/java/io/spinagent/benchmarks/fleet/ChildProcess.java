@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * A process the benchmark starts (a JVM, mostly) whose output goes to a log file, with what the
@@ -81,6 +82,24 @@ final class ChildProcess implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start " + name + ": " + command, e);
     }
+  }
+
+  /**
+   * {@code command} at the lowest CPU priority ({@code nice -n 19}), for a process that stands in
+   * for another machine; as it is where there is no {@code nice}.
+   */
+  static List<String> atLowestPriority(List<String> command) {
+    Optional<Path> nice =
+        Stream.of("/usr/bin/nice", "/bin/nice")
+            .map(Path::of)
+            .filter(Files::isExecutable)
+            .findFirst();
+    if (nice.isEmpty()) {
+      return command;
+    }
+    List<String> niced = new ArrayList<>(List.of(nice.get().toString(), "-n", "19"));
+    niced.addAll(command);
+    return niced;
   }
 
   String name() {

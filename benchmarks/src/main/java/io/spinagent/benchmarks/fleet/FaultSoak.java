@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
 
 /**
  * The randomized fault soak (issue 20): real agents with several accounts each on test API servers,
@@ -98,6 +99,7 @@ public final class FaultSoak {
   private final List<SoakCluster> clusters = new ArrayList<>();
   private final List<SoakAgent> agents = new ArrayList<>();
   private final Map<String, Integer> changes = new LinkedHashMap<>();
+  private FleetEnvironment environment;
 
   FaultSoak(SoakOptions options, PrintStream out) {
     this.options = options;
@@ -115,7 +117,7 @@ public final class FaultSoak {
 
   /** Sets the fleet up, runs the rounds, prints the report and stops everything. */
   Result run() {
-    FleetEnvironment environment = new FleetEnvironment(options.fleet());
+    environment = new FleetEnvironment(options.fleet());
     out.printf(
         "%nFault soak: seed %d, %d rounds, %d agents × %d accounts of %d objects, 2 replicas on %s;"
             + " load %s%n",
@@ -145,8 +147,9 @@ public final class FaultSoak {
   private void setUp(FleetEnvironment environment) {
     database = FleetDatabase.start(options.database());
     scenario = database.freshScenario("fault_soak");
-    replicas.add(new PluginReplica("a", environment, scenario, true));
-    replicas.add(new PluginReplica("b", environment, scenario, true));
+    replicas.add(new PluginReplica("a", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
+    replicas.add(new PluginReplica("b", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
+    List<String> agentJvmOptions = SoakTrace.agentJvmOptions(environment.work());
     // One after the other: the first creates the schema.
     replicas.get(0).start();
     replicas.get(1).start();
@@ -165,7 +168,8 @@ public final class FaultSoak {
         clusters.add(cluster);
       }
       SoakAgent agent =
-          new SoakAgent("soak-agent-" + a, environment, own, replicas.get((a - 1) % 2));
+          new SoakAgent(
+              "soak-agent-" + a, environment, own, replicas.get((a - 1) % 2), agentJvmOptions);
       agents.add(agent);
       agent.start();
     }
@@ -229,6 +233,7 @@ public final class FaultSoak {
               known.containsKey(cluster.account()) ? known.get(cluster.account()) : "?");
         }
       }
+      out.println("    the processes' logs until now: " + keepLogs(round));
       out.flush();
       return false;
     }
@@ -241,6 +246,29 @@ public final class FaultSoak {
     out.printf("  round %3d clean in %5.1f s: %s%n", round, recovery.toMillis() / 1000.0, names);
     out.flush();
     return true;
+  }
+
+  /**
+   * Copies the logs as they are now to a directory of the failed round's own, which the next run of
+   * the soak does not overwrite; returns it.
+   */
+  private Path keepLogs(int round) {
+    Path kept =
+        environment
+            .work()
+            .resolve(
+                String.format(
+                    "failed-seed-%d-round-%d-%d",
+                    options.seed(), round, System.currentTimeMillis()));
+    try (Stream<Path> logs = Files.list(environment.logs())) {
+      Files.createDirectories(kept);
+      for (Path log : logs.toList()) {
+        Files.copy(log, kept.resolve(log.getFileName()));
+      }
+    } catch (IOException e) {
+      return environment.logs();
+    }
+    return kept;
   }
 
   private List<Fault> chooseFaults() {

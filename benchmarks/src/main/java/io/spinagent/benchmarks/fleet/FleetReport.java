@@ -299,6 +299,10 @@ final class FleetReport {
           "");
       out.printf("    CPU (machine; cores by process), healthy before: %s%n", phase.cpuBefore());
       out.printf("    CPU (machine; cores by process), sick:           %s%n", phase.cpuDuring());
+      if (phase.sickness() == IsolationScenario.Sickness.FLOOD && r.flood != null) {
+        out.printf(
+            "    the flooding cluster and its agent ran at the lowest CPU priority: %s%n", r.flood);
+      }
     }
     out.flush();
   }

@@ -26,6 +26,9 @@ final class IsolationResult {
   String load;
   String failure;
 
+  /** What the flooding cluster did in its phase ({@code flooded=<changes> seconds=<s>}). */
+  String flood;
+
   IsolationResult(int healthy, Duration phase) {
     this.healthy = healthy;
     this.phase = phase;

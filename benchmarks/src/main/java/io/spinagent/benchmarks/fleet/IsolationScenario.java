@@ -12,6 +12,7 @@ import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,7 +31,11 @@ import java.util.Map;
  *   <li>it answers every request after 3 s;
  *   <li>it answers every request with 500;
  *   <li>the other agent's cluster changes 1,000 objects a second, which its agent streams as fast
- *       as Clouddriver takes them.
+ *       as Clouddriver takes them. That cluster and its agent run at the lowest CPU priority
+ *       ({@link FloodClusterMain}): in production they are on other machines, and on two cores they
+ *       would take most of the CPU the measured accounts need, which measures the machine rather
+ *       than Clouddriver's isolation; what Clouddriver and its database spend on the flood stays at
+ *       normal priority.
  * </ul>
  *
  * The healthy accounts' figures in each sick phase divided by those of the healthy phase before it
@@ -81,14 +86,13 @@ final class IsolationScenario {
         clusters.put(String.format("iso-%02d", i), cluster(0));
       }
       clusters.put(SICK, cluster(0));
-      clusters.put(FLOOD, cluster(FLOOD_OBJECTS));
       FleetDatabase.Scenario db = database.freshScenario("fleet_isolation");
-      try (PluginReplica plugin = new PluginReplica("isolation", environment, db, false)) {
+      Path floodKubeconfig = dir.resolve(FLOOD + ".kubeconfig");
+      try (ChildProcess floodCluster = startFloodCluster(floodKubeconfig);
+          PluginReplica plugin = new PluginReplica("isolation", environment, db, false)) {
         plugin.start();
         Map<String, Path> first = new LinkedHashMap<>();
-        clusters.keySet().stream()
-            .filter(name -> !name.equals(FLOOD))
-            .forEach(name -> first.put(name, kubeconfig(name, clusters.get(name))));
+        clusters.forEach((name, cluster) -> first.put(name, kubeconfig(name, cluster)));
         Path firstConfig =
             AgentJar.writeConfig(
                 dir.resolve("agent-a.yaml"),
@@ -102,13 +106,15 @@ final class IsolationScenario {
                 "isolation-b",
                 plugin.grpcPort(),
                 FleetEnvironment.freePort(),
-                Map.of(FLOOD, kubeconfig(FLOOD, clusters.get(FLOOD))));
+                Map.of(FLOOD, floodKubeconfig));
         try (ChildProcess agentA = AgentJar.start(environment, firstConfig, "isolation-agent-a");
-            ChildProcess agentB = AgentJar.start(environment, floodConfig, "isolation-agent-b")) {
-          if (!awaitActive(plugin, clusters.size())) {
+            ChildProcess agentB =
+                AgentJar.start(environment, floodConfig, "isolation-agent-b", List.of(), true)) {
+          int accounts = clusters.size() + 1;
+          if (!awaitActive(plugin, accounts)) {
             result.failure =
                 "not all "
-                    + clusters.size()
+                    + accounts
                     + " accounts ACTIVE within "
                     + environment.options().activeTimeout().toSeconds()
                     + " s (see "
@@ -118,13 +124,13 @@ final class IsolationScenario {
           }
           Map<String, KubernetesApiServer> measured = new LinkedHashMap<>(clusters);
           measured.remove(SICK);
-          measured.remove(FLOOD);
           CpuUse cpu =
               new CpuUse()
                   .group("plugin", () -> List.of(plugin.process().pid()))
                   .group("database", CpuUse::databaseProcesses)
                   .group("agent", () -> List.of(agentA.pid()))
                   .group("the other agent", () -> List.of(agentB.pid()))
+                  .group("its cluster", () -> List.of(floodCluster.pid()))
                   .group(
                       "API servers and probes (this JVM)",
                       () -> List.of(ProcessHandle.current().pid()));
@@ -136,7 +142,7 @@ final class IsolationScenario {
               CpuUse.Reading start = cpu.read();
               IsolationProbes.Figures before = probes.measure(phase);
               CpuUse.Reading healthyEnd = cpu.read();
-              Runnable heal = fallSick(sickness, clusters);
+              Runnable heal = fallSick(sickness, clusters.get(SICK), floodCluster, result);
               CpuUse.Reading sickStart = cpu.read();
               IsolationProbes.Figures during = probes.measure(phase);
               CpuUse.Reading sickEnd = cpu.read();
@@ -149,7 +155,7 @@ final class IsolationScenario {
                       CpuUse.between(start, healthyEnd),
                       CpuUse.between(sickStart, sickEnd)));
               // The sick account reconnects before the next healthy phase starts.
-              awaitActive(plugin, clusters.size());
+              awaitActive(plugin, accounts);
             }
           }
         }
@@ -161,12 +167,32 @@ final class IsolationScenario {
   }
 
   /**
-   * The database's processes (server and backends). The embedded server runs as a daemon of its
-   * own, not beneath this JVM, so every database process on the machine counts.
+   * The flooding cluster ({@link FloodClusterMain}), at the lowest CPU priority like its agent: in
+   * production neither shares Clouddriver's machine.
    */
+  private ChildProcess startFloodCluster(Path kubeconfig) {
+    List<String> command = new ArrayList<>();
+    command.add(environment.hostJdk().java().toString());
+    command.add("-cp");
+    command.add(environment.benchmarkClasspath());
+    command.add(FloodClusterMain.class.getName());
+    command.add("--objects=" + FLOOD_OBJECTS);
+    command.add("--kubeconfig=" + kubeconfig);
+    ChildProcess cluster =
+        ChildProcess.start(
+            "flooding cluster",
+            ChildProcess.atLowestPriority(command),
+            environment.logs().resolve("isolation-flood-cluster.log"),
+            environment.hostJdk().home());
+    cluster.awaitLine(line -> line.equals("READY"), Duration.ofMinutes(1));
+    return cluster;
+  }
 
-  /** A cluster of its own (its own port and threads), with an application and a probe Service. */
-  private static KubernetesApiServer cluster(int floodObjects) {
+  /**
+   * A cluster of its own (its own port and threads), with an application, a probe Service and
+   * {@code floodObjects} Services to flood.
+   */
+  static KubernetesApiServer cluster(int floodObjects) {
     KubernetesApiServer cluster = KubernetesApiServer.builder().start();
     for (ObjectNode object : ClusterObjects.growth("shop", 20)) {
       cluster.createObject(object.toString());
@@ -183,16 +209,19 @@ final class IsolationScenario {
   }
 
   /** Makes the phase's sickness happen; returns what ends it. */
-  private Runnable fallSick(Sickness sickness, Map<String, KubernetesApiServer> clusters) {
-    KubernetesApiServer sick = clusters.get(SICK);
+  private static Runnable fallSick(
+      Sickness sickness,
+      KubernetesApiServer sick,
+      ChildProcess floodCluster,
+      IsolationResult result) {
     switch (sickness) {
       case HANG -> sick.faults().latency(Duration.ofHours(1));
       case SLOW -> sick.faults().latency(Duration.ofSeconds(3));
       case ERRORS -> sick.faults().failNext(Integer.MAX_VALUE, 500);
       case FLOOD -> {
-        Flood flood = new Flood(clusters.get(FLOOD));
-        flood.start();
-        return flood::stop;
+        floodCluster.send("flood " + FLOOD_RATE);
+        return () ->
+            result.flood = floodCluster.ask("stop", "STATS", Duration.ofSeconds(30)).substring(6);
       }
     }
     // The agent has to reconnect into the fault: its open watches would not notice it.
@@ -242,44 +271,5 @@ final class IsolationScenario {
       }
     }
     return clients;
-  }
-
-  /** Changes the flood cluster's objects at {@link #FLOOD_RATE} a second until stopped. */
-  private static final class Flood {
-    private final KubernetesApiServer cluster;
-    private final Thread thread;
-    private volatile boolean running = true;
-
-    Flood(KubernetesApiServer cluster) {
-      this.cluster = cluster;
-      this.thread = new Thread(this::run, "fleet-bench-flood");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    void stop() {
-      running = false;
-      try {
-        thread.join();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    private void run() {
-      Pace.run(
-          FLOOD_RATE,
-          () -> running,
-          sent ->
-              cluster.mergePatchObject(
-                  "v1",
-                  "Service",
-                  "default",
-                  "flood-" + (sent % FLOOD_OBJECTS),
-                  "{\"metadata\":{\"annotations\":{\"bench/flood\":\"" + sent + "\"}}}"));
-    }
   }
 }

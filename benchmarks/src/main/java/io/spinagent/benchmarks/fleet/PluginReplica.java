@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -32,12 +33,27 @@ final class PluginReplica implements AutoCloseable {
   private final int tunnelPort;
   private final int haPort;
   private final boolean ha;
+  private final Map<String, String> properties;
   private ChildProcess process;
   private int starts;
 
   PluginReplica(
       String name, FleetEnvironment environment, FleetDatabase.Scenario database, boolean ha) {
+    this(name, environment, database, ha, Map.of());
+  }
+
+  /**
+   * @param properties settings of this replica (system properties), besides every replica's ({@code
+   *     -Dbenchmark.fleet.pluginProperties})
+   */
+  PluginReplica(
+      String name,
+      FleetEnvironment environment,
+      FleetDatabase.Scenario database,
+      boolean ha,
+      Map<String, String> properties) {
     this.name = name;
+    this.properties = properties;
     this.environment = environment;
     this.database = database;
     this.ha = ha;
@@ -66,6 +82,7 @@ final class PluginReplica implements AutoCloseable {
     command.add("-Dspinagent.sandbox.log-level=INFO");
     // System properties outrank the host's defaults in Spring's environment.
     environment.options().pluginProperties().forEach((k, v) -> command.add("-D" + k + "=" + v));
+    properties.forEach((k, v) -> command.add("-D" + k + "=" + v));
     command.add("-cp");
     command.add(environment.hostClasspath());
     command.add(PluginHostMain.class.getName());

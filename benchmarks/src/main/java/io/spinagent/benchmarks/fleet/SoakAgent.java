@@ -41,14 +41,23 @@ final class SoakAgent implements AutoCloseable {
   private final TcpProxy proxy;
   private final int adminPort;
   private final Path config;
+  private final List<String> jvmOptions;
   private PluginReplica replica;
   private ChildProcess process;
   private int starts;
 
+  /**
+   * @param jvmOptions more options for the agent's JVM ({@link SoakTrace#agentJvmOptions})
+   */
   SoakAgent(
-      String id, FleetEnvironment environment, List<SoakCluster> clusters, PluginReplica replica) {
+      String id,
+      FleetEnvironment environment,
+      List<SoakCluster> clusters,
+      PluginReplica replica,
+      List<String> jvmOptions) {
     this.id = id;
     this.environment = environment;
+    this.jvmOptions = List.copyOf(jvmOptions);
     this.clusters = List.copyOf(clusters);
     this.replica = replica;
     this.proxy = TcpProxy.start("127.0.0.1", replica.grpcPort());
@@ -71,7 +80,7 @@ final class SoakAgent implements AutoCloseable {
 
   void start() {
     starts++;
-    process = AgentJar.start(environment, config, "agent-" + id + "-" + starts);
+    process = AgentJar.start(environment, config, "agent-" + id + "-" + starts, jvmOptions, false);
   }
 
   /** {@code kill -9}. */
