@@ -1,5 +1,6 @@
 package io.spinagent.agent.stream;
 
+import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
 import io.spinagent.protocol.v1.ResyncMarker;
@@ -134,6 +135,17 @@ public final class Outbox {
       size++;
     } finally {
       lock.unlock();
+    }
+    if (log.isTraceEnabled()) {
+      log.trace(
+          "Account '{}': {} of {} {}/{} at resourceVersion {} is sequence {}",
+          account,
+          change.getType() == ChangeType.CHANGE_TYPE_DELETE ? "delete" : "upsert",
+          key.kind(),
+          key.namespace(),
+          key.name(),
+          change.getResourceVersion(),
+          sequence);
     }
     entriesAdded.run();
     return sequence;

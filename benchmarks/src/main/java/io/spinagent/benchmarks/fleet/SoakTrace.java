@@ -9,9 +9,10 @@ import java.util.Map;
 
 /**
  * What the fault soak's processes log beyond INFO, so that a change missing from the cache can be
- * followed from the agent's outbox to Clouddriver's commit: at the agent each batch sent, each
- * acknowledgement and each account's committed sequence from Clouddriver's decision; at the plugin
- * each batch received and each commit, every line naming the account and its sequences.
+ * followed from the agent's outbox to Clouddriver's commit: at the agent the sequence each change
+ * takes, each batch sent, each acknowledgement and each account's committed sequence from
+ * Clouddriver's decision; at the plugin each batch received and each commit, every line naming the
+ * account and its sequences.
  */
 final class SoakTrace {
 
@@ -30,6 +31,7 @@ final class SoakTrace {
       <pattern>%d{yyyy-MM-dd'T'HH:mm:ss.SSSXXX} %-5level [%thread] %logger{36} - %msg%n</pattern>
     </encoder>
   </appender>
+  <logger name="io.spinagent.agent.stream.Outbox" level="TRACE"/>
   <logger name="io.spinagent.agent.stream.OutboxSender" level="DEBUG"/>
   <logger name="io.spinagent.agent.stream.ChannelSession" level="DEBUG"/>
   <logger name="io.spinagent.agent.stream.AgentStreamClient" level="DEBUG"/>
