@@ -204,13 +204,15 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
         message.getAck().getRefusedList().forEach(r -> refused(message.getAck().getAccount(), r));
         int released =
             outbox.acknowledge(message.getAck().getAccount(), message.getAck().getSequence());
-        log.debug(
-            "Agent '{}': Clouddriver committed account '{}' up to sequence {} ({} entries"
-                + " released)",
-            agentId,
-            message.getAck().getAccount(),
-            message.getAck().getSequence(),
-            released);
+        if (log.isDebugEnabled()) {
+          log.debug(
+              "Agent '{}': Clouddriver committed account '{}' up to sequence {} ({} entries"
+                  + " released)",
+              agentId,
+              message.getAck().getAccount(),
+              message.getAck().getSequence(),
+              released);
+        }
       }
       case RESYNC_REQUEST -> events.resyncRequested(this, message.getResyncRequest());
       case HEARTBEAT -> {

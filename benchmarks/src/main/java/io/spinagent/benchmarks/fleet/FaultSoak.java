@@ -131,7 +131,7 @@ public final class FaultSoak {
     out.printf("  logs: %s%n", environment.logs());
     out.flush();
     try {
-      setUp(environment);
+      setUp();
       for (int round = 1; round <= options.rounds(); round++) {
         if (!round(round)) {
           break;
@@ -144,7 +144,7 @@ public final class FaultSoak {
     return result;
   }
 
-  private void setUp(FleetEnvironment environment) {
+  private void setUp() {
     database = FleetDatabase.start(options.database());
     scenario = database.freshScenario("fault_soak");
     replicas.add(new PluginReplica("a", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
@@ -250,9 +250,9 @@ public final class FaultSoak {
 
   /**
    * Copies the logs as they are now to a directory of the failed round's own, which the next run of
-   * the soak does not overwrite; returns it.
+   * the soak does not overwrite; says where they are.
    */
-  private Path keepLogs(int round) {
+  private String keepLogs(int round) {
     Path kept =
         environment
             .work()
@@ -266,9 +266,9 @@ public final class FaultSoak {
         Files.copy(log, kept.resolve(log.getFileName()));
       }
     } catch (IOException e) {
-      return environment.logs();
+      return environment.logs() + " (not copied: " + e + "; the next run overwrites them)";
     }
-    return kept;
+    return kept.toString();
   }
 
   private List<Fault> chooseFaults() {

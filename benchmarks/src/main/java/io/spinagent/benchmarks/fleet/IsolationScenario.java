@@ -221,7 +221,10 @@ final class IsolationScenario {
       case FLOOD -> {
         floodCluster.send("flood " + FLOOD_RATE);
         return () ->
-            result.flood = floodCluster.ask("stop", "STATS", Duration.ofSeconds(30)).substring(6);
+            result.flood =
+                floodCluster
+                    .ask("stop", "STATS ", Duration.ofSeconds(30))
+                    .substring("STATS ".length());
       }
     }
     // The agent has to reconnect into the fault: its open watches would not notice it.

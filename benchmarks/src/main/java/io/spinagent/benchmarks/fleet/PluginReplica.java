@@ -53,7 +53,7 @@ final class PluginReplica implements AutoCloseable {
       boolean ha,
       Map<String, String> properties) {
     this.name = name;
-    this.properties = properties;
+    this.properties = Map.copyOf(properties);
     this.environment = environment;
     this.database = database;
     this.ha = ha;

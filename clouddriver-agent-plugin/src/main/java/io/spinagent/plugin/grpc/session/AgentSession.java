@@ -388,15 +388,17 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
       context.accounts().kindsInSync(this, account, listed);
     }
     context.metrics().committed(changes);
-    log.debug(
-        "Account '{}' (agent '{}'): committed up to sequence {} ({} entries, {} changes, {}"
-            + " refused)",
-        account,
-        agentId(),
-        batch.lastSequence(),
-        batch.entries().size(),
-        changes,
-        outcome.refused().size());
+    if (log.isDebugEnabled()) {
+      log.debug(
+          "Account '{}' (agent '{}'): committed up to sequence {} ({} entries, {} changes, {}"
+              + " refused)",
+          account,
+          agentId(),
+          batch.lastSequence(),
+          batch.entries().size(),
+          changes,
+          outcome.refused().size());
+    }
     // The sink logged and counted what it refused; the agent hears of it on the Ack.
     outbound.acknowledge(account, batch.lastSequence(), outcome.refused());
     if (!relist.isEmpty()) {
