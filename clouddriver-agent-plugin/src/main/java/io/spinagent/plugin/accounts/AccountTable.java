@@ -297,6 +297,32 @@ public final class AccountTable implements AccountBindings {
   }
 
   /**
+   * Every account's stored state, by name: what a filtered listing needs to choose its page, read
+   * from two narrow columns instead of whole rows.
+   */
+  public Map<String, AccountState> states() {
+    Map<String, AccountState> states = new HashMap<>();
+    jooq.select(NAME, STATE)
+        .from(ACCOUNTS)
+        .forEach(row -> states.put(row.get(NAME), AccountState.valueOf(row.get(STATE))));
+    return states;
+  }
+
+  /** The accounts among {@code names} that have a row, by name. */
+  public Map<String, StoredAccount> find(Collection<String> names) {
+    Map<String, StoredAccount> found = new HashMap<>();
+    List<String> all = List.copyOf(names);
+    for (int from = 0; from < all.size(); from += NAMES_PER_STATEMENT) {
+      List<String> chunk = all.subList(from, Math.min(from + NAMES_PER_STATEMENT, all.size()));
+      jooq.selectFrom(ACCOUNTS)
+          .where(NAME.in(chunk))
+          .fetch(this::read)
+          .forEach(account -> found.put(account.name(), account));
+    }
+    return found;
+  }
+
+  /**
    * Dynamic accounts not removed that name {@code agentId} (when not null) or {@code zoneId} (when
    * not null) as who serves them.
    */

@@ -5,11 +5,12 @@ import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.StoredAccount;
-import java.util.Comparator;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * Accounts as the REST APIs show them: the shared records of {@code spinagent_accounts} (every
@@ -36,26 +37,41 @@ final class AccountViews {
     return Optional.of(AccountView.of(stored.orElse(null), live.orElse(null), replicaId));
   }
 
-  /** Accounts in {@code wanted} state (every state but {@code REMOVED} when null), by name. */
-  List<AccountView> all(AccountState wanted) {
-    Map<String, AccountView> views = new LinkedHashMap<>();
-    if (table.isPresent()) {
-      for (StoredAccount stored : table.get().all()) {
-        views.put(
-            stored.name(),
-            AccountView.of(stored, registry.find(stored.name()).orElse(null), replicaId));
+  /** One page of a listing, and how many accounts matched in all. */
+  record Page(List<AccountView> views, int total) {}
+
+  /**
+   * Accounts in {@code wanted} state (every state but {@code REMOVED} when null), by name: at most
+   * {@code size} of them from the {@code from}th on. Only the page's accounts are read whole and
+   * shown; the others cost their name and state, so that a script polling how many accounts are
+   * ACTIVE stays cheap with thousands of accounts.
+   */
+  Page page(AccountState wanted, long from, int size) {
+    Map<String, AgentAccount> live = new HashMap<>();
+    registry.all().forEach(account -> live.put(account.name(), account));
+    // Natural String order, as the names are shown: the database's collation may differ.
+    Map<String, AccountState> states = new TreeMap<>();
+    table.ifPresent(t -> states.putAll(t.states()));
+    live.values().forEach(account -> states.put(account.name(), account.state()));
+    List<String> matching =
+        states.entrySet().stream()
+            .filter(
+                e -> wanted == null ? e.getValue() != AccountState.REMOVED : e.getValue() == wanted)
+            .map(Map.Entry::getKey)
+            .toList();
+    int start = (int) Math.min(from, matching.size());
+    List<String> names =
+        matching.subList(start, (int) Math.min((long) start + size, matching.size()));
+    Map<String, StoredAccount> stored =
+        table.isPresent() && !names.isEmpty() ? table.get().find(names) : Map.of();
+    List<AccountView> views = new ArrayList<>(names.size());
+    for (String name : names) {
+      StoredAccount row = stored.get(name);
+      AgentAccount here = live.get(name);
+      if (row != null || here != null) { // else deleted since its state was read
+        views.add(AccountView.of(row, here, replicaId));
       }
     }
-    for (AgentAccount live : registry.all()) {
-      views.putIfAbsent(live.name(), AccountView.of(null, live, replicaId));
-    }
-    return views.values().stream()
-        .filter(
-            v ->
-                wanted == null
-                    ? !v.state().equals(AccountState.REMOVED.name())
-                    : v.state().equals(wanted.name()))
-        .sorted(Comparator.comparing(AccountView::name))
-        .toList();
+    return new Page(views, matching.size());
   }
 }

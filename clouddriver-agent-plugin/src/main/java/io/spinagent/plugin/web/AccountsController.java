@@ -64,10 +64,8 @@ public class AccountsController extends ApiErrors {
     if (size < 1 || size > MAX_PAGE_SIZE) {
       throw StrictJson.invalid("size: must be between 1 and " + MAX_PAGE_SIZE);
     }
-    List<AccountView> matching = views.all(wanted);
-    int from = (int) Math.min((long) page * size, matching.size());
-    int to = Math.min(from + size, matching.size());
-    return new AccountPage(matching.subList(from, to), page, size, matching.size());
+    AccountViews.Page matching = views.page(wanted, (long) page * size, size);
+    return new AccountPage(matching.views(), page, size, matching.total());
   }
 
   @GetMapping("/{name}")

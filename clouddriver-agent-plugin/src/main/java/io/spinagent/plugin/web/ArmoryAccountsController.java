@@ -87,11 +87,9 @@ public class ArmoryAccountsController extends ApiErrors {
     if (limit < 1 || limit > MAX_LIMIT) {
       throw StrictJson.invalid("limit: must be between 1 and " + MAX_LIMIT);
     }
-    List<AccountView> all = views.all(null);
-    int from = (int) Math.min((long) (page - 1) * limit, all.size());
-    int to = Math.min(from + limit, all.size());
+    AccountViews.Page matching = views.page(null, (long) (page - 1) * limit, limit);
     return new ArmoryPage(
-        all.subList(from, to).stream().map(ArmoryAccount::of).toList(), page, limit, all.size());
+        matching.views().stream().map(ArmoryAccount::of).toList(), page, limit, matching.total());
   }
 
   @GetMapping(path = "/armory/accounts/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
