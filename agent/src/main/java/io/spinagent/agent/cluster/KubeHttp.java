@@ -27,8 +27,6 @@ import okhttp3.Response;
  *   <li>Connections kept in one of the agent's shared pools ({@link ClusterThreads#connections()});
  *       they are only ever reused for the same address and TLS settings, so never by another
  *       account.
- *   <li>New connections take turns at their TLS handshakes ({@link TlsResumption}), so that all but
- *       the first resume the account's TLS session instead of each doing a full handshake.
  *   <li>Every request is a {@link Call} its caller can cancel, which is how watches stop at once: a
  *       cancelled call's socket is closed instead of its remaining body being read.
  * </ul>
@@ -62,7 +60,6 @@ final class KubeHttp {
             .newBuilder()
             .protocols(List.of(Protocol.HTTP_1_1))
             .connectionPool(pool)
-            .eventListenerFactory(new TlsResumption().listeners())
             .build();
     this.requests =
         base.newBuilder()
