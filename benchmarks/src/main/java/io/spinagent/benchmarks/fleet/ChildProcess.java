@@ -85,21 +85,39 @@ final class ChildProcess implements AutoCloseable {
   }
 
   /**
-   * {@code command} at the lowest CPU priority ({@code nice -n 19}), for a process that stands in
-   * for another machine; as it is where there is no {@code nice}.
+   * {@code command} at the lowest CPU priority, for a process that stands in for another machine:
+   * {@code nice -n 19}, and where the kernel groups tasks by session (autogroup, {@code
+   * /proc/self/autogroup}) also in a session of its own whose group is at nice 19. With autogroup,
+   * nice orders only the tasks of one session, and each session's group competes with the others at
+   * normal priority: niced alone, the process would still take the CPU from PostgreSQL, whose
+   * backends each run in a session of their own. As it is where there is no {@code nice}.
    */
   static List<String> atLowestPriority(List<String> command) {
-    Optional<Path> nice =
-        Stream.of("/usr/bin/nice", "/bin/nice")
-            .map(Path::of)
-            .filter(Files::isExecutable)
-            .findFirst();
+    Optional<Path> nice = executable("nice");
     if (nice.isEmpty()) {
       return command;
     }
-    List<String> niced = new ArrayList<>(List.of(nice.get().toString(), "-n", "19"));
+    List<String> niced = new ArrayList<>();
+    Optional<Path> setsid = executable("setsid");
+    if (setsid.isPresent() && Files.isWritable(Path.of("/proc/self/autogroup"))) {
+      // sh becomes the session leader, lowers its new group, then becomes the command (same pid)
+      niced.addAll(
+          List.of(
+              setsid.get().toString(),
+              "/bin/sh",
+              "-c",
+              "echo 19 > /proc/self/autogroup; exec \"$0\" \"$@\""));
+    }
+    niced.addAll(List.of(nice.get().toString(), "-n", "19"));
     niced.addAll(command);
     return niced;
+  }
+
+  private static Optional<Path> executable(String name) {
+    return Stream.of("/usr/bin/" + name, "/bin/" + name)
+        .map(Path::of)
+        .filter(Files::isExecutable)
+        .findFirst();
   }
 
   String name() {
