@@ -16,6 +16,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,8 +36,16 @@ import org.slf4j.LoggerFactory;
  *       ({@link BatchSlices}), one per group, so that no transaction carries much of one account
  *       and the other accounts' work is taken between two slices: a quiet account never waits long
  *       behind one that streams a lot. An account alone keeps its batches whole.
- *   <li><b>Concurrency.</b> At most {@code committers} groups run at once, each on a thread of the
- *       committers' pool (one may derive and read while another commits).
+ *   <li><b>Lanes.</b> An account that handed over many changes lately ({@link AccountVolumes}: a
+ *       cluster changing hundreds of objects a second, or a listing being written) is
+ *       <em>busy</em>; the others are quiet. A group holds only busy or only quiet accounts' work,
+ *       so that a quiet account's change never shares a transaction with a busy account's rows; a
+ *       purge counts as busy.
+ *   <li><b>Concurrency.</b> At most {@code committers} groups of each lane run at once, and at most
+ *       {@code committers + 1} in all, each on a thread of the committers' pool: the extra one is
+ *       there for the lane the others leave waiting, so that quiet accounts never wait for a busy
+ *       account's transaction (nor busy accounts for an endless run of quiet ones). With only one
+ *       lane streaming, {@code committers} groups run at a time.
  *   <li><b>Acknowledgement.</b> Each work's stage completes once the transaction that held it
  *       committed, with that account's own outcome.
  *   <li><b>Isolation.</b> A group whose transaction fails is retried in halves, recursively, so
@@ -80,21 +89,36 @@ final class GroupCommitter {
     boolean failed(List<Work> group, RuntimeException failure);
   }
 
+  /** Which accounts' work a group holds: see the class comment. */
+  private enum Lane {
+    QUIET,
+    BUSY
+  }
+
+  /** A group taken, and its lane. */
+  private record Group(List<Work> works, Lane lane) {}
+
   private final Transactions transactions;
   private final Executor committers;
   private final int maxCommitters;
   private final WriterMetrics metrics;
+  private final LongSupplier nanoTime;
+  private final AccountVolumes volumes = new AccountVolumes();
 
   @GuardedBy("this")
   private final ArrayDeque<Work> queue = new ArrayDeque<>();
 
   /** accounts whose work is in a group being committed */
   @GuardedBy("this")
-  private final Set<String> busy = new HashSet<>();
+  private final Set<String> committing = new HashSet<>();
 
   /** committers running (each until nothing it may take is queued) */
   @GuardedBy("this")
   private int running;
+
+  /** groups being committed, by lane */
+  @GuardedBy("this")
+  private final int[] groups = new int[Lane.values().length];
 
   /** the account of the last work handed over */
   @GuardedBy("this")
@@ -105,24 +129,49 @@ final class GroupCommitter {
    * a window ago
    */
   @GuardedBy("this")
-  private long otherAccountAt = System.nanoTime() - SHARED_WINDOW.toNanos();
+  private long otherAccountAt;
 
+  /**
+   * @param committers runs the committers: at least {@code maxCommitters + 1} threads (see the
+   *     class comment)
+   */
   GroupCommitter(
       Transactions transactions, Executor committers, int maxCommitters, WriterMetrics metrics) {
+    this(transactions, committers, maxCommitters, metrics, System::nanoTime);
+  }
+
+  GroupCommitter(
+      Transactions transactions,
+      Executor committers,
+      int maxCommitters,
+      WriterMetrics metrics,
+      LongSupplier nanoTime) {
     this.transactions = transactions;
     this.committers = committers;
     this.maxCommitters = Math.max(1, maxCommitters);
     this.metrics = metrics;
+    this.nanoTime = nanoTime;
+    this.otherAccountAt = nanoTime.getAsLong() - SHARED_WINDOW.toNanos();
+    metrics.busyAccounts(() -> volumes.busy(nanoTime.getAsLong()));
   }
 
   void submit(Work work) {
     synchronized (this) {
-      queue.addAll(isShared(work.account()) ? BatchSlices.of(work) : List.of(work));
-      if (running >= maxCommitters) {
+      long now = nanoTime.getAsLong();
+      if (work instanceof Work.Batch batch) {
+        volumes.add(batch.account(), batch.entries().size(), now);
+      }
+      queue.addAll(isShared(work.account(), now) ? BatchSlices.of(work) : List.of(work));
+      if (running > maxCommitters || !isWaiting(now)) {
         return; // a running committer takes it next
       }
       running++;
     }
+    startCommitter();
+  }
+
+  /** Runs one more committer; called having counted it in {@link #running}. */
+  private void startCommitter() {
     try {
       committers.execute(this::commitWhileQueued);
     } catch (RejectedExecutionException e) {
@@ -144,8 +193,7 @@ final class GroupCommitter {
    * which is faster.
    */
   @GuardedBy("this")
-  private boolean isShared(String account) {
-    long now = System.nanoTime();
+  private boolean isShared(String account, long now) {
     if (lastAccount != null && !lastAccount.equals(account)) {
       otherAccountAt = now;
     }
@@ -155,9 +203,14 @@ final class GroupCommitter {
 
   /** A committer's life: groups, until nothing it may take is queued. */
   private void commitWhileQueued() {
+    Group previous = null;
     while (true) {
       List<Work> group;
+      boolean another;
       synchronized (this) {
+        if (previous != null) {
+          groups[previous.lane().ordinal()]--;
+        }
         if (Thread.currentThread().isInterrupted()) {
           running--;
           List<Work> stranded = drain();
@@ -165,13 +218,23 @@ final class GroupCommitter {
               w -> w.result().completeExceptionally(new InterruptedException("writer stopped")));
           return;
         }
-        group = take();
-        if (group.isEmpty()) {
+        long now = nanoTime.getAsLong();
+        previous = take(now);
+        if (previous == null) {
           running--;
           return;
         }
+        group = previous.works();
+        // the other lane's work left queued gets a committer of its own
+        another = running <= maxCommitters && isWaiting(now);
+        if (another) {
+          running++;
+        }
       }
-      long now = System.nanoTime();
+      if (another) {
+        startCommitter();
+      }
+      long now = nanoTime.getAsLong();
       for (Work work : group) {
         if (work instanceof Work.Batch batch) {
           metrics.queued(now - batch.handedOverNanos());
@@ -187,13 +250,15 @@ final class GroupCommitter {
   }
 
   /**
-   * The next group: queued work of accounts not being committed, in queue order (an account's later
-   * work stays behind its earlier), within the group's limits.
+   * The next group, or null: queued work of accounts not being committed, in queue order (an
+   * account's later work stays behind its earlier), of the lane of the first work that may be
+   * taken, within the group's limits.
    */
   @GuardedBy("this")
-  private List<Work> take() {
+  private Group take(long now) {
     List<Work> group = new ArrayList<>();
     Set<String> seen = new HashSet<>();
+    Lane lane = null;
     long changes = 0;
     long bytes = 0;
     for (Iterator<Work> it = queue.iterator(); it.hasNext(); ) {
@@ -202,11 +267,15 @@ final class GroupCommitter {
         it.remove(); // a later slice of a batch whose earlier slice failed
         continue;
       }
-      if (!seen.add(work.account()) || busy.contains(work.account())) {
+      if (!isTakeable(work, seen)) {
         continue;
       }
-      if (work instanceof Work.Batch slice && !slice.isReady()) {
-        continue; // its previous slice is still being committed (by another committer)
+      Lane its = lane(work, now);
+      if (lane == null && hasRoom(its)) {
+        lane = its;
+      }
+      if (its != lane) {
+        continue;
       }
       if (work instanceof Work.Purge) {
         if (group.isEmpty()) {
@@ -227,8 +296,54 @@ final class GroupCommitter {
       changes += size;
       bytes += batch.bytes();
     }
-    group.forEach(w -> busy.add(w.account()));
-    return group;
+    if (lane == null) {
+      return null;
+    }
+    groups[lane.ordinal()]++;
+    group.forEach(w -> committing.add(w.account()));
+    return new Group(group, lane);
+  }
+
+  /**
+   * Whether a committer started now would find a group: queued work that may be taken, of a lane
+   * with room for one more group.
+   */
+  @GuardedBy("this")
+  private boolean isWaiting(long now) {
+    if (!hasRoom(Lane.QUIET) && !hasRoom(Lane.BUSY)) {
+      return false; // no group could start, whatever is queued
+    }
+    Set<String> seen = new HashSet<>();
+    for (Work work : queue) {
+      if (!work.result().isDone() && isTakeable(work, seen) && hasRoom(lane(work, now))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether the work is its account's first queued work ({@code seen} collects the accounts met in
+   * queue order), its account is in no group being committed, and it is not a slice whose previous
+   * slice is still being committed.
+   */
+  @GuardedBy("this")
+  private boolean isTakeable(Work work, Set<String> seen) {
+    return seen.add(work.account())
+        && !committing.contains(work.account())
+        && !(work instanceof Work.Batch slice && !slice.isReady());
+  }
+
+  @GuardedBy("this")
+  private Lane lane(Work work, long now) {
+    return work instanceof Work.Purge || volumes.isBusy(work.account(), now)
+        ? Lane.BUSY
+        : Lane.QUIET;
+  }
+
+  @GuardedBy("this")
+  private boolean hasRoom(Lane lane) {
+    return groups[lane.ordinal()] < maxCommitters;
   }
 
   @GuardedBy("this")
@@ -305,7 +420,7 @@ final class GroupCommitter {
 
   /** The account's next work may be taken (before its stage completes, which may hand it over). */
   private synchronized void release(Work work) {
-    busy.remove(work.account());
+    committing.remove(work.account());
   }
 
   private static void pause(int conflicts) {

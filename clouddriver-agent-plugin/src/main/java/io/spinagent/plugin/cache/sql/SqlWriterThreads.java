@@ -9,12 +9,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The SQL cache writer's threads: {@code spinagent-sql-writer} commits groups of batches (as many
- * groups at a time as there are threads, each account in one group at a time), {@code
- * spinagent-sql-derive} helps a group parse and derive its objects ({@link Derivation#HELPERS} of
- * them). Threads start on first use. Closed with the plugin's context, so that none outlives the
- * plugin: work handed over may finish for a while; a group that does not is interrupted, and as it
- * was never acknowledged its agents send it again.
+ * The SQL cache writer's threads: {@code spinagent-sql-writer} commits groups of batches ({@code
+ * writer-threads} groups at a time, and one more for the accounts that the others leave waiting:
+ * quiet accounts while the others commit busy ones, see {@link GroupCommitter}; each account in one
+ * group at a time), {@code spinagent-sql-derive} helps a group parse and derive its objects ({@link
+ * Derivation#HELPERS} of them). Threads start on first use. Closed with the plugin's context, so
+ * that none outlives the plugin: work handed over may finish for a while; a group that does not is
+ * interrupted, and as it was never acknowledged its agents send it again.
  */
 public final class SqlWriterThreads implements AutoCloseable {
 
@@ -33,7 +34,7 @@ public final class SqlWriterThreads implements AutoCloseable {
     this.writerThreads = Math.max(1, writerThreads);
     this.committers =
         Executors.newFixedThreadPool(
-            this.writerThreads, DaemonThreads.named("spinagent-sql-writer"));
+            this.writerThreads + 1, DaemonThreads.named("spinagent-sql-writer"));
     this.derivation =
         Executors.newFixedThreadPool(
             Derivation.HELPERS, DaemonThreads.named("spinagent-sql-derive"));

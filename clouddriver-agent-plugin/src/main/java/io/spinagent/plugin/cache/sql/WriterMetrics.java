@@ -2,10 +2,12 @@ package io.spinagent.plugin.cache.sql;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The SQL writer's meters, in Clouddriver's Micrometer registry; every tag takes a few fixed values
@@ -77,6 +79,15 @@ final class WriterMetrics {
         }
       }
     }
+  }
+
+  /** Reports the accounts whose work is committed apart from the others', as busy. */
+  void busyAccounts(Supplier<Number> busy) {
+    Gauge.builder("spinagent.cache.accounts.busy", busy)
+        .description(
+            "Accounts that handed the writer about 100 changes or more in the last second, whose"
+                + " transactions run apart from the other accounts'")
+        .register(registry);
   }
 
   /** A batch (or slice) waited {@code nanos} in the writer's queue before its group was taken. */

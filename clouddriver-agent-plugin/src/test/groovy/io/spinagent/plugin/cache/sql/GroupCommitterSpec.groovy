@@ -25,7 +25,7 @@ import spock.lang.Specification
 class GroupCommitterSpec extends Specification {
 
   SimpleMeterRegistry meters = new SimpleMeterRegistry()
-  ExecutorService pool = Executors.newFixedThreadPool(2)
+  ExecutorService pool = Executors.newFixedThreadPool(3)
   RecordingTransactions transactions = new RecordingTransactions()
 
   def cleanup() {
@@ -198,36 +198,93 @@ class GroupCommitterSpec extends Specification {
   }
 
   def "while other accounts stream, a large batch is committed in slices, one per transaction, the others' work taken between them; it is acknowledged once, with every slice's outcome"() {
-    given:
+    given: 'two accounts hand over large batches (both busy) while a third streams too'
     def gc = committer(1)
-    transactions.blockOn = 'flood'
-    def flood = largeBatch('flood', 2 * BatchSlices.MAX_CHANGES + 50)
-    await(submitted(gc, batch('quiet', 1)).result())
+    await(submitted(gc, batch('other')).result())
+    transactions.blockOn = 'first'
+    def first = largeBatch('first', 2 * BatchSlices.MAX_CHANGES + 50)
+    def second = largeBatch('second', 2 * BatchSlices.MAX_CHANGES + 50)
 
-    when: 'the quiet account hands over another change while the first slice commits'
-    gc.submit(flood)
+    when: "the second batch arrives while the first one's first slice commits"
+    gc.submit(first)
     transactions.started.await(30, TimeUnit.SECONDS)
-    def quiet = batch('quiet')
-    gc.submit(quiet)
+    gc.submit(second)
 
     then: 'the batch is not acknowledged while a slice is left'
+    !first.result().isDone()
+
+    when:
+    transactions.release.countDown()
+    def outcome = await(first.result())
+    await(second.result())
+
+    then: 'each transaction holds at most one slice of each batch'
+    slices(transactions.committed) ==
+        [['other:1'], ['first:100'], ['first:100', 'second:100'], ['first:50', 'second:100'], ['second:50']]
+
+    and: 'in stream order'
+    transactions.committed.findAll { g -> g*.account().contains('first') }
+        .collect { g -> g.find { it.account() == 'first' }.entries()[0].sequence() } == [1L, 101L, 201L]
+
+    and: 'one outcome for the batch, with each slice\'s'
+    outcome.refused*.name == ['first', 'first', 'first']
+    meters.timer('spinagent.cache.queue.wait').count() == 7
+  }
+
+  def "a quiet account's batch commits in a transaction of its own while a busy account's transaction runs, never sharing one with it"() {
+    given: 'a cluster that has handed over hundreds of changes in the last second'
+    def gc = committer(1)
+    await(submitted(gc, batch('quiet', 1)).result())
+    await(submitted(gc, largeBatch('flood', 400)).result())
+    transactions.blockOn = 'flood'
+    def flood = largeBatch('flood', 20)
+
+    when: "the busy account's next transaction runs, and the quiet account and another hand over a change"
+    gc.submit(flood)
+    transactions.started.await(30, TimeUnit.SECONDS)
+    def quiet = batch('quiet', 2)
+    def other = batch('other', 1)
+    gc.submit(quiet)
+    gc.submit(other)
+    await(quiet.result())
+    await(other.result())
+
+    then: 'both commit while the busy transaction has not finished'
     !flood.result().isDone()
 
     when:
     transactions.release.countDown()
-    def outcome = await(flood.result())
-    await(quiet.result())
+    await(flood.result())
 
-    then: 'the quiet change shares a transaction with one slice, not with the rest of the batch'
-    slices(transactions.committed) == [['quiet:1'], ['flood:100'], ['flood:100', 'quiet:1'], ['flood:50']]
+    then: 'no transaction mixes the busy account with the quiet ones'
+    transactions.committed.every { g -> !g*.account().contains('flood') || g*.account() == ['flood'] }
+    transactions.committed.flatten().count { it.account() != 'flood' } == 3
+    meters.get('spinagent.cache.accounts.busy').gauge().value() == 1
+  }
 
-    and: 'in stream order'
-    transactions.committed.findAll { g -> g*.account().contains('flood') }
-        .collect { g -> g.find { it.account() == 'flood' }.entries()[0].sequence() } == [1L, 101L, 201L]
+  def "an account is busy only while it streams: once it has quietened down its batches share transactions with the others again"() {
+    given: 'a clock of our own'
+    long now = 0
+    def gc = new GroupCommitter(transactions, pool, 1, new WriterMetrics(meters), { now })
+    await(submitted(gc, largeBatch('burst', 150)).result())
 
-    and: 'one outcome for the batch, with each slice\'s'
-    outcome.refused*.name == ['flood', 'flood', 'flood']
-    meters.timer('spinagent.cache.queue.wait').count() == 5
+    expect:
+    meters.get('spinagent.cache.accounts.busy').gauge().value() == 1
+
+    when: 'three seconds later'
+    now += 3_000_000_000L
+    transactions.blockOn = 'blocker'
+    gc.submit(batch('blocker'))
+    transactions.started.await(30, TimeUnit.SECONDS)
+    def burst = batch('burst', 151)
+    def quiet = batch('quiet')
+    [burst, quiet].each { gc.submit(it) }
+    transactions.release.countDown()
+    [burst, quiet].each { await(it.result()) }
+
+    then:
+    meters.get('spinagent.cache.accounts.busy').gauge().value() == 0
+    transactions.committed.collect { g -> g*.account() } == [['burst'], ['blocker'], ['burst', 'quiet']]
   }
 
   def "an account streaming alone keeps a large batch whole, in one transaction"() {
