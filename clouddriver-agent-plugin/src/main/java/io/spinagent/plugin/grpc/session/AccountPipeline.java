@@ -75,7 +75,24 @@ final class AccountPipeline {
   private boolean closed;
   private int failures;
   private long lastCommitStart;
+
+  /**
+   * The timer of a commit waiting for the interval, and its turn: the timer's task starts the
+   * commit only if the turn is still its own. Cancelling the timer does not stop a task that has
+   * already started (it may be waiting for this pipeline's lock while {@link #sessionStalled} holds
+   * it), and two starts would commit the queue's head twice at once and then drop a frame never
+   * committed.
+   */
   private ScheduledFuture<?> pacing;
+
+  private long pacingTurn;
+
+  /**
+   * A commit is in flight: its end starts the next one. Whatever else would start one meanwhile (a
+   * timer, a stalled session, a retry) finds this set and leaves it to that end, so that the
+   * queue's head is never committed twice and the frames an end removes are the ones it committed.
+   */
+  private boolean committing;
 
   AccountPipeline(
       String account,
@@ -154,16 +171,20 @@ final class AccountPipeline {
    */
   void sessionStalled() {
     synchronized (this) {
-      if (pacing == null || !pacing.cancel(false)) {
-        return;
+      if (pacing == null) {
+        return; // no commit waits, or its timer has taken its turn already
       }
-      pacing = null;
+      pacing.cancel(false);
+      pacing = null; // the turn is this method's, even if the timer's task has started
     }
     executor.execute(this::commitNext);
   }
 
-  private void paced() {
+  private void paced(long turn) {
     synchronized (this) {
+      if (pacing == null || turn != pacingTurn) {
+        return; // sessionStalled took this turn
+      }
       pacing = null;
     }
     executor.execute(this::commitNext);
@@ -173,6 +194,9 @@ final class AccountPipeline {
     SinkBatch batch;
     int frames;
     synchronized (this) {
+      if (committing) {
+        return;
+      }
       if (closed || queue.isEmpty()) {
         running = false;
         return;
@@ -180,7 +204,8 @@ final class AccountPipeline {
       long now = nanoTime.getAsLong();
       long wait = lastCommitStart + minCommitIntervalNanos - now;
       if (wait > 0 && !sessionStalled.getAsBoolean()) {
-        pacing = scheduler.schedule(this::paced, wait, TimeUnit.NANOSECONDS);
+        long turn = ++pacingTurn;
+        pacing = scheduler.schedule(() -> paced(turn), wait, TimeUnit.NANOSECONDS);
         return;
       }
       lastCommitStart = now;
@@ -194,6 +219,7 @@ final class AccountPipeline {
         frames++;
       }
       batch = frames == 1 ? queue.peek() : joined(frames, entries);
+      committing = true;
     }
     CompletableFuture<CommitOutcome> commit;
     try {
@@ -218,6 +244,7 @@ final class AccountPipeline {
   private void finished(SinkBatch batch, int frames, CommitOutcome outcome, Throwable error) {
     int attempt;
     synchronized (this) {
+      committing = false;
       if (closed) {
         running = false;
         return;

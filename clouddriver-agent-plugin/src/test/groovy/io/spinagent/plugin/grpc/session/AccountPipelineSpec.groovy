@@ -15,6 +15,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.Executors
+import java.util.concurrent.ThreadFactory
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 import java.util.concurrent.atomic.AtomicLong
@@ -29,18 +30,27 @@ class AccountPipelineSpec extends Specification {
   PollingConditions conditions = new PollingConditions(timeout: 10)
 
   def executor = Executors.newSingleThreadExecutor()
-  def scheduler = Executors.newSingleThreadScheduledExecutor()
+  /** The scheduler's one thread, so that a spec can see a timer's task wait for the pipeline. */
+  volatile Thread schedulerThread
+  def scheduler = Executors.newSingleThreadScheduledExecutor({ Runnable task ->
+    schedulerThread = new Thread(task, 'pipeline-scheduler')
+    schedulerThread.daemon = true
+    schedulerThread
+  } as ThreadFactory)
   AtomicLong clock = new AtomicLong()
   AtomicBoolean stalled = new AtomicBoolean()
 
   /** What the pipeline handed the sink, with the stage the spec completes. */
   List<SinkBatch> commits = new CopyOnWriteArrayList<>()
   List<CompletableFuture<CommitOutcome>> answers = new CopyOnWriteArrayList<>()
+  /** The most commits in flight at once. */
+  volatile int mostInFlight
   ChangeSink sink = new ChangeSink() {
     @Override
     CompletionStage<CommitOutcome> commit(SinkBatch batch) {
       def answer = new CompletableFuture<CommitOutcome>()
       answers << answer // first: the spec waits on commits, then completes the answer
+      mostInFlight = Math.max(mostInFlight, answers.count { !it.done } as int)
       commits << batch
       answer
     }
@@ -61,6 +71,25 @@ class AccountPipelineSpec extends Specification {
         { SinkBatch batch, int frames, CommitOutcome outcome ->
           reported << [last: batch.lastSequence(), frames: frames, size: batch.entries().size(), outcome: outcome]
         } as AccountPipeline.Committed)
+  }
+
+  /** Waits until the timers and commits handed on so far have run. */
+  void idle() {
+    scheduler.submit({} as Runnable).get(10, TimeUnit.SECONDS)
+    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
+  }
+
+  /** Lets every commit through, and those that follow, until none is in flight. */
+  void settle() {
+    for (int round = 0; round < 100; round++) {
+      idle()
+      def inFlight = answers.findAll { !it.done }
+      if (inFlight.isEmpty()) {
+        return
+      }
+      inFlight.each { it.complete(CommitOutcome.STORED) }
+    }
+    throw new AssertionError('commits kept coming')
   }
 
   static SinkBatch batch(long from, int changes = 1) {
@@ -167,6 +196,45 @@ class AccountPipelineSpec extends Specification {
     then:
     conditions.eventually { assert commits.size() == 2 }
     sequences(commits[1]) == [2L]
+  }
+
+  def "a session that stalls just as a waiting commit's timer fires starts that commit once, and nothing is reported that the sink did not commit"() {
+    given: 'a frame waiting for the interval (the pipeline clock stands still; the timer fires after 500 ms)'
+    def pipeline = pipeline(Duration.ofMillis(500))
+    pipeline.submit(batch(1))
+    conditions.eventually { assert commits.size() == 1 }
+    answers[0].complete(CommitOutcome.STORED)
+    conditions.eventually { assert reported.size() == 1 }
+    pipeline.submit(batch(2))
+    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
+    assert commits.size() == 1 && pipeline.pending() == 1
+
+    when: 'the session stops reading, its readNext busy in the pipeline while the timer fires'
+    synchronized (pipeline) {
+      conditions.eventually { assert schedulerThread?.state == Thread.State.BLOCKED }
+      stalled.set(true)
+      pipeline.sessionStalled()
+    }
+    idle()
+
+    and: 'another frame arrives while frame 2 is being committed; then the commits in flight end together'
+    pipeline.submit(batch(3))
+    synchronized (pipeline) {
+      answers.findAll { !it.done }.each { it.complete(CommitOutcome.STORED) }
+    }
+    settle()
+
+    and: 'a last frame, committed as the agent idles'
+    pipeline.submit(batch(4))
+    settle()
+
+    then: 'every frame reached the sink before the session heard it committed (its Ack is cumulative)'
+    commits.collectMany { sequences(it) } == [1L, 2L, 3L, 4L]
+    reported*.last == [1L, 2L, 3L, 4L]
+
+    and: 'one commit at a time'
+    mostInFlight == 1
+    pipeline.pending() == 0
   }
 
   def "an account that commits less often than the interval commits at once"() {
