@@ -178,16 +178,22 @@ class AccountPipelineSpec extends Specification {
     sequences(commits[1]) == [2L]
   }
 
-  def "a commit waiting for the interval starts at once when the session stalls"() {
-    given: 'an interval no spec outlives'
-    def pipeline = pipeline(Duration.ofMinutes(10))
+  /** A pipeline that committed frame 1 and holds frame 2 back for the interval. */
+  AccountPipeline secondFrameWaiting(Duration interval) {
+    def pipeline = pipeline(interval)
     pipeline.submit(batch(1))
     conditions.eventually { assert commits.size() == 1 }
     answers[0].complete(CommitOutcome.STORED)
     conditions.eventually { assert reported.size() == 1 }
     pipeline.submit(batch(2))
-    Thread.sleep(200)
-    assert commits.size() == 1
+    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
+    assert commits.size() == 1 && pipeline.pending() == 1
+    pipeline
+  }
+
+  def "a commit waiting for the interval starts at once when the session stalls"() {
+    given: 'an interval no spec outlives'
+    def pipeline = secondFrameWaiting(Duration.ofMinutes(10))
 
     when:
     stalled.set(true)
@@ -200,14 +206,7 @@ class AccountPipelineSpec extends Specification {
 
   def "a session that stalls just as a waiting commit's timer fires starts that commit once, and nothing is reported that the sink did not commit"() {
     given: 'a frame waiting for the interval (the pipeline clock stands still; the timer fires after 500 ms)'
-    def pipeline = pipeline(Duration.ofMillis(500))
-    pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
-    answers[0].complete(CommitOutcome.STORED)
-    conditions.eventually { assert reported.size() == 1 }
-    pipeline.submit(batch(2))
-    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
-    assert commits.size() == 1 && pipeline.pending() == 1
+    def pipeline = secondFrameWaiting(Duration.ofMillis(500))
 
     when: 'the session stops reading, its readNext busy in the pipeline while the timer fires'
     synchronized (pipeline) {
