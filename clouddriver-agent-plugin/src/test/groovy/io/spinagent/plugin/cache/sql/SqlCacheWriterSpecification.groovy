@@ -97,6 +97,37 @@ abstract class SqlCacheWriterSpecification extends SqlWriterFixture {
     buckets.every { bucket -> bucket[1] == (bucket[0] >= 1.5 ? 1.0 : 0.0) }
   }
 
+  def "an account that writes hundreds of changes is counted busy, served to Prometheus as spinagent.cache.accounts.busy, until it quietens down"() {
+    given: "the writer reports to a Prometheus registry"
+    def prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
+    meters = prometheus
+    writer = newWriter()
+
+    when: 'one change'
+    commit(upsert(Manifests.service(), '1'))
+
+    then:
+    prometheus.scrape().contains('spinagent_cache_accounts_busy 0.0')
+
+    when: 'a listing of 150 Services is handed over (scraped at once: an account is busy only while it streams)'
+    def listing = writer.commit(new SinkBatch(ACCOUNT, (1..150).collect { n ->
+      Map service = Manifests.MAPPER.readValue(Manifests.MAPPER.writeValueAsString(Manifests.service()), Map)
+      service.metadata.name = "service-$n".toString()
+      upsert(service, '2')
+    }))
+    def scrape = prometheus.scrape()
+    listing.toCompletableFuture().get(60, TimeUnit.SECONDS)
+
+    then:
+    scrape.contains('spinagent_cache_accounts_busy 1.0')
+    reader.all(CacheTypes.SERVICE).size() == 151
+
+    and: 'soon after it is quiet again'
+    new PollingConditions(timeout: 10).eventually {
+      assert prometheus.scrape().contains('spinagent_cache_accounts_busy 0.0')
+    }
+  }
+
   def "updates, scaling and deletes touch only the rows they concern"() {
     given:
     streamListing(application())
