@@ -55,8 +55,7 @@ final class AccountViews {
     live.values().forEach(account -> states.put(account.name(), account.state()));
     List<String> matching =
         states.entrySet().stream()
-            .filter(
-                e -> wanted == null ? e.getValue() != AccountState.REMOVED : e.getValue() == wanted)
+            .filter(e -> isWanted(e.getValue().name(), wanted))
             .map(Map.Entry::getKey)
             .toList();
     int start = (int) Math.min(from, matching.size());
@@ -65,13 +64,24 @@ final class AccountViews {
     Map<String, StoredAccount> stored =
         table.isPresent() && !names.isEmpty() ? table.get().find(names) : Map.of();
     List<AccountView> views = new ArrayList<>(names.size());
+    int total = matching.size();
     for (String name : names) {
       StoredAccount row = stored.get(name);
       AgentAccount here = live.get(name);
-      if (row != null || here != null) { // else deleted since its state was read
-        views.add(AccountView.of(row, here, replicaId));
+      AccountView view = row != null || here != null ? AccountView.of(row, here, replicaId) : null;
+      // Deleted, or moved to another state (say REMOVED), since its state was read: not shown.
+      if (view != null && isWanted(view.state(), wanted)) {
+        views.add(view);
+      } else {
+        total--;
       }
     }
-    return new Page(views, matching.size());
+    return new Page(views, total);
+  }
+
+  private static boolean isWanted(String state, AccountState wanted) {
+    return wanted == null
+        ? !AccountState.REMOVED.name().equals(state)
+        : wanted.name().equals(state);
   }
 }
