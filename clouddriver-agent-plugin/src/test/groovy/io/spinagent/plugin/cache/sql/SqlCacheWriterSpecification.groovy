@@ -75,11 +75,17 @@ abstract class SqlCacheWriterSpecification extends SqlWriterFixture {
         ingresses    : ['shop'] as Set]
   }
 
-  def "the time from the agent's observation to the commit is served to Prometheus as spinagent.cache.change.latency"() {
-    given: "the writer reports to a Prometheus registry, as in a Clouddriver scraped by Prometheus"
+  /** A new writer reporting to a Prometheus registry, as in a Clouddriver scraped by Prometheus. */
+  PrometheusMeterRegistry writerScrapedByPrometheus() {
     def prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
     meters = prometheus
     writer = newWriter()
+    prometheus
+  }
+
+  def "the time from the agent's observation to the commit is served to Prometheus as spinagent.cache.change.latency"() {
+    given:
+    def prometheus = writerScrapedByPrometheus()
 
     when: "a change the agent received 1.5 s before the commit (the writer reads the spec's clock), and one from an agent that sends no time"
     def observed = upsert(Manifests.deployment(), '1')
@@ -98,10 +104,8 @@ abstract class SqlCacheWriterSpecification extends SqlWriterFixture {
   }
 
   def "an account that writes hundreds of changes is counted busy, served to Prometheus as spinagent.cache.accounts.busy, until it quietens down"() {
-    given: "the writer reports to a Prometheus registry"
-    def prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)
-    meters = prometheus
-    writer = newWriter()
+    given:
+    def prometheus = writerScrapedByPrometheus()
 
     when: 'one change'
     commit(upsert(Manifests.service(), '1'))
