@@ -75,22 +75,14 @@ final class AccountPipeline {
   private boolean closed;
   private int failures;
   private long lastCommitStart;
-
-  /**
-   * The timer of a commit waiting for the interval, and its turn: the timer's task starts the
-   * commit only if the turn is still its own. Cancelling the timer does not stop a task that has
-   * already started (it may be waiting for this pipeline's lock while {@link #sessionStalled} holds
-   * it), and two starts would commit the queue's head twice at once and then drop a frame never
-   * committed.
-   */
   private ScheduledFuture<?> pacing;
 
-  private long pacingTurn;
-
   /**
-   * A commit is in flight: its end starts the next one. Whatever else would start one meanwhile (a
-   * timer, a stalled session, a retry) finds this set and leaves it to that end, so that the
-   * queue's head is never committed twice and the frames an end removes are the ones it committed.
+   * A commit is in flight: its end starts the next one. Whatever else would start one meanwhile
+   * finds this set and leaves it to that end — a timer whose task had already started when {@link
+   * #sessionStalled} cancelled it (cancelling does not stop it), a stalled session, a retry — so
+   * that the queue's head is never committed twice and the frames an end removes are the ones it
+   * committed.
    */
   private boolean committing;
 
@@ -171,20 +163,16 @@ final class AccountPipeline {
    */
   void sessionStalled() {
     synchronized (this) {
-      if (pacing == null) {
-        return; // no commit waits, or its timer has taken its turn already
+      if (pacing == null || !pacing.cancel(false)) {
+        return;
       }
-      pacing.cancel(false);
-      pacing = null; // the turn is this method's, even if the timer's task has started
+      pacing = null;
     }
     executor.execute(this::commitNext);
   }
 
-  private void paced(long turn) {
+  private void paced() {
     synchronized (this) {
-      if (pacing == null || turn != pacingTurn) {
-        return; // sessionStalled took this turn
-      }
       pacing = null;
     }
     executor.execute(this::commitNext);
@@ -204,8 +192,7 @@ final class AccountPipeline {
       long now = nanoTime.getAsLong();
       long wait = lastCommitStart + minCommitIntervalNanos - now;
       if (wait > 0 && !sessionStalled.getAsBoolean()) {
-        long turn = ++pacingTurn;
-        pacing = scheduler.schedule(() -> paced(turn), wait, TimeUnit.NANOSECONDS);
+        pacing = scheduler.schedule(this::paced, wait, TimeUnit.NANOSECONDS);
         return;
       }
       lastCommitStart = now;
