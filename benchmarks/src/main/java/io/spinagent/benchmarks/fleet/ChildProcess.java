@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -51,6 +52,10 @@ final class ChildProcess implements AutoCloseable {
   private final Path javaHome;
   private final Thread outputPump;
   private final List<String> lines = new ArrayList<>();
+
+  /** The last output lines of any kind, guarded by {@code lines}. */
+  private final ArrayDeque<String> tail = new ArrayDeque<>();
+
   private final Writer stdin;
 
   private ChildProcess(String name, Process process, Path log, Path javaHome) {
@@ -160,8 +165,7 @@ final class ChildProcess implements AutoCloseable {
    * The process's last lines, so that a failure explains itself where the log is gone (a test's
    * temporary directory, the next run of a loop). Called holding {@code lines}.
    */
-  private String lastLines(int count) {
-    List<String> tail = lines.subList(Math.max(0, lines.size() - count), lines.size());
+  private String lastLines() {
     return tail.isEmpty() ? "" : "; its last lines:\n    " + String.join("\n    ", tail);
   }
 
@@ -179,10 +183,13 @@ final class ChildProcess implements AutoCloseable {
         if (left <= 0 || (!process.isAlive() && !outputPump.isAlive())) {
           throw new IllegalStateException(
               name
-                  + (process.isAlive() ? " did not get ready within " + timeout : " ended")
+                  + (process.isAlive()
+                      ? " did not get ready within " + timeout
+                      // 128 + n: killed by signal n (137: SIGKILL, the OOM killer's)
+                      : " ended with exit code " + process.exitValue())
                   + "; see "
                   + log
-                  + lastLines(LINES_IN_FAILURES));
+                  + lastLines());
         }
         try {
           lines.wait(Math.max(1, Math.min(TimeUnit.NANOSECONDS.toMillis(left), 200)));
@@ -286,9 +293,13 @@ final class ChildProcess implements AutoCloseable {
         out.write(line);
         out.write('\n');
         out.flush();
-        // Keep only the lines the benchmark waits for; logs can be long.
-        if (line.startsWith("READY") || line.startsWith("STATS") || line.startsWith("RESULT")) {
-          synchronized (lines) {
+        synchronized (lines) {
+          if (tail.size() == LINES_IN_FAILURES) {
+            tail.removeFirst();
+          }
+          tail.addLast(line);
+          // Keep only the lines the benchmark waits for; logs can be long.
+          if (line.startsWith("READY") || line.startsWith("STATS") || line.startsWith("RESULT")) {
             lines.add(line);
             lines.notifyAll();
           }
