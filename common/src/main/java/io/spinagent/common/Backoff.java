@@ -33,6 +33,8 @@ public final class Backoff {
   }
 
   /**
+   * An exponential backoff: each delay {@code multiplier} times the one before, up to {@code max}.
+   *
    * @param first the delay after the first failure
    * @param multiplier how much longer each further delay is, at least 1
    * @param max the longest delay, before jitter
@@ -76,7 +78,8 @@ public final class Backoff {
     if (failures < 1) {
       throw new IllegalArgumentException("failures must be at least 1: " + failures);
     }
-    double nanos = first.toNanos() * Math.pow(multiplier, Math.min(failures - 1, MAX_EXPONENT));
+    double nanos =
+        (double) first.toNanos() * Math.pow(multiplier, Math.min(failures - 1, MAX_EXPONENT));
     nanos = Math.min(nanos, max.toNanos());
     if (jitter > 0) {
       nanos *= 1 + jitter * (2 * random.getAsDouble() - 1);

@@ -65,6 +65,8 @@ public record KubernetesRequest(
   private static final Set<String> TRUE = Set.of("1", "t", "T", "true", "TRUE", "True");
 
   /**
+   * Reads a request the way the API server does for authorization.
+   *
    * @param method the HTTP method, any case
    * @param path the URL path, e.g. {@code /apis/apps/v1/namespaces/default/deployments}
    * @param query the raw query string without {@code ?}; empty or null when there is none
@@ -158,7 +160,8 @@ public record KubernetesRequest(
     if (query == null || query.isEmpty()) {
       return false;
     }
-    for (String pair : query.split("&")) {
+    // -1: keep trailing empty pairs, which match no name anyway
+    for (String pair : query.split("&", -1)) {
       int eq = pair.indexOf('=');
       if (eq > 0 && pair.substring(0, eq).equals(name)) {
         String value = pair.substring(eq + 1);
