@@ -19,6 +19,8 @@ public final class AccountDefinitionBinder {
   private AccountDefinitionBinder() {}
 
   /**
+   * Checks {@code definition} and binds it to the account configuration it describes.
+   *
    * @param noProxy {@code kubernetes.noProxy} of the agent's configuration, which applies to the
    *     accounts Clouddriver adds as to those of the file
    * @throws AccountDefinitionException naming the first field that is wrong

@@ -21,7 +21,7 @@ public record BackoffConfig(
 
   public static final double DEFAULT_MULTIPLIER = 1.6;
   public static final double DEFAULT_JITTER = 0.2;
-  public static final Duration DEFAULT_MAX_DELAY = Duration.ofSeconds(120);
+  public static final Duration DEFAULT_MAX_DELAY = Duration.ofMinutes(2);
 
   public BackoffConfig {
     Objects.requireNonNull(baseDelay, "baseDelay");

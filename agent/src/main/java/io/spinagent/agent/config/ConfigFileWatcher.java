@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -93,8 +94,10 @@ public final class ConfigFileWatcher implements AutoCloseable {
     } else {
       eventThread = null;
     }
-    scheduler.scheduleWithFixedDelay(
-        this::check, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
+    // check() catches and logs its own failures: the future never holds one.
+    ScheduledFuture<?> unused =
+        scheduler.scheduleWithFixedDelay(
+            this::check, poll.toMillis(), poll.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   /** SHA-256 over the main file and the overlay (absent files count as empty, distinctly). */
@@ -147,7 +150,8 @@ public final class ConfigFileWatcher implements AutoCloseable {
       key.reset();
       try {
         // Let a burst of events (a ConfigMap swap is several) settle, then check once.
-        scheduler.schedule(this::check, 100, TimeUnit.MILLISECONDS);
+        // check() catches and logs its own failures: the future never holds one.
+        ScheduledFuture<?> unused = scheduler.schedule(this::check, 100, TimeUnit.MILLISECONDS);
       } catch (java.util.concurrent.RejectedExecutionException e) {
         return;
       }

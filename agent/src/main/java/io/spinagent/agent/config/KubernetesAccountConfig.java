@@ -30,8 +30,8 @@ import java.util.Optional;
  *     app.kubernetes.io/managed-by: spinnaker} label)
  * @param permissions Fiat roles allowed to read and to write through this account
  * @param maxResumableResourceAge after a restart, watches resume from a stored resource version
- *     only if it is younger than this; older ones relist at once ({@code maxResumableResourceAgeMs}
- *     in the file)
+ *     only if it is younger than this; older ones relist at once ({@code
+ *     kubernetes.accounts[].maxResumableResourceAgeMs} in the file)
  * @param noProxy connect to the cluster directly, even when proxy environment variables are set
  */
 public record KubernetesAccountConfig(

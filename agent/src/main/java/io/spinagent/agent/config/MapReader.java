@@ -154,7 +154,7 @@ final class MapReader {
       known.add(key);
     }
     Entry entry = map.entries().get(key);
-    if (entry == null || entry.value() instanceof ScalarNode s && s.kind() == ScalarKind.NULL) {
+    if (entry == null || (entry.value() instanceof ScalarNode s && s.kind() == ScalarKind.NULL)) {
       return null;
     }
     return entry.value();

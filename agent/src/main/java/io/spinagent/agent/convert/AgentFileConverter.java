@@ -54,6 +54,8 @@ public final class AgentFileConverter {
   }
 
   /**
+   * Converts Armory's agent configuration file at {@code input} to SpinAgent's.
+   *
    * @param writtenAs where the result will be written (relative paths in it resolve from there), or
    *     null for beside the input
    */

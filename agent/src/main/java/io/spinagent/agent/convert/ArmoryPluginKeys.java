@@ -36,10 +36,6 @@ public final class ArmoryPluginKeys {
           + " spinagent.ha.shared-secret and spinagent.ha.advertise-address on every replica"
           + " (high-availability.md)";
 
-  private static final String MIGRATE =
-      "migrate Clouddriver's accounts with POST /spinagent/accounts/migrate (or Armory's POST"
-          + " /armory/accounts), or by name with spinagent.accounts.auto-migrate (accounts.md)";
-
   private static final String AUTO_MIGRATE =
       "set spinagent.accounts.auto-migrate.name-patterns (whole names), scan-interval and"
           + " batch-size, and zone-id or agent-id: SpinAgent migrates to the agents you name,"

@@ -41,6 +41,8 @@ public final class PluginBlockConverter {
   }
 
   /**
+   * The converted settings, and what the conversion found on the way.
+   *
    * @param yaml the converted documents, or null when the input could not be read
    * @param changes every Armory setting found, in the order found
    * @param problems what could not be converted and needs a person

@@ -136,6 +136,9 @@ public final class ClouddriverConnection implements AutoCloseable {
   }
 
   /**
+   * Builds the channel as {@link #open(ClouddriverConfig, Executor, ScheduledExecutorService)}
+   * does, with the proxy variables given instead of the environment's.
+   *
    * @param proxies the proxy variables to honour, unless {@code clouddriver.noProxy}
    */
   public static ClouddriverConnection open(

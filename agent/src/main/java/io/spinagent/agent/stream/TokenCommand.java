@@ -205,7 +205,7 @@ final class TokenCommand {
     if (pathVariable == null) {
       return Optional.empty();
     }
-    for (String directory : pathVariable.split(File.pathSeparator)) {
+    for (String directory : pathVariable.split(File.pathSeparator, -1)) {
       if (directory.isEmpty()) {
         continue;
       }
