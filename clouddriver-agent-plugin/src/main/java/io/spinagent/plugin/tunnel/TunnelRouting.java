@@ -48,6 +48,8 @@ public final class TunnelRouting {
   }
 
   /**
+   * Where a tunnel request for {@code account} goes.
+   *
    * @param token the bearer token the client presented, or null
    * @param forwarded whether another replica forwarded the request (with the shared secret)
    */

@@ -42,6 +42,8 @@ public class OperationsController {
   }
 
   /**
+   * A page of the operations relayed to agents, filtered by the parameters given.
+   *
    * @param status an HTTP status ({@code 403}) or a class ({@code 4xx})
    * @param since an instant ({@code 2026-11-22T07:00:00Z}) or an age ({@code 15m}, {@code 2h},
    *     {@code 7d}, or ISO-8601 {@code PT15M})

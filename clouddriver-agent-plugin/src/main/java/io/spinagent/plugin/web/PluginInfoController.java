@@ -51,6 +51,8 @@ public class PluginInfoController {
   }
 
   /**
+   * What this replica runs and how other replicas reach it.
+   *
    * @param forwardUrl where other replicas forward tunnel requests and account commands to this
    *     one; null when HA is off
    */

@@ -268,6 +268,8 @@ public final class RelationshipIndex {
     }
 
     /**
+     * The entry of a Kubernetes object of {@code account}.
+     *
      * @throws IllegalArgumentException when the object has no {@code metadata.name}
      */
     public static Entry of(String account, JsonNode object) {

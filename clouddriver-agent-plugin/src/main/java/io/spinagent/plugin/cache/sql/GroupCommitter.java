@@ -9,9 +9,11 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -118,7 +120,7 @@ final class GroupCommitter {
 
   /** groups being committed, by lane */
   @GuardedBy("this")
-  private final int[] groups = new int[Lane.values().length];
+  private final Map<Lane, Integer> groups = new EnumMap<>(Lane.class);
 
   /** the account of the last work handed over */
   @GuardedBy("this")
@@ -209,7 +211,7 @@ final class GroupCommitter {
       boolean another;
       synchronized (this) {
         if (previous != null) {
-          groups[previous.lane().ordinal()]--;
+          groups.merge(previous.lane(), -1, Integer::sum);
         }
         if (Thread.currentThread().isInterrupted()) {
           running--;
@@ -299,7 +301,7 @@ final class GroupCommitter {
     if (lane == null) {
       return null;
     }
-    groups[lane.ordinal()]++;
+    groups.merge(lane, 1, Integer::sum);
     group.forEach(w -> committing.add(w.account()));
     return new Group(group, lane);
   }
@@ -343,7 +345,7 @@ final class GroupCommitter {
 
   @GuardedBy("this")
   private boolean hasRoom(Lane lane) {
-    return groups[lane.ordinal()] < maxCommitters;
+    return groups.getOrDefault(lane, 0) < maxCommitters;
   }
 
   @GuardedBy("this")

@@ -307,6 +307,8 @@ final class ObjectVersions {
   }
 
   /** Puts the object's row in {@link #held} if an earlier commit is remembered; whether it was. */
+  // NO_ROW is a sentinel instance, compared by identity on purpose.
+  @SuppressWarnings("ReferenceEquality")
   private boolean recall(Key key, CommittedRows.Scope scope) {
     Version version = committed.object(scope, key.cacheKey());
     if (version == null) {

@@ -75,7 +75,7 @@ final class WriterMetrics {
         if (rows > 0) {
           registry
               .counter("spinagent.cache.rows", "table", table.tag(), "operation", operation.tag())
-              .increment(rows);
+              .increment((double) rows);
         }
       }
     }

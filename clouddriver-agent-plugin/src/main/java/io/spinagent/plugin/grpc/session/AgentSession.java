@@ -27,6 +27,7 @@ import io.spinagent.protocol.v1.TunnelFrame;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
@@ -240,7 +241,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private void dispatch(AgentMessage message) {
     if (agentId == null && message.getBodyCase() != AgentMessage.BodyCase.HELLO) {
       throw ProtocolViolation.precondition(
-          "the first frame must be hello, got " + message.getBodyCase().name().toLowerCase());
+          "the first frame must be hello, got "
+              + message.getBodyCase().name().toLowerCase(Locale.ROOT));
     }
     switch (message.getBodyCase()) {
       case HELLO -> handshake(message.getHello());

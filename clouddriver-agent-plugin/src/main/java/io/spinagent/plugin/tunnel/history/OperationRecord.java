@@ -7,9 +7,8 @@ import java.time.Instant;
  *
  * @param account the account named in the request
  * @param method the HTTP method
- * @param verb what kubectl would call it ({@code get}, {@code list}, {@code watch}, {@code create},
- *     {@code replace}, {@code patch}, {@code delete}, {@code deletecollection}, {@code scale},
- *     {@code logs}, {@code discovery}); empty when the path says nothing
+ * @param verb what kubectl would call it, one of {@code get, list, watch, create, replace, patch,
+ *     delete, deletecollection, scale, logs, discovery}; empty when the path says nothing
  * @param path the Kubernetes API path, query included
  * @param status the HTTP status answered; -1 when the client left before any
  * @param timeToFirstByteMs from arrival to the response head
