@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
@@ -167,8 +168,10 @@ public final class AutoMigration implements SmartLifecycle {
     }
     scanner =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("spinagent-auto-migrate"));
-    scanner.scheduleWithFixedDelay(
-        this::scanLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    // scanLogged() catches and logs what a scan throws: the future never holds a failure.
+    ScheduledFuture<?> unused =
+        scanner.scheduleWithFixedDelay(
+            this::scanLogged, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     log.info(
         "Migrating Clouddriver accounts named {} (account storage) and {} (configuration files)"
             + " to {} every {}, {} per scan",

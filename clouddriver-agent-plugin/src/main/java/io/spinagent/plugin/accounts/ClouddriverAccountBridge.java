@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -123,6 +124,21 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     worker.execute(() -> apply(account.name()));
   }
 
+  /**
+   * Runs {@link #apply} for a retry, logging what it throws: recording the failure or scheduling
+   * the next retry failed, and the scheduled future would otherwise keep it unseen.
+   */
+  private void applyLogged(String name) {
+    try {
+      apply(name);
+    } catch (RuntimeException e) {
+      log.error(
+          "Account '{}': updating Clouddriver's account definition failed and is not retried",
+          name,
+          e);
+    }
+  }
+
   private void apply(String name) {
     AgentAccount account = latest.get(name);
     if (account == null) {
@@ -144,7 +160,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
       table.recordFailure(name, error);
       registry.recordError(name, error);
-      worker.schedule(() -> apply(name), delay.toMillis(), TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> unused =
+          worker.schedule(() -> applyLogged(name), delay.toMillis(), TimeUnit.MILLISECONDS);
     }
   }
 

@@ -131,15 +131,27 @@ public final class DynamicAccounts implements AgentWelcomeListener {
     accounts.updateDynamic(spec);
     if (answers.awaited()) {
       // Stored as asked: it is what the agents are sent again when they reconnect.
-      answers
-          .late()
-          .whenComplete(
-              (late, error) -> {
-                if (late != null && late.accepted() == 0) {
-                  accounts.recordFailure(
-                      spec.name(), "the change was refused: " + String.join("; ", late.refusals()));
-                }
-              });
+      // late never fails (push turns an agent's failure into a refusal), and the callback catches
+      // and logs what recording the refusal throws: nothing is lost with the future.
+      CompletableFuture<?> unused =
+          answers
+              .late()
+              .whenComplete(
+                  (late, error) -> {
+                    if (late != null && late.accepted() == 0) {
+                      try {
+                        accounts.recordFailure(
+                            spec.name(),
+                            "the change was refused: " + String.join("; ", late.refusals()));
+                      } catch (RuntimeException e) {
+                        log.error(
+                            "Account '{}': cannot record that its agents refused the change in"
+                                + " spinagent_accounts",
+                            spec.name(),
+                            e);
+                      }
+                    }
+                  });
     }
     if (existing.definition() != null && !existing.definition().servedByTheSameAgentsAs(spec)) {
       agentsOf(existing.definition()).stream()
@@ -296,26 +308,41 @@ public final class DynamicAccounts implements AgentWelcomeListener {
       return;
     }
     for (StoredAccount account : mine) {
-      agent
-          .command(
-              Command.newBuilder()
-                  .setAddAccount(
-                      AddAccount.newBuilder().setAccount(account.definition().toProto())))
-          .whenComplete(
-              (result, error) -> {
-                String problem =
-                    error != null ? error.getMessage() : result.getOk() ? null : result.getError();
-                if (problem != null) {
-                  log.warn(
-                      "Agent '{}' did not take dynamic account '{}': {}",
-                      agent.agentId(),
-                      account.name(),
-                      problem);
-                  table
-                      .get()
-                      .recordFailure(account.name(), "agent '" + agent.agentId() + "': " + problem);
-                }
-              });
+      // The callback logs a refusal or failure and catches what recording it throws: nothing is
+      // lost with the future.
+      CompletableFuture<?> unused =
+          agent
+              .command(
+                  Command.newBuilder()
+                      .setAddAccount(
+                          AddAccount.newBuilder().setAccount(account.definition().toProto())))
+              .whenComplete(
+                  (result, error) -> {
+                    String problem =
+                        error != null
+                            ? error.getMessage()
+                            : result.getOk() ? null : result.getError();
+                    if (problem != null) {
+                      log.warn(
+                          "Agent '{}' did not take dynamic account '{}': {}",
+                          agent.agentId(),
+                          account.name(),
+                          problem);
+                      try {
+                        table
+                            .get()
+                            .recordFailure(
+                                account.name(), "agent '" + agent.agentId() + "': " + problem);
+                      } catch (RuntimeException e) {
+                        log.error(
+                            "Agent '{}': cannot record in spinagent_accounts that it did not take"
+                                + " dynamic account '{}'",
+                            agent.agentId(),
+                            account.name(),
+                            e);
+                      }
+                    }
+                  });
     }
   }
 
@@ -417,25 +444,30 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * the agents did.
    */
   private void settleWhenAnswered(String name, Answers answers) {
-    answers
-        .late()
-        .whenComplete(
-            (late, error) -> {
-              if (late == null || late.accepted() > 0) {
-                return;
-              }
-              String reason = "refused by its agents: " + String.join("; ", late.refusals());
-              log.warn("Account '{}' created through the API was {}; removing it", name, reason);
-              try {
-                table.get().recordFailure(name, reason);
-                table.get().markRemoved(name);
-              } catch (RuntimeException e) {
-                log.error(
-                    "Account '{}': cannot record that its agents refused it in spinagent_accounts",
-                    name,
-                    e);
-              }
-            });
+    // late never fails (push turns an agent's failure into a refusal), and the callback catches
+    // and logs what recording the refusal throws: nothing is lost with the future.
+    CompletableFuture<?> unused =
+        answers
+            .late()
+            .whenComplete(
+                (late, error) -> {
+                  if (late == null || late.accepted() > 0) {
+                    return;
+                  }
+                  String reason = "refused by its agents: " + String.join("; ", late.refusals());
+                  log.warn(
+                      "Account '{}' created through the API was {}; removing it", name, reason);
+                  try {
+                    table.get().recordFailure(name, reason);
+                    table.get().markRemoved(name);
+                  } catch (RuntimeException e) {
+                    log.error(
+                        "Account '{}': cannot record that its agents refused it in"
+                            + " spinagent_accounts",
+                        name,
+                        e);
+                  }
+                });
   }
 
   private void requireRoom(DynamicAccountSpec spec, AccountTable accounts) {
@@ -462,18 +494,21 @@ public final class DynamicAccounts implements AgentWelcomeListener {
   }
 
   private void removeFrom(AgentLink agent, String name) {
-    agent
-        .command(Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)))
-        .whenComplete(
-            (result, error) -> {
-              if (error != null || !result.getOk()) {
-                log.warn(
-                    "Agent '{}' did not remove account '{}': {}",
-                    agent.agentId(),
-                    name,
-                    error != null ? error.getMessage() : result.getError());
-              }
-            });
+    // The callback logs a failed command and only logs: nothing is lost with the future.
+    CompletableFuture<?> unused =
+        agent
+            .command(
+                Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)))
+            .whenComplete(
+                (result, error) -> {
+                  if (error != null || !result.getOk()) {
+                    log.warn(
+                        "Agent '{}' did not remove account '{}': {}",
+                        agent.agentId(),
+                        name,
+                        error != null ? error.getMessage() : result.getError());
+                  }
+                });
   }
 
   /**

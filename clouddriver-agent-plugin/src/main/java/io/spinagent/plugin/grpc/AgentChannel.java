@@ -29,6 +29,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -223,8 +224,13 @@ public final class AgentChannel implements AutoCloseable {
       }
       health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
       Duration sweep = sweepInterval(properties.getAccounts().getGracePeriod());
-      scheduler.scheduleWithFixedDelay(
-          () -> expireOrphans(accounts), sweep.toMillis(), sweep.toMillis(), TimeUnit.MILLISECONDS);
+      // expireOrphans() catches and logs what a sweep throws: the future never holds a failure.
+      ScheduledFuture<?> unused =
+          scheduler.scheduleWithFixedDelay(
+              () -> expireOrphans(accounts),
+              sweep.toMillis(),
+              sweep.toMillis(),
+              TimeUnit.MILLISECONDS);
       int port = server.getPort();
       log.info(
           "Listening for SpinAgent agents on {}{} ({})",

@@ -4,6 +4,7 @@ import io.spinagent.common.DaemonThreads;
 import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -26,8 +27,11 @@ final class HeartbeatThread {
   synchronized void start(Runnable heartbeat, Duration firstAfter, Duration interval) {
     ScheduledExecutorService started =
         Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name));
-    started.scheduleWithFixedDelay(
-        heartbeat, firstAfter.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    // Both heartbeats (OwnershipKeeper, AgentPresence) catch and log what they throw: the future
+    // never holds a failure.
+    ScheduledFuture<?> unused =
+        started.scheduleWithFixedDelay(
+            heartbeat, firstAfter.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
     executor = started;
   }
 

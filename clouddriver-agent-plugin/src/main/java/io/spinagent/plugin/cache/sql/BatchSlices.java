@@ -76,23 +76,30 @@ final class BatchSlices {
   private static void join(List<Work.Batch> slices, CompletableFuture<CommitOutcome> whole) {
     List<CommitOutcome> outcomes = new ArrayList<>();
     for (Work.Batch slice : slices) {
-      slice
-          .result()
-          .whenComplete(
-              (outcome, failure) -> {
-                if (failure != null) {
-                  whole.completeExceptionally(failure);
-                  // the later slices are dropped from the queue unwritten (see GroupCommitter)
-                  slices.forEach(s -> s.result().completeExceptionally(failure));
-                  return;
-                }
-                synchronized (outcomes) {
-                  outcomes.add(outcome);
-                  if (outcomes.size() == slices.size()) {
-                    whole.complete(merged(outcomes));
-                  }
-                }
-              });
+      // A slice's failure, and one of merging the outcomes, complete whole: nothing is lost with
+      // the future.
+      CompletableFuture<?> unused =
+          slice
+              .result()
+              .whenComplete(
+                  (outcome, failure) -> {
+                    if (failure != null) {
+                      whole.completeExceptionally(failure);
+                      // the later slices are dropped from the queue unwritten (see GroupCommitter)
+                      slices.forEach(s -> s.result().completeExceptionally(failure));
+                      return;
+                    }
+                    synchronized (outcomes) {
+                      outcomes.add(outcome);
+                      if (outcomes.size() == slices.size()) {
+                        try {
+                          whole.complete(merged(outcomes));
+                        } catch (RuntimeException e) {
+                          whole.completeExceptionally(e);
+                        }
+                      }
+                    }
+                  });
     }
   }
 

@@ -131,21 +131,23 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
       Work.Purge purge =
           new Work.Purge(
               name, () -> latestStates.get(name) == purgedFor, new CompletableFuture<>());
-      purge
-          .result()
-          .whenComplete(
-              (outcome, error) -> {
-                if (error != null) {
-                  log.error(
-                      "Account '{}' ({}): removing its cache rows failed; they stay until it is"
-                          + " served and listed again, or removed again",
-                      name,
-                      purgedFor,
-                      error);
-                } else if (purgedFor == AccountState.REMOVED) {
-                  latestStates.remove(name, AccountState.REMOVED);
-                }
-              });
+      // The callback logs a failed purge and cannot throw itself: nothing is lost with the future.
+      CompletableFuture<?> unused =
+          purge
+              .result()
+              .whenComplete(
+                  (outcome, error) -> {
+                    if (error != null) {
+                      log.error(
+                          "Account '{}' ({}): removing its cache rows failed; they stay until it is"
+                              + " served and listed again, or removed again",
+                          name,
+                          purgedFor,
+                          error);
+                    } else if (purgedFor == AccountState.REMOVED) {
+                      latestStates.remove(name, AccountState.REMOVED);
+                    }
+                  });
       committer.submit(purge);
     }
   }

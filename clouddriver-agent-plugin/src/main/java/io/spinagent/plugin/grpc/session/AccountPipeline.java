@@ -43,6 +43,8 @@ final class AccountPipeline {
   @FunctionalInterface
   interface Committed {
     /**
+     * Called once a batch is committed.
+     *
      * @param batch the entries committed, in stream order
      * @param frames how many of the session's batches they came in
      */
@@ -215,7 +217,22 @@ final class AccountPipeline {
       commit = CompletableFuture.failedFuture(e);
     }
     int joined = frames;
-    commit.whenComplete((outcome, error) -> finished(batch, joined, outcome, error));
+    // finished() handles the commit's failure; what it throws itself is logged here, not lost
+    // with the future.
+    CompletableFuture<?> unused =
+        commit.whenComplete(
+            (outcome, error) -> {
+              try {
+                finished(batch, joined, outcome, error);
+              } catch (RuntimeException e) {
+                log.error(
+                    "Account '{}' (agent '{}'): handling the commit up to sequence {} failed",
+                    account,
+                    agentId,
+                    batch.lastSequence(),
+                    e);
+              }
+            });
   }
 
   /** The first {@code frames} queued batches as one, in stream order. */
@@ -257,8 +274,10 @@ final class AccountPipeline {
           attempt,
           delay.toMillis(),
           error.toString());
-      scheduler.schedule(
-          () -> executor.execute(this::commitNext), delay.toMillis(), TimeUnit.MILLISECONDS);
+      // The task only hands commitNext to the executor, which refuses it only once shut down.
+      ScheduledFuture<?> unused =
+          scheduler.schedule(
+              () -> executor.execute(this::commitNext), delay.toMillis(), TimeUnit.MILLISECONDS);
       return;
     }
     committed.accept(batch, frames, outcome == null ? CommitOutcome.STORED : outcome);
