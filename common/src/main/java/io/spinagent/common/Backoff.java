@@ -80,7 +80,7 @@ public final class Backoff {
     }
     double nanos =
         (double) first.toNanos() * Math.pow(multiplier, Math.min(failures - 1, MAX_EXPONENT));
-    nanos = Math.min(nanos, max.toNanos());
+    nanos = Math.min(nanos, (double) max.toNanos());
     if (jitter > 0) {
       nanos *= 1 + jitter * (2 * random.getAsDouble() - 1);
     }
