@@ -121,12 +121,13 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
       return; // the definition stays as it is until the account is ACTIVE or gone
     }
     latest.put(account.name(), account);
-    worker.execute(() -> apply(account.name()));
+    worker.execute(() -> applyLogged(account.name()));
   }
 
   /**
-   * Runs {@link #apply} for a retry, logging what it throws: recording the failure or scheduling
-   * the next retry failed, and the scheduled future would otherwise keep it unseen.
+   * Runs {@link #apply} on the worker, logging what it throws: recording the failure or scheduling
+   * the next retry failed, and the worker (a scheduled executor) would otherwise keep it unseen in
+   * the task's future.
    */
   private void applyLogged(String name) {
     try {
