@@ -172,13 +172,11 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
    * System#console()}; from JDK 22 on there is a console even when the output is redirected, and
    * {@code Console.isTerminal()} (called reflectively, as it is not in JDK 17) tells.
    */
+  @SuppressWarnings("SystemConsoleNull") // the null test is the right one up to JDK 21
   private static boolean interactiveTerminal() {
     Console console = System.console();
-    if (console == null) {
-      return false;
-    }
-    if (Runtime.version().feature() < 22) {
-      return true;
+    if (console == null || Runtime.version().feature() < 22) {
+      return console != null;
     }
     try {
       return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
