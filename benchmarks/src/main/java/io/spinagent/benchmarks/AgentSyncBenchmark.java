@@ -15,9 +15,11 @@ import io.spinagent.testkit.kubernetes.KubernetesApiServer;
 import java.io.FileReader;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -97,7 +99,7 @@ public final class AgentSyncBenchmark {
 
   private static Running informers(Path kubeconfig) throws IOException, InterruptedException {
     ApiClient client;
-    try (FileReader reader = new FileReader(kubeconfig.toFile())) {
+    try (FileReader reader = new FileReader(kubeconfig.toFile(), StandardCharsets.UTF_8)) {
       client = ClientBuilder.kubeconfig(KubeConfig.loadKubeConfig(reader)).build();
     }
     PlainInformers informers = new PlainInformers();
@@ -156,7 +158,7 @@ public final class AgentSyncBenchmark {
     for (int i = 0; i < objects; i++) {
       String[] kind = KINDS[i % KINDS.length];
       String apiVersion = kind[0].isEmpty() ? kind[1] : kind[0] + "/" + kind[1];
-      String name = kind[3].toLowerCase() + "-" + i;
+      String name = kind[3].toLowerCase(Locale.ROOT) + "-" + i;
       String spec =
           switch (kind[3]) {
             case "Service" ->

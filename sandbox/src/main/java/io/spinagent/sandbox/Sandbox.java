@@ -135,7 +135,7 @@ public final class Sandbox implements AutoCloseable {
     properties.put("spinagent.grpc.port", grpcPort);
     properties.put("spinagent.tunnel.port", options.tunnelPort());
     host = ClouddriverHost.startOnSql(pluginsRoot.directory(), properties, database);
-    started.push(host::close);
+    started.push(host);
 
     step("Agent");
     agentAdminPort = portOrFree(options.agentAdminPort());

@@ -51,7 +51,7 @@ public final class SandboxMain {
 
     SingleStop stop = new SingleStop();
     // SIGINT/SIGTERM stop the sandbox and exit 0; the hook covers every other way the JVM ends.
-    Runtime.getRuntime().addShutdownHook(new Thread(stop::run, "sandbox-shutdown"));
+    Runtime.getRuntime().addShutdownHook(new Thread(stop, "sandbox-shutdown"));
     Signal.handle(new Signal("INT"), signal -> exitAfter(stop));
     Signal.handle(new Signal("TERM"), signal -> exitAfter(stop));
 

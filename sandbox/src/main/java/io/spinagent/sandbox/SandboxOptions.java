@@ -1,5 +1,6 @@
 package io.spinagent.sandbox;
 
+import java.io.Console;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -74,7 +75,7 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
     int agentAdminPort = 8082;
     boolean randomPorts = false;
     boolean plaintext = false;
-    boolean color = System.console() != null;
+    boolean color = interactiveTerminal();
     Duration refresh = Duration.ofMillis(500);
     String account = "sandbox";
     List<String> rest = new ArrayList<>(List.of(args));
@@ -164,5 +165,23 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
           flag + " must be a port from 0 to 65535 (0: any free port), not " + port);
     }
     return port;
+  }
+
+  /**
+   * Whether the JVM runs attached to a terminal. Up to JDK 21 that is a non-null {@link
+   * System#console()}; from JDK 22 on there is a console even when the output is redirected, and
+   * {@code Console.isTerminal()} (called reflectively, as it is not in JDK 17) tells.
+   */
+  @SuppressWarnings("SystemConsoleNull") // the null test is the right one up to JDK 21
+  private static boolean interactiveTerminal() {
+    Console console = System.console();
+    if (console == null || Runtime.version().feature() < 22) {
+      return console != null;
+    }
+    try {
+      return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+    } catch (ReflectiveOperationException e) {
+      throw new LinkageError(e.getMessage(), e);
+    }
   }
 }

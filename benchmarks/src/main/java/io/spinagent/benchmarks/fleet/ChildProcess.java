@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -70,7 +71,8 @@ final class ChildProcess implements AutoCloseable {
     outputPump.setDaemon(true);
     outputPump.start();
     RUNNING.add(this);
-    process.onExit().thenRun(() -> RUNNING.remove(this));
+    // Removing from a concurrent set cannot fail.
+    CompletableFuture<Void> unused = process.onExit().thenRun(() -> RUNNING.remove(this));
   }
 
   /**

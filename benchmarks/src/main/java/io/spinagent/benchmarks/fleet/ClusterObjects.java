@@ -157,7 +157,7 @@ final class ClusterObjects {
     ObjectNode service = object("v1", "Service", name, namespace, app);
     ObjectNode spec = service.putObject("spec");
     spec.put("type", "ClusterIP");
-    spec.put("clusterIP", "10.96." + (Math.abs(name.hashCode()) % 250) + ".10");
+    spec.put("clusterIP", "10.96." + Math.abs(name.hashCode() % 250) + ".10");
     spec.putObject("selector").put("app", app).put("component", name);
     ArrayNode ports = spec.putArray("ports");
     ports.addObject().put("name", "http").put("port", 80).put("targetPort", 8080);

@@ -32,7 +32,7 @@ final class CpuUse {
   Reading read() {
     long busy = 0;
     long total = 0;
-    String[] cpu = firstLine(Path.of("/proc/stat")).trim().split("\\s+");
+    String[] cpu = firstLine(Path.of("/proc/stat")).trim().split("\\s+", -1);
     for (int i = 1; i < cpu.length && i <= 8; i++) {
       long ticks = Long.parseLong(cpu[i]);
       total += ticks;
@@ -115,7 +115,7 @@ final class CpuUse {
       return 0;
     }
     // The command may hold spaces and parentheses: the fields follow its last ')'.
-    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 0);
     return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
   }
 

@@ -202,7 +202,7 @@ public final class FaultSoak {
         inject(fault);
         result.faults.merge(fault, 1, Integer::sum);
       }
-      sleep(Duration.ofMillis(1000));
+      sleep(Duration.ofSeconds(1));
     } finally {
       churning.set(false);
       join(churn);
@@ -369,7 +369,7 @@ public final class FaultSoak {
         out.flush();
         nextProgress += Duration.ofSeconds(30).toNanos();
       }
-      sleep(Duration.ofMillis(1000));
+      sleep(Duration.ofSeconds(1));
     } while (System.nanoTime() < deadline);
     return issues;
   }

@@ -387,10 +387,6 @@ final class FleetReport {
     return bytes == null ? "-" : String.format("%,.0f MB", bytes / 1048576.0);
   }
 
-  private static String megabytes(long bytes) {
-    return megabytes(Long.valueOf(bytes));
-  }
-
   private static String kilobytes(Double bytes) {
     return bytes == null ? "-" : String.format("%,.1f KB", bytes / 1024.0);
   }

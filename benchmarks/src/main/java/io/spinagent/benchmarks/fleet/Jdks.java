@@ -85,7 +85,7 @@ final class Jdks {
       for (String line : Files.readAllLines(release)) {
         if (line.startsWith("JAVA_VERSION=")) {
           String version = line.substring("JAVA_VERSION=".length()).replace("\"", "");
-          String feature = version.split("[.+-]")[0];
+          String feature = version.split("[.+-]", 0)[0];
           return Optional.of(new Jdk(home.toRealPath(), Integer.parseInt(feature), version));
         }
       }

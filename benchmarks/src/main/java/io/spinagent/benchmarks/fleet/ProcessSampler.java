@@ -1,7 +1,10 @@
 package io.spinagent.benchmarks.fleet;
 
+import static io.spinagent.benchmarks.FailureReporting.reported;
+
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,7 +30,10 @@ final class ProcessSampler implements AutoCloseable {
   ProcessSampler(ChildProcess process, int threadGuard) {
     this.process = process;
     this.threadGuard = threadGuard;
-    timer.scheduleWithFixedDelay(this::sample, 0, 100, TimeUnit.MILLISECONDS);
+    // A failed sample is printed (and, as before, ends the sampling).
+    ScheduledFuture<?> unused =
+        timer.scheduleWithFixedDelay(
+            reported("Sampling " + process.name(), this::sample), 0, 100, TimeUnit.MILLISECONDS);
   }
 
   private void sample() {

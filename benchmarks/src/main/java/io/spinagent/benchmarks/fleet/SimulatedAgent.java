@@ -1,9 +1,10 @@
 package io.spinagent.benchmarks.fleet;
 
+import static io.spinagent.benchmarks.FailureReporting.reported;
+
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.spinagent.protocol.v1.AccountDecision;
@@ -254,12 +255,12 @@ final class SimulatedAgent {
 
     @Override
     public void onError(Throwable error) {
-      ended(this, Status.fromThrowable(error));
+      ended(this);
     }
 
     @Override
     public void onCompleted() {
-      ended(this, Status.UNAVAILABLE.withDescription("the plugin ended the stream"));
+      ended(this);
     }
   }
 
@@ -510,7 +511,7 @@ final class SimulatedAgent {
             .build());
   }
 
-  private synchronized void ended(Session session, Status status) {
+  private synchronized void ended(Session session) {
     if (session.requests != stream) {
       return;
     }
@@ -547,7 +548,14 @@ final class SimulatedAgent {
     double delay = Math.min(1000 * Math.pow(1.6, failures), 120_000);
     failures = Math.min(failures + 1, 64);
     long millis = (long) (delay * (1 + 0.2 * (2 * ThreadLocalRandom.current().nextDouble() - 1)));
-    fleet.timer().schedule(this::connect, Math.max(millis, atLeastMillis), TimeUnit.MILLISECONDS);
+    // A failed reconnection is printed: the agent would otherwise stay disconnected unnoticed.
+    ScheduledFuture<?> unused =
+        fleet
+            .timer()
+            .schedule(
+                reported("Reconnecting " + agentId, this::connect),
+                Math.max(millis, atLeastMillis),
+                TimeUnit.MILLISECONDS);
   }
 
   private static Kind kind(String group, String kind, String plural) {

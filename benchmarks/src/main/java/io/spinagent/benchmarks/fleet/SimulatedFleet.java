@@ -1,5 +1,7 @@
 package io.spinagent.benchmarks.fleet;
 
+import static io.spinagent.benchmarks.FailureReporting.reported;
+
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.time.Duration;
@@ -9,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -198,13 +201,17 @@ final class SimulatedFleet implements AutoCloseable {
     if (due >= end) {
       return;
     }
-    timer.schedule(
-        () -> {
-          agent.get().change(due, due >= measureFrom ? latencies : null);
-          schedule(agent, rate, due, measureFrom, end, latencies);
-        },
-        due - System.nanoTime(),
-        TimeUnit.NANOSECONDS);
+    // A failed change is printed: it ends the load, which would otherwise just fall silent.
+    ScheduledFuture<?> unused =
+        timer.schedule(
+            reported(
+                "A simulated change",
+                () -> {
+                  agent.get().change(due, due >= measureFrom ? latencies : null);
+                  schedule(agent, rate, due, measureFrom, end, latencies);
+                }),
+            due - System.nanoTime(),
+            TimeUnit.NANOSECONDS);
   }
 
   private static void awaitEnd(long end, Latencies latencies) {

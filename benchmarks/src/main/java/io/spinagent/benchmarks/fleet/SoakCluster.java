@@ -75,7 +75,8 @@ final class SoakCluster implements AutoCloseable {
     if (choice < 3) {
       ObjectNode pod = podTemplates.get(random.nextInt(podTemplates.size())).deepCopy();
       ObjectNode metadata = (ObjectNode) pod.get("metadata");
-      metadata.put("name", metadata.path("name").asText() + "-c" + (++created));
+      created++;
+      metadata.put("name", metadata.path("name").asText() + "-c" + created);
       create(pod);
       return "create";
     }
@@ -95,7 +96,8 @@ final class SoakCluster implements AutoCloseable {
       ObjectNode service = JSON.createObjectNode();
       service.put("apiVersion", "v1").put("kind", "Service");
       ObjectNode metadata = service.putObject("metadata");
-      metadata.put("name", "svc-c" + (++created)).put("namespace", NAMESPACE);
+      created++;
+      metadata.put("name", "svc-c" + created).put("namespace", NAMESPACE);
       metadata.putObject("labels").put("app", "shop");
       ObjectNode spec = service.putObject("spec");
       spec.putObject("selector").put("app", "shop").put("component", "web" + random.nextInt(2));
@@ -106,12 +108,13 @@ final class SoakCluster implements AutoCloseable {
     List<Ref> all = new ArrayList<>(objects.values());
     all.removeIf(ref -> ref.kind().equals("Namespace"));
     Ref ref = all.get(random.nextInt(all.size()));
+    created++;
     server.mergePatchObject(
         ref.apiVersion(),
         ref.kind(),
         ref.namespace(),
         ref.name(),
-        "{\"metadata\":{\"labels\":{\"soak-change\":\"" + (++created) + "\"}}}");
+        "{\"metadata\":{\"labels\":{\"soak-change\":\"" + created + "\"}}}");
     return "update";
   }
 

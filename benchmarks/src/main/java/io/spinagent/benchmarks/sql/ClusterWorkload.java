@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 
@@ -286,7 +287,7 @@ final class ClusterWorkload {
         .put("moniker.spinnaker.io/application", app)
         .put("artifact.spinnaker.io/location", NAMESPACE)
         .put("artifact.spinnaker.io/name", name)
-        .put("artifact.spinnaker.io/type", "kubernetes/" + kind.toLowerCase())
+        .put("artifact.spinnaker.io/type", "kubernetes/" + kind.toLowerCase(Locale.ROOT))
         .put("prometheus.io/scrape", "true")
         .put("prometheus.io/port", "9090");
     return o;
@@ -324,7 +325,7 @@ final class ClusterWorkload {
           List.of("MODE", "REGION", "LOG_LEVEL", "FEATURE_FLAGS", "DB_HOST", "CACHE_TTL")) {
         env.addObject()
             .put("name", variable)
-            .put("value", variable.toLowerCase() + "-" + random.nextInt(1000));
+            .put("value", variable.toLowerCase(Locale.ROOT) + "-" + random.nextInt(1000));
       }
       ObjectNode resources = c.putObject("resources");
       resources.putObject("requests").put("cpu", "250m").put("memory", "256Mi");

@@ -1,5 +1,7 @@
 package io.spinagent.benchmarks.sql;
 
+import static io.spinagent.benchmarks.FailureReporting.reported;
+
 import io.spinagent.benchmarks.sql.OpenLoop.Latencies;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.SinkBatch;
@@ -11,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -130,7 +133,13 @@ final class FleetLatency {
               (outcome, error) -> {
                 if (error != null) {
                   failures.incrementAndGet();
-                  retries.schedule(() -> send(indexes), 100, TimeUnit.MILLISECONDS);
+                  // A failed resend is printed: its changes would otherwise never commit,
+                  // unnoticed.
+                  ScheduledFuture<?> unused =
+                      retries.schedule(
+                          reported("Resending a batch", () -> send(indexes)),
+                          100,
+                          TimeUnit.MILLISECONDS);
                   return;
                 }
                 long done = System.nanoTime();

@@ -1,5 +1,7 @@
 package io.spinagent.benchmarks.sql;
 
+import com.google.errorprone.annotations.FormatMethod;
+import com.google.errorprone.annotations.FormatString;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.benchmarks.GcPauses;
 import io.spinagent.benchmarks.HostCpu;
@@ -608,7 +610,8 @@ public final class SqlCacheWriterBenchmark {
     }
   }
 
-  static void progress(String database, String format, Object... args) {
+  @FormatMethod
+  static void progress(String database, @FormatString String format, Object... args) {
     System.out.printf("  %s: %s%n", database, String.format(format, args));
   }
 

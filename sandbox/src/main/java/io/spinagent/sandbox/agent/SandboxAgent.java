@@ -37,6 +37,8 @@ public final class SandboxAgent {
   private SandboxAgent() {}
 
   /**
+   * Starts the sandbox's agent, connected to the plugin's gRPC port and to the simulated cluster.
+   *
    * @param caCertificate the CA that signed the plugin's gRPC certificate; empty for plaintext
    */
   public static AgentRuntime start(

@@ -32,6 +32,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -45,6 +46,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -171,7 +173,9 @@ public final class DemoController implements AutoCloseable {
   private void schedule(long delayMillis) {
     if (queued.compareAndSet(false, true)) {
       try {
-        worker.schedule(this::runOnce, delayMillis, TimeUnit.MILLISECONDS);
+        // runOnce logs its own failures and schedules a retry.
+        ScheduledFuture<?> unused =
+            worker.schedule(this::runOnce, delayMillis, TimeUnit.MILLISECONDS);
       } catch (RejectedExecutionException closing) {
         queued.set(false);
       }
@@ -284,6 +288,8 @@ public final class DemoController implements AutoCloseable {
     int totalPods = 0;
     int currentPods = 0;
     for (V1ReplicaSet rs : owned) {
+      // current is one of the owned instances (found in or added to the list): identity is meant.
+      @SuppressWarnings("ReferenceEquality")
       int wanted = rs == current ? desired : 0;
       if (!Objects.equals(rs.getSpec().getReplicas(), wanted)) {
         rs.getSpec().setReplicas(wanted);
@@ -414,7 +420,7 @@ public final class DemoController implements AutoCloseable {
   }
 
   private V1PodStatus runningStatus() {
-    OffsetDateTime now = OffsetDateTime.now();
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     int ip = podIps.incrementAndGet();
     return new V1PodStatus()
         .phase("Running")
@@ -432,7 +438,7 @@ public final class DemoController implements AutoCloseable {
 
   private static V1DeploymentStatus deploymentStatus(
       V1Deployment deployment, int total, int updated, V1ReplicaSet current) {
-    OffsetDateTime now = OffsetDateTime.now();
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
     return new V1DeploymentStatus()
         .replicas(total)
         .updatedReplicas(updated)

@@ -39,7 +39,7 @@ public final class CacheTables {
     /** A path into the cached manifest, e.g. {@code status.phase}; null when absent. */
     public JsonNode manifest(String path) {
       JsonNode node = attributes.path("manifest");
-      for (String part : path.split("\\.")) {
+      for (String part : path.split("\\.", 0)) {
         node = node.path(part);
       }
       return node.isMissingNode() || node.isNull() ? null : node;
@@ -98,7 +98,7 @@ public final class CacheTables {
           .forEachRemaining(
               group -> {
                 Set<String> keys =
-                    rels.computeIfAbsent(group.getKey().split(":")[0], k -> new TreeSet<>());
+                    rels.computeIfAbsent(group.getKey().split(":", 0)[0], k -> new TreeSet<>());
                 group.getValue().forEach(key -> keys.add(key.asText()));
               });
     }

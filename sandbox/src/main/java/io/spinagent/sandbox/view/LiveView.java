@@ -3,9 +3,11 @@ package io.spinagent.sandbox.view;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.LocalTime;
+import java.time.ZoneId;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -46,6 +48,9 @@ public final class LiveView implements AutoCloseable {
   }
 
   /**
+   * Starts printing the view of {@code tables} to {@code out}, at once and then every {@code
+   * refresh}.
+   *
    * @param footer printed under the view, e.g. the change latency ({@link ChangeLatency}); a new
    *     footer prints the view again
    */
@@ -56,7 +61,10 @@ public final class LiveView implements AutoCloseable {
       PrintStream out,
       Duration refresh) {
     LiveView view = new LiveView(tables, renderer, footer, out);
-    view.timer.scheduleWithFixedDelay(view::refresh, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
+    // refresh logs its own failures (a database hiccup must not end the view).
+    ScheduledFuture<?> unused =
+        view.timer.scheduleWithFixedDelay(
+            view::refresh, 0, refresh.toMillis(), TimeUnit.MILLISECONDS);
     return view;
   }
 
@@ -70,7 +78,7 @@ public final class LiveView implements AutoCloseable {
             "\n"
                 + HEADER
                 + " at "
-                + LocalTime.now().truncatedTo(ChronoUnit.MILLIS)
+                + LocalTime.now(ZoneId.systemDefault()).truncatedTo(ChronoUnit.MILLIS)
                 + " ===\n"
                 + text);
         out.flush();

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -50,7 +51,7 @@ final class ApiExchange {
   }
 
   String method() {
-    return exchange.getRequestMethod().toUpperCase();
+    return exchange.getRequestMethod().toUpperCase(Locale.ROOT);
   }
 
   /** The path within the cluster (without the fleet's prefix). */
@@ -165,7 +166,7 @@ final class ApiExchange {
 
   /**
    * Starts a chunked response (watches); the caller writes and flushes, then calls {@link
-   * #close()}.
+   * #complete()}.
    */
   OutputStream startStream(String contentType) throws IOException {
     body();
@@ -217,7 +218,7 @@ final class ApiExchange {
       return List.of();
     }
     List<String> segments = new ArrayList<>();
-    for (String segment : rawPath.split("/")) {
+    for (String segment : rawPath.split("/", -1)) {
       if (!segment.isEmpty()) {
         // Path segments are not form-encoded: a '+' is a plus.
         segments.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
@@ -231,7 +232,7 @@ final class ApiExchange {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return query;
     }
-    for (String pair : rawQuery.split("&")) {
+    for (String pair : rawQuery.split("&", -1)) {
       if (pair.isEmpty()) {
         continue;
       }

@@ -189,7 +189,7 @@ final class ApiRequestRouter {
   }
 
   private static ObjectNode versionInfo(String gitVersion) {
-    String[] numbers = gitVersion.replaceFirst("^v", "").split("[.+-]");
+    String[] numbers = gitVersion.replaceFirst("^v", "").split("[.+-]", 0);
     ObjectNode info = Json.object();
     info.put("major", numbers.length > 0 ? numbers[0] : "1");
     info.put("minor", numbers.length > 1 ? numbers[1] : "0");

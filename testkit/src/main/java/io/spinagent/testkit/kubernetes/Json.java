@@ -94,7 +94,7 @@ final class Json {
   /** Text at a dotted path such as {@code metadata.name}, or null when absent or not a scalar. */
   static String text(JsonNode node, String dottedPath) {
     JsonNode current = node;
-    for (String part : dottedPath.split("\\.")) {
+    for (String part : dottedPath.split("\\.", 0)) {
       if (current == null || !current.isObject()) {
         return null;
       }

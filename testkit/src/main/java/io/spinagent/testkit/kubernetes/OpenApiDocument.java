@@ -62,7 +62,7 @@ final class OpenApiDocument {
 
   /** GET /openapi/v3/api/v1 or /openapi/v3/apis/{group}/{version}. */
   ObjectNode groupVersion(String path) {
-    String[] parts = path.split("/");
+    String[] parts = path.split("/", 0);
     String group;
     String version;
     if (parts.length == 2 && parts[0].equals("api")) {

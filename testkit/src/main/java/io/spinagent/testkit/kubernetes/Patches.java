@@ -30,7 +30,7 @@ final class Patches {
 
   static Kind kindOf(String contentType) {
     String mediaType =
-        contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase(Locale.ROOT);
+        contentType == null ? "" : contentType.split(";", 0)[0].trim().toLowerCase(Locale.ROOT);
     return switch (mediaType) {
       case JSON_PATCH -> Kind.JSON;
       case MERGE_PATCH -> Kind.MERGE;

@@ -90,6 +90,8 @@ final class ProtobufRequestBodies {
     return node;
   }
 
+  // Only iterated over, never compared or hashed: the array's identity equals does not matter.
+  @SuppressWarnings("ArrayRecordComponent")
   private record Field(int number, byte[] bytes) {}
 
   /**

@@ -25,8 +25,8 @@ enum ResponseShape {
     if (accept == null || accept.isBlank()) {
       return FULL;
     }
-    for (String mediaRange : accept.split(",")) {
-      String[] parts = mediaRange.split(";");
+    for (String mediaRange : accept.split(",", -1)) {
+      String[] parts = mediaRange.split(";", 0);
       String mediaType = parts[0].trim().toLowerCase(Locale.ROOT);
       if (!mediaType.equals("application/json")
           && !mediaType.equals("*/*")
@@ -184,7 +184,7 @@ enum ResponseShape {
     }
     try {
       Duration d = Duration.between(Instant.parse(creationTimestamp), Instant.now());
-      long seconds = Math.max(0, d.getSeconds());
+      long seconds = Math.max(0, d.toSeconds());
       if (seconds < 120) {
         return seconds + "s";
       }

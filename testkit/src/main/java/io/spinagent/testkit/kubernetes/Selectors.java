@@ -119,7 +119,8 @@ final class Selectors {
     List<String> parts = new ArrayList<>();
     int depth = 0;
     StringBuilder current = new StringBuilder();
-    for (char c : selector.toCharArray()) {
+    for (int i = 0; i < selector.length(); i++) {
+      char c = selector.charAt(i);
       if (c == '(') {
         depth++;
       } else if (c == ')') {

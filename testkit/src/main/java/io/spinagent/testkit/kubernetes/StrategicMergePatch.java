@@ -144,7 +144,10 @@ final class StrategicMergePatch {
         ArrayNode replaced = JsonNodeFactory.instance.arrayNode();
         patch.forEach(
             e -> {
-              if (e != element) {
+              // Drops this very directive element, not other elements equal to it.
+              @SuppressWarnings("ReferenceEquality")
+              boolean directive = e == element;
+              if (!directive) {
                 replaced.add(stripDirectives(e));
               }
             });

@@ -155,7 +155,10 @@ final class WatchHub {
     /** The next delivery without waiting; null when none is queued (or the subscription closed). */
     Delivery next() {
       Delivery next = queue.poll();
-      if (next == null || next == CLOSED) {
+      // CLOSED is a sentinel instance that close() queues: identity is the test.
+      @SuppressWarnings("ReferenceEquality")
+      boolean closedMarker = next == CLOSED;
+      if (next == null || closedMarker) {
         return null;
       }
       synchronized (WatchHub.this) {

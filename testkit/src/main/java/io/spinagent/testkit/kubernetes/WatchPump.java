@@ -11,6 +11,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Writes the open watches of one HTTP listener from a few shared threads, so that thousands of
@@ -28,6 +30,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * unresponsive watcher). Its subscription is closed at once, so nothing more queues up for it.
  */
 final class WatchPump {
+
+  private static final Logger log = LoggerFactory.getLogger(WatchPump.class);
 
   /** Writers when no write is stalled; each drains one watch at a time. */
   static final int WRITERS = 2;
@@ -57,7 +61,9 @@ final class WatchPump {
             new LinkedBlockingQueue<>(),
             named(threadPrefix + "-watch-writer-", true));
     long every = STALL_CHECK.toMillis();
-    timers.scheduleWithFixedDelay(this::checkStalls, every, every, TimeUnit.MILLISECONDS);
+    // checkStalls logs its own failure (which, as before, ends the periodic check).
+    ScheduledFuture<?> unused =
+        timers.scheduleWithFixedDelay(this::checkStalls, every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Starts streaming {@code stream}: from now on its events are written from here. */
@@ -116,11 +122,16 @@ final class WatchPump {
   }
 
   private void checkStalls() {
-    long limit = System.nanoTime() - stallTimeout.toNanos();
-    for (WatchStream stream : open) {
-      if (stream.markStalledIfWritingSince(limit)) {
-        resize(1);
+    try {
+      long limit = System.nanoTime() - stallTimeout.toNanos();
+      for (WatchStream stream : open) {
+        if (stream.markStalledIfWritingSince(limit)) {
+          resize(1);
+        }
       }
+    } catch (RuntimeException | Error e) {
+      log.error("The watch stall check failed and stops", e);
+      throw e;
     }
   }
 
