@@ -40,7 +40,7 @@ public final class HostCpu {
     try {
       List<String> lines = Files.readAllLines(STAT);
       // cpu  user nice system idle iowait irq softirq steal [guest guest_nice, counted in user]
-      String[] f = lines.get(0).trim().split("\\s+", -1);
+      String[] f = lines.get(0).trim().split("\\s+", 0);
       long total = 0;
       for (int i = 1; i <= 8 && i < f.length; i++) {
         total += Long.parseLong(f[i]);

@@ -160,8 +160,7 @@ public record KubernetesRequest(
     if (query == null || query.isEmpty()) {
       return false;
     }
-    // -1: keep trailing empty pairs, which match no name anyway
-    for (String pair : query.split("&", -1)) {
+    for (String pair : query.split("&", 0)) {
       int eq = pair.indexOf('=');
       if (eq > 0 && pair.substring(0, eq).equals(name)) {
         String value = pair.substring(eq + 1);

@@ -44,7 +44,7 @@ final class QueryParameters {
   static QueryParameters parse(String rawQuery, Set<String> known) throws BadParameter {
     Map<String, List<String>> values = new LinkedHashMap<>();
     if (rawQuery != null && !rawQuery.isEmpty()) {
-      for (String pair : rawQuery.split("&", -1)) {
+      for (String pair : rawQuery.split("&", 0)) {
         if (pair.isEmpty()) {
           continue;
         }

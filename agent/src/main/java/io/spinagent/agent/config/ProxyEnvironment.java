@@ -168,7 +168,7 @@ public final class ProxyEnvironment {
     if (noProxy.isEmpty()) {
       return true;
     }
-    for (String raw : noProxy.get().value().split(",", -1)) {
+    for (String raw : noProxy.get().value().split(",", 0)) {
       String entry = raw.trim().toLowerCase(Locale.ROOT);
       if (entry.isEmpty()) {
         continue;

@@ -205,7 +205,7 @@ final class TokenCommand {
     if (pathVariable == null) {
       return Optional.empty();
     }
-    for (String directory : pathVariable.split(File.pathSeparator, -1)) {
+    for (String directory : pathVariable.split(File.pathSeparator, 0)) {
       if (directory.isEmpty()) {
         continue;
       }

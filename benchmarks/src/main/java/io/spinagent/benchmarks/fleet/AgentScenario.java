@@ -326,7 +326,7 @@ final class AgentScenario {
     String line = clusters.ask("stats", "STATS", Duration.ofSeconds(30));
     int watches = 0;
     long listed = 0;
-    for (String field : line.split(" ", -1)) {
+    for (String field : line.split(" ", 0)) {
       if (field.startsWith("watches=")) {
         watches = Integer.parseInt(field.substring("watches=".length()));
       } else if (field.startsWith("listed=")) {

@@ -32,7 +32,7 @@ final class CpuUse {
   Reading read() {
     long busy = 0;
     long total = 0;
-    String[] cpu = firstLine(Path.of("/proc/stat")).trim().split("\\s+", -1);
+    String[] cpu = firstLine(Path.of("/proc/stat")).trim().split("\\s+", 0);
     for (int i = 1; i < cpu.length && i <= 8; i++) {
       long ticks = Long.parseLong(cpu[i]);
       total += ticks;

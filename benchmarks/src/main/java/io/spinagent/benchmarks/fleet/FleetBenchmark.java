@@ -100,7 +100,7 @@ public final class FleetBenchmark {
   /** The load averages (1, 5, 15 minutes) from /proc/loadavg: others' work on the machine. */
   static String load() {
     try {
-      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", -1);
+      String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split(" ", 0);
       return fields[0] + ", " + fields[1] + ", " + fields[2];
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -218,7 +218,7 @@ final class ApiExchange {
       return List.of();
     }
     List<String> segments = new ArrayList<>();
-    for (String segment : rawPath.split("/", -1)) {
+    for (String segment : rawPath.split("/", 0)) {
       if (!segment.isEmpty()) {
         // Path segments are not form-encoded: a '+' is a plus.
         segments.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
@@ -232,7 +232,7 @@ final class ApiExchange {
     if (rawQuery == null || rawQuery.isEmpty()) {
       return query;
     }
-    for (String pair : rawQuery.split("&", -1)) {
+    for (String pair : rawQuery.split("&", 0)) {
       if (pair.isEmpty()) {
         continue;
       }

@@ -77,7 +77,7 @@ final class DiscoveryDocument {
       return Optional.empty();
     }
     for (String version : List.of("v2", "v2beta1")) {
-      for (String range : accept.split(",", -1)) {
+      for (String range : accept.split(",", 0)) {
         List<String> params =
             Arrays.stream(range.split(";")).map(p -> p.trim().replace(" ", "")).toList();
         if (params.contains("g=apidiscovery.k8s.io")

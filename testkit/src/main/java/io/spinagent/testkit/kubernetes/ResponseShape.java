@@ -25,7 +25,7 @@ enum ResponseShape {
     if (accept == null || accept.isBlank()) {
       return FULL;
     }
-    for (String mediaRange : accept.split(",", -1)) {
+    for (String mediaRange : accept.split(",", 0)) {
       String[] parts = mediaRange.split(";", 0);
       String mediaType = parts[0].trim().toLowerCase(Locale.ROOT);
       if (!mediaType.equals("application/json")

@@ -127,7 +127,7 @@ final class ScaleSubresource {
 
   private static List<String> segments(String jsonPath) {
     List<String> parts = new ArrayList<>();
-    for (String part : jsonPath.replaceFirst("^\\.", "").split("\\.", -1)) {
+    for (String part : jsonPath.replaceFirst("^\\.", "").split("\\.", 0)) {
       if (!part.isEmpty()) {
         parts.add(part);
       }

@@ -157,7 +157,7 @@ public final class MonikerResolver {
       boolean hasPush = push.matches();
       String cluster = hasPush ? push.group(1) : name;
       Integer sequence = hasPush ? Integer.valueOf(push.group(3)) : null;
-      return new ParsedName(name.split(":", -1)[0], cluster, null, null, sequence);
+      return new ParsedName(name.split(":", 0)[0], cluster, null, null, sequence);
     }
     if (name == null || name.trim().isEmpty()) {
       return new ParsedName(null, null, null, null, null);
