@@ -54,7 +54,8 @@ class ClusterWatchSpec extends ClusterSpecification {
 
     then:
     eventually { state('prod', 'Deployment')['Deployment default/web']?.spec?.replicas == 3 }
-    names('prod', 'Pod') == ['default/p-before', 'default/p1'] as Set
+    // each kind has its own watch: the Pod's event need not arrive before the Deployment's
+    eventually { names('prod', 'Pod') == ['default/p-before', 'default/p1'] as Set }
 
     when:
     api.deleteObject('apps/v1', 'Deployment', 'default', 'web')
