@@ -49,6 +49,7 @@ final class GroupTransaction {
       CachedKinds kinds,
       CommittedRows committed,
       ObjectVersions.UpsertSql objectsUpsert,
+      BodyRows.UpsertSql bodiesUpsert,
       RelationshipRows.InsertSql relationshipsInsert,
       ResumePointTable resumePoints,
       ObjectMapper mapper) {}
@@ -87,7 +88,7 @@ final class GroupTransaction {
     relationships =
         new RelationshipRows(
             ctx, shared.relationshipsInsert(), shared.tables(), shared.committed(), now, tally);
-    BodyRows bodies = new BodyRows(ctx, shared.tables().dialect(), now, tally);
+    BodyRows bodies = new BodyRows(ctx, shared.bodiesUpsert(), now, tally);
     LogicalRows logical =
         new LogicalRows(ctx, shared.tables(), bodies, relationships, shared.mapper(), now);
     Parts parts =

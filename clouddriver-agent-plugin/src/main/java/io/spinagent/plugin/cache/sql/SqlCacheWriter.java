@@ -84,6 +84,7 @@ public final class SqlCacheWriter implements ChangeSink, AccountLifecycleListene
             kinds,
             new CommittedRows(settings.rememberedObjects()),
             new ObjectVersions.UpsertSql(jooq),
+            new BodyRows.UpsertSql(jooq),
             new RelationshipRows.InsertSql(jooq),
             resumePoints,
             mapper);

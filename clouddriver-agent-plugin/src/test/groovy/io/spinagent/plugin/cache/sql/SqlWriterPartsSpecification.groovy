@@ -2,13 +2,14 @@ package io.spinagent.plugin.cache.sql
 
 import io.spinagent.plugin.cache.format.CacheKeys
 import io.spinagent.plugin.cache.format.CacheTypes
+import java.lang.reflect.InvocationTargetException
+import java.lang.reflect.Method
+import java.lang.reflect.Proxy
+import java.sql.Connection
+import javax.sql.DataSource
 import org.jooq.DSLContext
-import org.jooq.ExecuteContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
-import org.jooq.impl.DefaultConfiguration
-import org.jooq.impl.DefaultExecuteListener
-import org.jooq.impl.DefaultExecuteListenerProvider
 
 import static io.spinagent.plugin.cache.sql.RowTally.Operation.DELETE
 import static io.spinagent.plugin.cache.sql.RowTally.Operation.WRITE
@@ -21,15 +22,27 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
 
   int statements
 
-  /** jOOQ's statements on this context are counted (spinagent_objects' upsert goes to JDBC itself). */
+  /**
+   * Every JDBC statement on this context's connections is counted, jOOQ's and those the writer binds
+   * itself (the upserts of spinagent_objects and of bodies).
+   */
   DSLContext counting() {
-    DSL.using(new DefaultConfiguration().set(db.dataSource()).set(SQLDialect.valueOf(db.dialect()))
-        .set(new DefaultExecuteListenerProvider(new DefaultExecuteListener() {
-          @Override
-          void executeStart(ExecuteContext ctx) {
-            statements++
-          }
-        })))
+    DataSource source = db.dataSource()
+    DataSource countingSource = [getConnection: { Object[] args -> countingConnection(source.getConnection()) }] as DataSource
+    DSL.using(countingSource, SQLDialect.valueOf(db.dialect()))
+  }
+
+  Connection countingConnection(Connection connection) {
+    (Connection) Proxy.newProxyInstance(getClass().classLoader, [Connection] as Class[], { Object proxy, Method method, Object[] args ->
+      if (method.name in ['prepareStatement', 'createStatement', 'prepareCall']) {
+        statements++
+      }
+      try {
+        method.invoke(connection, args)
+      } catch (InvocationTargetException e) {
+        throw e.cause
+      }
+    })
   }
 
   def <T> T inTransaction(Closure<T> work) {
@@ -92,11 +105,12 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
     String table = tables.resourceTable(CacheTypes.APPLICATIONS)
     String key = CacheKeys.application('shop')
     def tally = new RowTally()
+    def upsert = new BodyRows.UpsertSql(jooq)
 
     when:
     statements = 0
     inTransaction { ctx ->
-      def bodies = new BodyRows(ctx, tables.dialect(), clock.millis(), tally)
+      def bodies = new BodyRows(ctx, upsert, clock.millis(), tally)
       ['a', 'b'].each { bodies.write(table, new BodyRows.Body(tables.agentColumn(it), key, null, 'f' * 64, '{"id":"' + it + '"}')) }
       bodies.flush()
     }
@@ -107,7 +121,7 @@ abstract class SqlWriterPartsSpecification extends SqlWriterFixture {
 
     when:
     inTransaction { ctx ->
-      def bodies = new BodyRows(ctx, tables.dialect(), clock.millis(), tally)
+      def bodies = new BodyRows(ctx, upsert, clock.millis(), tally)
       bodies.write(table, new BodyRows.Body(tables.agentColumn('a'), key, null, 'f' * 64, '{}'))
       bodies.delete(table, tables.agentColumn('a'), key) // the later one wins
       bodies.flush()
