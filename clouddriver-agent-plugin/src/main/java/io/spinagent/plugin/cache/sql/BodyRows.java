@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.conf.ParamType;
@@ -44,7 +43,7 @@ final class BodyRows {
   static final class UpsertSql {
     private final DSLContext jooq;
     private final CacheTypes.Dialect dialect;
-    private final Map<String, RepeatedRowsSql> byTable = new ConcurrentHashMap<>();
+    private final RepeatedRowsSql.ByTable byTable = new RepeatedRowsSql.ByTable(this::render);
 
     UpsertSql(DSLContext jooq) {
       this.jooq = jooq;
@@ -52,7 +51,7 @@ final class BodyRows {
     }
 
     String sql(String table, int rows) {
-      return byTable.computeIfAbsent(table, t -> RepeatedRowsSql.of(n -> render(t, n))).sql(rows);
+      return byTable.sql(table, rows);
     }
 
     private String render(String table, int rows) {

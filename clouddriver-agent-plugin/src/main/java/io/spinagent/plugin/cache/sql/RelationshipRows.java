@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
@@ -79,14 +78,14 @@ final class RelationshipRows {
    */
   static final class InsertSql {
     private final DSLContext jooq;
-    private final Map<String, RepeatedRowsSql> byTable = new ConcurrentHashMap<>();
+    private final RepeatedRowsSql.ByTable byTable = new RepeatedRowsSql.ByTable(this::render);
 
     InsertSql(DSLContext jooq) {
       this.jooq = jooq;
     }
 
     String sql(String table, int rows) {
-      return byTable.computeIfAbsent(table, t -> RepeatedRowsSql.of(n -> render(t, n))).sql(rows);
+      return byTable.sql(table, rows);
     }
 
     private String render(String table, int rows) {

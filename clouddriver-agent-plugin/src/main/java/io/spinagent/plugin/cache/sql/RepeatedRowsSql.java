@@ -1,5 +1,7 @@
 package io.spinagent.plugin.cache.sql;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
 
 /**
@@ -56,6 +58,27 @@ final class RepeatedRowsSql {
       }
     }
     return -1;
+  }
+
+  /** The statement of each of many tables (one per cache type), made on first use of the table. */
+  static final class ByTable {
+
+    /** A table's statement with the given number of rows. */
+    @FunctionalInterface
+    interface Render {
+      String sql(String table, int rows);
+    }
+
+    private final Render render;
+    private final Map<String, RepeatedRowsSql> byTable = new ConcurrentHashMap<>();
+
+    ByTable(Render render) {
+      this.render = render;
+    }
+
+    String sql(String table, int rows) {
+      return byTable.computeIfAbsent(table, t -> of(n -> render.sql(t, n))).sql(rows);
+    }
   }
 
   String sql(int rows) {

@@ -35,6 +35,23 @@ class RepeatedRowsSqlSpec extends Specification {
     e.message.contains('values ($1), ($2)')
   }
 
+  def "each table's statement is rendered for that table, three times on its first use and never again"() {
+    given:
+    List<String> rendered = []
+    def byTable = new RepeatedRowsSql.ByTable({ String table, int rows ->
+      rendered << table
+      ("insert into $table values (?)" + ', (?)' * (rows - 1)).toString()
+    })
+
+    when:
+    def statements = [byTable.sql('a', 2), byTable.sql('b', 1), byTable.sql('a', 3), byTable.sql('b', 4)]
+
+    then:
+    statements == ['insert into a values (?), (?)', 'insert into b values (?)',
+                   'insert into a values (?), (?), (?)', 'insert into b values (?), (?), (?), (?)']
+    rendered == ['a', 'a', 'a', 'b', 'b', 'b']
+  }
+
   def "a statement needs a row"() {
     when:
     RepeatedRowsSql.of { int rows -> 'v' + ' (?)' * rows }.sql(0)
