@@ -10,7 +10,6 @@ import static io.spinagent.plugin.cache.sql.Columns.proposed;
 import static io.spinagent.plugin.cache.sql.Columns.table;
 
 import io.spinagent.plugin.cache.format.CacheTypes;
-import java.sql.PreparedStatement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -106,9 +105,8 @@ final class BodyRows {
 
   /**
    * The queued rows: per table, multi-row deletes (each id with its agent) and multi-row upserts,
-   * split by {@link Chunks}. The upserts' values are bound straight to the JDBC statement whose SQL
-   * jOOQ rendered, as spinagent_objects' are: jOOQ's objects for each bound value cost about as
-   * much as the database's work on a row.
+   * split by {@link Chunks}; the upserts' values bound straight to JDBC ({@link
+   * RepeatedRowsSql#execute}), as spinagent_objects' are.
    */
   void flush() {
     pending.forEach(
@@ -128,24 +126,22 @@ final class BodyRows {
             tally.add(RowTally.Table.BODY, RowTally.Operation.DELETE, chunk.size());
           }
           for (List<Body> chunk : Chunks.of(writes, b -> b.body().length())) {
-            String sql = upsert.sql(name, chunk.size());
-            ctx.connection(
-                connection -> {
-                  try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                    int i = 0;
-                    for (Body b : chunk) {
-                      statement.setString(++i, b.id());
-                      statement.setString(++i, b.agent());
-                      if (b.application() == null) {
-                        statement.setNull(++i, Types.VARCHAR);
-                      } else {
-                        statement.setString(++i, b.application());
-                      }
-                      statement.setString(++i, b.hash());
-                      statement.setString(++i, b.body());
-                      statement.setLong(++i, now);
+            RepeatedRowsSql.execute(
+                ctx,
+                upsert.sql(name, chunk.size()),
+                statement -> {
+                  int i = 0;
+                  for (Body b : chunk) {
+                    statement.setString(++i, b.id());
+                    statement.setString(++i, b.agent());
+                    if (b.application() == null) {
+                      statement.setNull(++i, Types.VARCHAR);
+                    } else {
+                      statement.setString(++i, b.application());
                     }
-                    statement.executeUpdate();
+                    statement.setString(++i, b.hash());
+                    statement.setString(++i, b.body());
+                    statement.setLong(++i, now);
                   }
                 });
             tally.add(RowTally.Table.BODY, RowTally.Operation.WRITE, chunk.size());

@@ -15,7 +15,6 @@ import static io.spinagent.plugin.cache.sql.Columns.table;
 import io.spinagent.plugin.cache.format.CacheKeys;
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.protocol.v1.Kind;
-import java.sql.PreparedStatement;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -234,29 +233,27 @@ final class ObjectVersions {
    */
   void flush() {
     for (List<Map.Entry<Key, Version>> chunk : Chunks.of(pending.entrySet())) {
-      String sql = upsert.sql(chunk.size());
-      ctx.connection(
-          connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-              int i = 0;
-              for (Map.Entry<Key, Version> e : chunk) {
-                Key k = e.getKey();
-                Version v = e.getValue();
-                statement.setString(++i, k.account());
-                statement.setString(++i, k.group());
-                statement.setString(++i, k.kind());
-                statement.setString(++i, k.namespace());
-                statement.setString(++i, k.name());
-                statement.setString(++i, v.resourceVersion());
-                statement.setBoolean(++i, v.deleted());
-                if (v.format() == null) {
-                  statement.setNull(++i, Types.INTEGER);
-                } else {
-                  statement.setInt(++i, v.format());
-                }
-                statement.setLong(++i, now);
+      RepeatedRowsSql.execute(
+          ctx,
+          upsert.sql(chunk.size()),
+          statement -> {
+            int i = 0;
+            for (Map.Entry<Key, Version> e : chunk) {
+              Key k = e.getKey();
+              Version v = e.getValue();
+              statement.setString(++i, k.account());
+              statement.setString(++i, k.group());
+              statement.setString(++i, k.kind());
+              statement.setString(++i, k.namespace());
+              statement.setString(++i, k.name());
+              statement.setString(++i, v.resourceVersion());
+              statement.setBoolean(++i, v.deleted());
+              if (v.format() == null) {
+                statement.setNull(++i, Types.INTEGER);
+              } else {
+                statement.setInt(++i, v.format());
               }
-              statement.executeUpdate();
+              statement.setLong(++i, now);
             }
           });
       tally.add(RowTally.Table.OBJECT, RowTally.Operation.WRITE, chunk.size());

@@ -10,7 +10,6 @@ import static io.spinagent.plugin.cache.sql.Columns.table;
 
 import io.spinagent.plugin.cache.format.CacheKeys;
 import io.spinagent.plugin.cache.format.CacheTypes;
-import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -310,20 +309,18 @@ final class RelationshipRows {
           List<Row> inserts = new ArrayList<>();
           changes.inserted.values().forEach(byRelId -> inserts.addAll(byRelId.values()));
           for (List<Row> chunk : Chunks.of(inserts)) {
-            String sql = insertSql.sql(name, chunk.size());
-            ctx.connection(
-                connection -> {
-                  try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                    int i = 0;
-                    for (Row row : chunk) {
-                      statement.setString(++i, row.uuid());
-                      statement.setString(++i, row.id());
-                      statement.setString(++i, row.relId());
-                      statement.setString(++i, row.relAgent());
-                      statement.setString(++i, row.relType());
-                      statement.setLong(++i, now);
-                    }
-                    statement.executeUpdate();
+            RepeatedRowsSql.execute(
+                ctx,
+                insertSql.sql(name, chunk.size()),
+                statement -> {
+                  int i = 0;
+                  for (Row row : chunk) {
+                    statement.setString(++i, row.uuid());
+                    statement.setString(++i, row.id());
+                    statement.setString(++i, row.relId());
+                    statement.setString(++i, row.relAgent());
+                    statement.setString(++i, row.relType());
+                    statement.setLong(++i, now);
                   }
                 });
             tally.add(RowTally.Table.RELATIONSHIP, RowTally.Operation.WRITE, chunk.size());

@@ -1,8 +1,11 @@
 package io.spinagent.plugin.cache.sql;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntFunction;
+import org.jooq.DSLContext;
 
 /**
  * The SQL of a multi-row statement for any number of rows, made from jOOQ's rendering of it with
@@ -58,6 +61,27 @@ final class RepeatedRowsSql {
       }
     }
     return -1;
+  }
+
+  /** Binds a statement's values, in the order its SQL places them. */
+  @FunctionalInterface
+  interface Values {
+    void bind(PreparedStatement statement) throws SQLException;
+  }
+
+  /**
+   * Runs {@code sql} (a multi-row statement of this class) on the transaction's connection, its
+   * values bound straight to JDBC by {@code values}: jOOQ's objects for each bound value cost about
+   * as much as the database's work on a row.
+   */
+  static void execute(DSLContext ctx, String sql, Values values) {
+    ctx.connection(
+        connection -> {
+          try (PreparedStatement statement = connection.prepareStatement(sql)) {
+            values.bind(statement);
+            statement.executeUpdate();
+          }
+        });
   }
 
   /** The statement of each of many tables (one per cache type), made on first use of the table. */
