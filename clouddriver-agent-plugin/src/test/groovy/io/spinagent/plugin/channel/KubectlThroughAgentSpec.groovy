@@ -166,7 +166,8 @@ class KubectlThroughAgentSpec extends Specification {
     forbidden.exit != 0
     forbidden.err.contains('Error from server (Forbidden): secrets "db-password" is forbidden: ' +
       'User "spinagent-agent" cannot delete resource "secrets"')
-    operations().find { it.verb() == 'delete' }.status() == 403
+    // operations reach the history table through a queue that a background thread writes
+    eventually.eventually { assert operations().find { it.verb() == 'delete' }?.status() == 403 }
   }
 
   def "the cluster sees the agent's credentials, never the tunnel token kubectl sent"() {
@@ -263,7 +264,10 @@ class KubectlThroughAgentSpec extends Specification {
     then:
     logs.exit == 0
     logs.out == 'started\nGET / 200\n'
-    operations().find { it.verb() == 'get' && it.path().contains('/log?') }.path().startsWith('/api/v1/namespaces/default/pods/frontend-1/log?container=web')
+    // operations reach the history table through a queue that a background thread writes
+    eventually.eventually {
+      assert operations().find { it.verb() == 'get' && it.path().contains('/log?') }?.path()?.startsWith('/api/v1/namespaces/default/pods/frontend-1/log?container=web')
+    }
 
     when: 'following'
     def process = new ProcessBuilder(['kubectl', "--kubeconfig=$kubeconfig".toString(), 'logs', '-f', 'frontend-1', '-c', 'web'])
