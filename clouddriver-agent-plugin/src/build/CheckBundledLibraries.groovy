@@ -2,7 +2,8 @@
 //
 // Clouddriver loads plugin classes plugin-first, so a second copy of, say, Guava or Jackson in lib/
 // would shadow Clouddriver's own and break in ways no unit test shows. What Clouddriver provides is
-// the dependency closure of the clouddriver-platform pom, collected here on its own: Maven's scope
+// the dependency closure of the spinnaker-platform-1.36 pom (the linkage check in compatibility/
+// checks the bundle against every line's), collected here on its own: Maven's scope
 // mediation can quietly turn a provided library into a runtime one when one of our dependencies
 // also needs it, which is exactly the case this check exists for.
 import org.eclipse.aether.RepositorySystem
@@ -10,9 +11,9 @@ import org.eclipse.aether.artifact.DefaultArtifact
 import org.eclipse.aether.collection.CollectRequest
 import org.eclipse.aether.graph.Dependency
 
-def platform = project.dependencies.find { it.artifactId == 'clouddriver-platform' && it.scope == 'provided' }
+def platform = project.dependencies.find { it.artifactId == 'spinnaker-platform-1.36' && it.scope == 'provided' }
 if (platform == null) {
-    fail('the plugin must depend on clouddriver-platform with scope provided')
+    fail('the plugin must depend on spinnaker-platform-1.36 with scope provided')
 }
 
 def system = session.container.lookup(RepositorySystem)

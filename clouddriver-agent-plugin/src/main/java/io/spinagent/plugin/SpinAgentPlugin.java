@@ -1,25 +1,30 @@
 package io.spinagent.plugin;
 
 import com.netflix.spinnaker.kork.plugins.api.spring.SpringLoaderPlugin;
+import io.spinagent.host.CredentialsHandler;
+import io.spinagent.host.HostLayer;
+import io.spinagent.host.HostLayers;
+import io.spinagent.host.HostLibraries;
 import io.spinagent.plugin.config.SpinAgentPluginConfig;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
-import io.spinagent.plugin.web.CredentialsInterceptor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
-import javax.servlet.Filter;
-import javax.servlet.http.HttpServletRequest;
-import javax.servlet.http.HttpServletResponse;
 import org.pf4j.PluginWrapper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionBuilder;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
 
 /**
- * Entry point Clouddriver's plugin framework instantiates. It hands the plugin's own Spring context
- * the configuration from {@code spinnaker.extensibility.plugins.SpinAgent.Kubernetes.config} and
- * ties that context's life to the plugin's and to Clouddriver's.
+ * Entry point Clouddriver's plugin framework instantiates. It chooses the host layer that serves
+ * the Clouddriver at hand (or, when none does, logs why and registers nothing, so that Clouddriver
+ * starts without SpinAgent), hands the plugin's own Spring context the configuration from {@code
+ * spinnaker.extensibility.plugins.SpinAgent.Kubernetes.config}, and ties that context's life to the
+ * plugin's and to Clouddriver's.
+ *
+ * <p>It is loaded by every Spinnaker line, so it names no class whose API differs between them.
  */
 public class SpinAgentPlugin extends SpringLoaderPlugin {
 
@@ -28,6 +33,7 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
   private static final Logger log = LoggerFactory.getLogger(SpinAgentPlugin.class);
 
   private final SpinAgentPluginConfig pluginConfig;
+  private volatile boolean serving;
 
   public SpinAgentPlugin(PluginWrapper wrapper, SpinAgentPluginConfig pluginConfig) {
     super(wrapper);
@@ -36,11 +42,21 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
 
   @Override
   public void registerBeanDefinitions(BeanDefinitionRegistry registry) {
+    HostLibraries host = HostLibraries.of(SpringLoaderPlugin.class.getClassLoader());
+    HostLayers.Choice choice = HostLayers.choose(host, getClass().getClassLoader(), bundle());
+    if (choice instanceof HostLayers.Refused refused) {
+      log.error(refused.message());
+      return;
+    }
+    HostLayer layer = ((HostLayers.Chosen) choice).layer();
+    log.info("{} runs on {} with its {} host layer", bundle(), host.describe(), layer.name());
+    serving = true;
+
     pluginContext.getEnvironment().getPropertySources().addFirst(pluginConfig.asPropertySource());
     pluginContext
         .getBeanFactory()
         .registerSingleton("spinAgentPluginDescriptor", getWrapper().getDescriptor());
-    super.registerBeanDefinitions(registry);
+    registerLoader(registry);
 
     // Clouddriver does not stop plugins when it shuts down, and a child context is not closed with
     // its parent: without this the gRPC port would outlive the application context.
@@ -62,37 +78,39 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
                             pluginContext.getBean(TunnelKubeconfigs.class).kubeconfig(account))
             .getBeanDefinition());
 
-    registry.registerBeanDefinition(
-        PLUGIN_ID + ".credentialsFilter",
-        BeanDefinitionBuilder.genericBeanDefinition(
-                FilterRegistrationBean.class, this::credentialsFilter)
-            .getBeanDefinition());
+    layer.registerInClouddriver(
+        registry,
+        () ->
+            pluginContext.isActive()
+                ? pluginContext.getBeanProvider(CredentialsHandler.class).getIfAvailable()
+                : null);
   }
 
   /**
-   * In front of Clouddriver's {@code /credentials}: a servlet filter only Clouddriver's own context
-   * can register. It hands each request to the plugin's {@link CredentialsInterceptor} once the
-   * plugin's context runs, and passes it through untouched before and after.
+   * The plugin's own context starts when Clouddriver creates this loader, which its request
+   * mappings wait for, so that the plugin's controllers are in place when Clouddriver maps them.
    */
-  private FilterRegistrationBean<Filter> credentialsFilter() {
-    Filter filter =
-        (request, response, chain) -> {
-          CredentialsInterceptor interceptor =
-              pluginContext.isActive()
-                  ? pluginContext.getBeanProvider(CredentialsInterceptor.class).getIfAvailable()
-                  : null;
-          if (interceptor != null
-              && request instanceof HttpServletRequest http
-              && response instanceof HttpServletResponse httpResponse) {
-            interceptor.filter(http, httpResponse, chain);
-          } else {
-            chain.doFilter(request, response);
-          }
-        };
-    FilterRegistrationBean<Filter> registration = new FilterRegistrationBean<>(filter);
-    registration.setName(PLUGIN_ID + ".credentialsInterceptor");
-    registration.addUrlPatterns("/credentials", "/credentials/*");
-    return registration;
+  private void registerLoader(BeanDefinitionRegistry registry) {
+    String loader = PLUGIN_ID + ".loader";
+    registry.registerBeanDefinition(
+        loader,
+        BeanDefinitionBuilder.genericBeanDefinition(
+                GuardedSpringLoader.class,
+                () ->
+                    new GuardedSpringLoader(
+                        pluginContext, getClass().getClassLoader(), getPackagesToScan()))
+            .getBeanDefinition());
+    BeanDefinition mappings = registry.getBeanDefinition("requestMappingHandlerMapping");
+    List<String> dependsOn = new ArrayList<>();
+    if (mappings.getDependsOn() != null) {
+      dependsOn.addAll(List.of(mappings.getDependsOn()));
+    }
+    dependsOn.add(loader);
+    mappings.setDependsOn(dependsOn.toArray(new String[0]));
+  }
+
+  private String bundle() {
+    return "SpinAgent " + getWrapper().getDescriptor().getVersion();
   }
 
   @Override
@@ -102,7 +120,9 @@ public class SpinAgentPlugin extends SpringLoaderPlugin {
 
   @Override
   public void start() {
-    log.info("Starting plugin {} {}", PLUGIN_ID, getWrapper().getDescriptor().getVersion());
+    if (serving) {
+      log.info("Starting plugin {} {}", PLUGIN_ID, getWrapper().getDescriptor().getVersion());
+    }
   }
 
   @Override

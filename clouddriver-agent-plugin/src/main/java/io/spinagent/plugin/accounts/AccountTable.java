@@ -288,12 +288,12 @@ public final class AccountTable implements AccountBindings {
   }
 
   public Optional<StoredAccount> find(String name) {
-    return jooq.selectFrom(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
+    return jooq.select().from(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
   }
 
   /** Every account, in name order. */
   public List<StoredAccount> all() {
-    return jooq.selectFrom(ACCOUNTS).orderBy(NAME).fetch(this::read);
+    return jooq.select().from(ACCOUNTS).orderBy(NAME).fetch(this::read);
   }
 
   /**
@@ -314,7 +314,8 @@ public final class AccountTable implements AccountBindings {
     List<String> all = List.copyOf(names);
     for (int from = 0; from < all.size(); from += NAMES_PER_STATEMENT) {
       List<String> chunk = all.subList(from, Math.min(from + NAMES_PER_STATEMENT, all.size()));
-      jooq.selectFrom(ACCOUNTS)
+      jooq.select()
+          .from(ACCOUNTS)
           .where(NAME.in(chunk))
           .fetch(this::read)
           .forEach(account -> found.put(account.name(), account));
@@ -337,7 +338,11 @@ public final class AccountTable implements AccountBindings {
   }
 
   public List<StoredAccount> dynamicAccounts() {
-    return jooq.selectFrom(ACCOUNTS).where(DEFINITION.isNotNull()).orderBy(NAME).fetch(this::read);
+    return jooq.select()
+        .from(ACCOUNTS)
+        .where(DEFINITION.isNotNull())
+        .orderBy(NAME)
+        .fetch(this::read);
   }
 
   public Set<String> inactiveNames() {
@@ -349,7 +354,8 @@ public final class AccountTable implements AccountBindings {
    * Accounts that were served or orphaned when the replicas last wrote: they wait for their agents.
    */
   public List<StoredAccount> servedOrOrphaned() {
-    return jooq.selectFrom(ACCOUNTS)
+    return jooq.select()
+        .from(ACCOUNTS)
         .where(
             STATE.in(
                 AccountState.ACTIVATING.name(),

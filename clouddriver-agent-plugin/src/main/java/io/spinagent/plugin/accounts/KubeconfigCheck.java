@@ -3,6 +3,7 @@ package io.spinagent.plugin.accounts;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.error.YAMLException;
@@ -19,7 +20,7 @@ final class KubeconfigCheck {
   static Optional<String> problem(String kubeconfig, String context) {
     Object parsed;
     try {
-      parsed = new Yaml(new SafeConstructor()).load(kubeconfig);
+      parsed = new Yaml(new SafeConstructor(new LoaderOptions())).load(kubeconfig);
     } catch (YAMLException e) {
       return Optional.of("kubeconfigContents: not valid YAML: " + firstLine(e.getMessage()));
     }

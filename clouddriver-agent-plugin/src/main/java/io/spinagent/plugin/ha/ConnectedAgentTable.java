@@ -102,7 +102,7 @@ public final class ConnectedAgentTable {
         .and(REPLICA.ne(replicaId))
         .and(HEARTBEAT_AT.ge(liveSince.toEpochMilli()))
         .orderBy(HEARTBEAT_AT.desc(), REPLICA)
-        .limit(1)
+        .limit(Integer.valueOf(1)) // limit(Number): limit(int) is gone from jOOQ 3.17 on
         .fetchOptional(
             r ->
                 new Row(

@@ -9,11 +9,11 @@ import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
+import java.io.InputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import javax.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -29,7 +29,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * {@code /spinagent/accounts}: the accounts agents serve, and the dynamic accounts operators
  * create, change, switch on and off, delete and migrate. Bodies are read strictly: an unknown or
- * mistyped field is a 400 naming it, never silently ignored.
+ * mistyped field is a 400 naming it, never silently ignored. Every path answers with and without a
+ * trailing slash, whatever the Spring line's matching does.
  */
 @RestController
 @RequestMapping(path = "/spinagent/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -52,7 +53,7 @@ public class AccountsController extends ApiErrors {
     this.maxBodyBytes = properties.getAccounts().getMaxRequestBody().toBytes();
   }
 
-  @GetMapping
+  @GetMapping({"", "/"})
   public AccountPage list(
       @RequestParam(required = false) String state,
       @RequestParam(defaultValue = "0") int page,
@@ -68,7 +69,7 @@ public class AccountsController extends ApiErrors {
     return new AccountPage(matching.views(), page, size, matching.total());
   }
 
-  @GetMapping("/{name}")
+  @GetMapping({"/{name}", "/{name}/"})
   public AccountView get(@PathVariable String name) {
     return views
         .find(name)
@@ -78,9 +79,11 @@ public class AccountsController extends ApiErrors {
                     AccountRequestException.Problem.NOT_FOUND, "no account named '" + name + "'"));
   }
 
-  @PostMapping(consumes = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<JsonNode> create(HttpServletRequest request) {
-    JsonNode spec = StrictJson.tree(StrictJson.body(request, maxBodyBytes), "a JSON object");
+  @PostMapping(
+      path = {"", "/"},
+      consumes = MediaType.APPLICATION_JSON_VALUE)
+  public ResponseEntity<JsonNode> create(InputStream body) {
+    JsonNode spec = StrictJson.tree(StrictJson.body(body, maxBodyBytes), "a JSON object");
     JsonNode name = spec.get("name");
     AccountCommands.Outcome outcome =
         commands.run(
@@ -97,23 +100,27 @@ public class AccountsController extends ApiErrors {
    * Either {@code {"state": "ACTIVE"|"INACTIVE"}}, which switches any account on or off, or a whole
    * new definition of a dynamic account (optionally with a state).
    */
-  @PutMapping(path = "/{name}", consumes = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<JsonNode> update(@PathVariable String name, HttpServletRequest request) {
-    JsonNode fields = StrictJson.tree(StrictJson.body(request, maxBodyBytes), "a JSON object");
+  @PutMapping(
+      path = {"/{name}", "/{name}/"},
+      consumes = MediaType.APPLICATION_JSON_VALUE)
+  public ResponseEntity<JsonNode> update(@PathVariable String name, InputStream body) {
+    JsonNode fields = StrictJson.tree(StrictJson.body(body, maxBodyBytes), "a JSON object");
     return answer(commands.run(new AccountCommand(AccountCommand.Kind.CHANGE, name, fields)));
   }
 
-  @DeleteMapping("/{name}")
+  @DeleteMapping({"/{name}", "/{name}/"})
   public ResponseEntity<JsonNode> delete(@PathVariable String name) {
     return answer(commands.run(new AccountCommand(AccountCommand.Kind.DELETE, name, null)));
   }
 
   /** Each account is migrated by the replica its agent is connected to; a result per account. */
-  @PostMapping(path = "/migrate", consumes = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<MigrationResponse> migrate(HttpServletRequest http) {
+  @PostMapping(
+      path = {"/migrate", "/migrate/"},
+      consumes = MediaType.APPLICATION_JSON_VALUE)
+  public ResponseEntity<MigrationResponse> migrate(InputStream body) {
     MigrationRequest request =
         StrictJson.read(
-            StrictJson.tree(StrictJson.body(http, maxBodyBytes), "a JSON object"),
+            StrictJson.tree(StrictJson.body(body, maxBodyBytes), "a JSON object"),
             MigrationRequest.class,
             "");
     if (request.accounts() == null || request.accounts().isEmpty()) {
@@ -130,7 +137,7 @@ public class AccountsController extends ApiErrors {
       any |= outcome.status() == 200;
       results.add(migrationResult(name, outcome));
     }
-    return ResponseEntity.status(any ? HttpStatus.OK : HttpStatus.BAD_REQUEST)
+    return ResponseEntity.status(any ? HttpStatus.OK.value() : HttpStatus.BAD_REQUEST.value())
         .body(new MigrationResponse(results));
   }
 

@@ -23,7 +23,7 @@ public class AgentsController extends ApiErrors {
     this.sessions = sessions;
   }
 
-  @GetMapping
+  @GetMapping({"", "/"})
   public AgentList list() {
     return new AgentList(
         sessions.all().stream()
@@ -32,7 +32,7 @@ public class AgentsController extends ApiErrors {
             .toList());
   }
 
-  @GetMapping("/{id}")
+  @GetMapping({"/{id}", "/{id}/"})
   public ConnectedAgent get(@PathVariable String id) {
     return sessions
         .find(id)

@@ -44,7 +44,7 @@ public abstract class ApiErrors {
   }
 
   static ResponseEntity<ApiError> error(HttpStatus status, String message) {
-    return ResponseEntity.status(status)
+    return ResponseEntity.status(status.value())
         .contentType(MediaType.APPLICATION_JSON)
         .body(new ApiError(status.value(), status.getReasonPhrase(), message));
   }

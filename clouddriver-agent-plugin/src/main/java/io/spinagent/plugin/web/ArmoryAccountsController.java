@@ -13,6 +13,7 @@ import io.spinagent.plugin.accounts.AccountTable;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
+import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -22,7 +23,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import javax.servlet.http.HttpServletRequest;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.DeleteMapping;
@@ -78,7 +78,9 @@ public class ArmoryAccountsController extends ApiErrors {
   }
 
   /** Armory's listing: pages from 1, {@code limit} accounts per page, in name order. */
-  @GetMapping(path = "/armory/accounts", produces = MediaType.APPLICATION_JSON_VALUE)
+  @GetMapping(
+      path = {"/armory/accounts", "/armory/accounts/"},
+      produces = MediaType.APPLICATION_JSON_VALUE)
   public ArmoryPage list(
       @RequestParam(defaultValue = "1") int page, @RequestParam(defaultValue = "100") int limit) {
     if (page < 1) {
@@ -92,27 +94,29 @@ public class ArmoryAccountsController extends ApiErrors {
         matching.views().stream().map(ArmoryAccount::of).toList(), page, limit, matching.total());
   }
 
-  @GetMapping(path = "/armory/accounts/{name}", produces = MediaType.APPLICATION_JSON_VALUE)
+  @GetMapping(
+      path = {"/armory/accounts/{name}", "/armory/accounts/{name}/"},
+      produces = MediaType.APPLICATION_JSON_VALUE)
   public ArmoryAccount get(@PathVariable String name) {
     return ArmoryAccount.of(find(name));
   }
 
   /** Creates dynamic accounts; Armory's {@code POST /armory/accounts/dynamic}. */
   @PostMapping(
-      path = "/armory/accounts/dynamic",
+      path = {"/armory/accounts/dynamic", "/armory/accounts/dynamic/"},
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<Results> create(HttpServletRequest request) {
-    return run(commands(request, definitionCommand(AccountCommand.Kind.CREATE)));
+  public ResponseEntity<Results> create(InputStream body) {
+    return run(commands(body, definitionCommand(AccountCommand.Kind.CREATE)));
   }
 
   /** New definitions of dynamic accounts; Armory's {@code PUT /armory/accounts/dynamic}. */
   @PutMapping(
-      path = "/armory/accounts/dynamic",
+      path = {"/armory/accounts/dynamic", "/armory/accounts/dynamic/"},
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<Results> update(HttpServletRequest request) {
-    return run(commands(request, definitionCommand(AccountCommand.Kind.CHANGE)));
+  public ResponseEntity<Results> update(InputStream body) {
+    return run(commands(body, definitionCommand(AccountCommand.Kind.CHANGE)));
   }
 
   /** An element of a create or update body: an account definition, as a command of {@code kind}. */
@@ -127,9 +131,9 @@ public class ArmoryAccountsController extends ApiErrors {
   }
 
   /** One command per element of the body (an array, or one object taken as an array of one). */
-  private List<AccountCommand> commands(HttpServletRequest request, ItemCommand command) {
+  private List<AccountCommand> commands(InputStream body, ItemCommand command) {
     List<AccountCommand> batch = new ArrayList<>();
-    List<JsonNode> items = items(request);
+    List<JsonNode> items = items(body);
     for (int i = 0; i < items.size(); i++) {
       batch.add(command.of(items.get(i), i));
     }
@@ -141,11 +145,11 @@ public class ArmoryAccountsController extends ApiErrors {
    * {@code PATCH /armory/accounts}.
    */
   @PatchMapping(
-      path = "/armory/accounts",
+      path = {"/armory/accounts", "/armory/accounts/"},
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<Results> setState(HttpServletRequest request) {
-    return run(commands(request, this::stateCommand));
+  public ResponseEntity<Results> setState(InputStream body) {
+    return run(commands(body, this::stateCommand));
   }
 
   private AccountCommand stateCommand(JsonNode item, int i) {
@@ -172,13 +176,13 @@ public class ArmoryAccountsController extends ApiErrors {
 
   /** Deletes accounts: {@code [{"name": …}]} (or plain names); Armory's {@code DELETE}. */
   @DeleteMapping(
-      path = "/armory/accounts",
+      path = {"/armory/accounts", "/armory/accounts/"},
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<Results> delete(HttpServletRequest request) {
+  public ResponseEntity<Results> delete(InputStream body) {
     return run(
         commands(
-            request,
+            body,
             (item, i) -> {
               if (item.isTextual()) {
                 return new AccountCommand(AccountCommand.Kind.DELETE, item.asText(), null);
@@ -194,11 +198,11 @@ public class ArmoryAccountsController extends ApiErrors {
    * Armory's {@code POST /armory/accounts}.
    */
   @PostMapping(
-      path = "/armory/accounts",
+      path = {"/armory/accounts", "/armory/accounts/"},
       consumes = MediaType.APPLICATION_JSON_VALUE,
       produces = MediaType.APPLICATION_JSON_VALUE)
-  public ResponseEntity<Results> migrate(HttpServletRequest request) {
-    return run(commands(request, this::migrateCommand));
+  public ResponseEntity<Results> migrate(InputStream body) {
+    return run(commands(body, this::migrateCommand));
   }
 
   private AccountCommand migrateCommand(JsonNode item, int i) {
@@ -219,7 +223,7 @@ public class ArmoryAccountsController extends ApiErrors {
 
   /** Armory's view of an account its agents handle. */
   @GetMapping(
-      path = "/agents/kubernetes/accounts/{name}",
+      path = {"/agents/kubernetes/accounts/{name}", "/agents/kubernetes/accounts/{name}/"},
       produces = MediaType.APPLICATION_JSON_VALUE)
   public AgentAccountView agentAccount(@PathVariable String name) {
     return AgentAccountView.of(find(name));
@@ -230,7 +234,10 @@ public class ArmoryAccountsController extends ApiErrors {
    * /agents/kubernetes/accounts/{name}/namespaces}.
    */
   @GetMapping(
-      path = "/agents/kubernetes/accounts/{name}/namespaces",
+      path = {
+        "/agents/kubernetes/accounts/{name}/namespaces",
+        "/agents/kubernetes/accounts/{name}/namespaces/"
+      },
       produces = MediaType.APPLICATION_JSON_VALUE)
   public List<String> namespaces(@PathVariable String name) {
     AccountView account = find(name);
@@ -275,7 +282,7 @@ public class ArmoryAccountsController extends ApiErrors {
   }
 
   /** The body's accounts: an array (or one object), at most the configured number, names unique. */
-  private List<JsonNode> items(HttpServletRequest request) {
+  private List<JsonNode> items(InputStream request) {
     JsonNode body =
         StrictJson.tree(StrictJson.body(request, maxBodyBytes), "a JSON array of accounts");
     List<JsonNode> items = new ArrayList<>();

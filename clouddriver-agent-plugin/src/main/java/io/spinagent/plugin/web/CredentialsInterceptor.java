@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spinagent.host.CredentialsExchange;
+import io.spinagent.host.CredentialsHandler;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AccountTable;
@@ -11,32 +13,19 @@ import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.MigrationTarget;
 import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.SpinAgentProperties;
-import java.io.BufferedReader;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
-import javax.servlet.FilterChain;
-import javax.servlet.ReadListener;
-import javax.servlet.ServletException;
-import javax.servlet.ServletInputStream;
-import javax.servlet.http.HttpServletRequest;
-import javax.servlet.http.HttpServletRequestWrapper;
-import javax.servlet.http.HttpServletResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
-import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /**
  * Armory's {@code kubesvc.dynamicAccounts.interceptor}: Kubernetes accounts written through
  * Clouddriver's Account Management API become agent accounts. It sits in front of Clouddriver's
- * {@code CredentialsController} as a servlet filter and lets Clouddriver do its part first, so
- * Clouddriver's own checks (Fiat's account-manager and write permissions, "already exists", body
- * validation) decide every request exactly as without SpinAgent:
+ * {@code CredentialsController} (as the host layer's servlet filter) and lets Clouddriver do its
+ * part first, so Clouddriver's own checks (Fiat's account-manager and write permissions, "already
+ * exists", body validation) decide every request exactly as without SpinAgent:
  *
  * <ul>
  *   <li>{@code POST /credentials} with a {@code kubernetes} definition: once Clouddriver stored it,
@@ -54,7 +43,7 @@ import org.springframework.web.util.ContentCachingResponseWrapper;
  *
  * Any other request, other account types, and everything while off pass through untouched.
  */
-public final class CredentialsInterceptor {
+public final class CredentialsInterceptor implements CredentialsHandler {
 
   private static final Logger log = LoggerFactory.getLogger(CredentialsInterceptor.class);
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -99,95 +88,89 @@ public final class CredentialsInterceptor {
     }
   }
 
-  /** The servlet filter's work: {@code chain} is Clouddriver's handling of the request. */
-  public void filter(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-      throws IOException, ServletException {
-    String path = pathOf(request);
+  @Override
+  public void handle(CredentialsExchange exchange) throws IOException {
+    String path = exchange.path();
     if (!enabled
         || clouddriver.isEmpty()
         || table.isEmpty()
         || !(path.equals(PATH) || path.startsWith(PATH + "/"))) {
-      chain.doFilter(request, response);
+      exchange.passThrough(null);
       return;
     }
-    String method = request.getMethod();
+    String method = exchange.method();
     String tail = path.substring(PATH.length());
     if ("DELETE".equals(method) && tail.matches("/[^/]+")) {
-      delete(tail.substring(1), request, response, chain);
+      delete(tail.substring(1), exchange);
     } else if (("POST".equals(method) && tail.isEmpty())
         || ("PUT".equals(method) && (tail.isEmpty() || tail.matches("/[^/]+")))) {
-      write(method, request, response, chain);
+      write(method, tail, exchange);
     } else {
-      chain.doFilter(request, response);
+      exchange.passThrough(null);
     }
   }
 
-  private void write(
-      String method, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-      throws IOException, ServletException {
-    byte[] body = request.getInputStream().readNBytes((int) Math.min(maxBodyBytes + 1, 1 << 30));
+  private void write(String method, String tail, CredentialsExchange exchange) throws IOException {
+    byte[] body = exchange.body((int) Math.min(maxBodyBytes, 1 << 30));
     if (body.length > maxBodyBytes) {
       answer(
-          response,
+          exchange,
           HttpStatus.PAYLOAD_TOO_LARGE,
           "an account definition is at most "
               + maxBodyBytes
               + " bytes (spinagent.accounts.max-request-body)");
       return;
     }
-    HttpServletRequest replay = new Replay(request, body);
     JsonNode definition;
     try {
       definition = JSON.readTree(body);
     } catch (IOException e) {
       answer(
-          response,
+          exchange,
           HttpStatus.BAD_REQUEST,
           "body: not a JSON account definition: " + e.getMessage().lines().findFirst().orElse(""));
       return;
     }
     if (definition == null || !definition.isObject()) {
-      answer(response, HttpStatus.BAD_REQUEST, "body: a JSON object (an account definition)");
+      answer(exchange, HttpStatus.BAD_REQUEST, "body: a JSON object (an account definition)");
       return;
     }
     if (!definition.has("type") && TYPE.equals(text(definition, "@type"))) {
       answer(
-          response,
+          exchange,
           HttpStatus.BAD_REQUEST,
           "type: Clouddriver reads an account's type from \"type\"; \"@type\" was the spelling of"
               + " its experimental API. Send \"type\": \"kubernetes\"");
       return;
     }
     if (!TYPE.equals(text(definition, "type"))) {
-      chain.doFilter(replay, response); // not ours: Clouddriver's, untouched
+      exchange.passThrough(body); // not ours: Clouddriver's, untouched
       return;
     }
     String name = text(definition, "name");
     if (name == null || name.isBlank()) {
-      answer(response, HttpStatus.BAD_REQUEST, "name: a kubernetes account needs a name");
+      answer(exchange, HttpStatus.BAD_REQUEST, "name: a kubernetes account needs a name");
       return;
     }
     if ("PUT".equals(method)) {
       Optional<StoredAccount> account = spinAgentAccount(name);
       if (account.isPresent()) {
-        String tail = pathOf(request).substring(PATH.length());
-        update(tail, definition, account.get(), request, response, chain);
+        update(tail, definition, account.get(), exchange);
       } else {
-        chain.doFilter(replay, response); // Clouddriver's own account: not migrated by a PUT
+        exchange.passThrough(body); // Clouddriver's own account: not migrated by a PUT
       }
       return;
     }
-    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
-    chain.doFilter(replay, clouddrivers);
-    if (!isSuccess(clouddrivers.getStatus())) {
-      clouddrivers.copyBodyToResponse();
+    CredentialsExchange.ClouddriverAnswer clouddrivers = exchange.handleByClouddriver(body);
+    if (!isSuccess(clouddrivers.status())) {
+      clouddrivers.send();
       return;
     }
     AccountCommands.Outcome outcome = commands.run(migration(name));
     if (isSuccess(outcome.status())) {
       log.info(
           "Account '{}' created through Clouddriver's /credentials: migrated to {}", name, target);
-      clouddrivers.copyBodyToResponse();
+      clouddrivers.send();
       return;
     }
     String reason = reason(outcome);
@@ -202,7 +185,7 @@ public final class CredentialsInterceptor {
           reason,
           e);
       answer(
-          clouddrivers,
+          exchange,
           outcome.status(),
           "account '"
               + name
@@ -223,7 +206,7 @@ public final class CredentialsInterceptor {
         target,
         reason);
     answer(
-        clouddrivers,
+        exchange,
         outcome.status(),
         "account '"
             + name
@@ -240,17 +223,12 @@ public final class CredentialsInterceptor {
    * /spinagent/accounts/{name}} sends it, on the replica holding their stream.
    */
   private void update(
-      String tail,
-      JsonNode definition,
-      StoredAccount account,
-      HttpServletRequest request,
-      HttpServletResponse response,
-      FilterChain chain)
-      throws IOException, ServletException {
+      String tail, JsonNode definition, StoredAccount account, CredentialsExchange exchange)
+      throws IOException {
     String name = account.name();
     if (!tail.isEmpty() && !tail.substring(1).equals(name)) {
       answer(
-          response,
+          exchange,
           HttpStatus.BAD_REQUEST,
           "name: '"
               + name
@@ -262,7 +240,7 @@ public final class CredentialsInterceptor {
     Optional<Map<String, Object>> stored = clouddriver.get().find(name);
     if (stored.isEmpty()) {
       answer(
-          response,
+          exchange,
           HttpStatus.CONFLICT,
           "account '"
               + name
@@ -277,22 +255,22 @@ public final class CredentialsInterceptor {
     try {
       change = KubernetesDefinitionChange.of(definition, account.definition(), stored.get());
     } catch (AccountRequestException e) {
-      answer(response, ApiErrors.statusOf(e.problem()), e.getMessage());
+      answer(exchange, ApiErrors.statusOf(e.problem()).value(), e.getMessage());
       return;
     }
     // A writer of the definition between this read and Clouddriver's save (the bridge, after an
     // agent's report) is overwritten with what it replaced; it writes again at the next report.
-    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
-    chain.doFilter(new Replay(request, JSON.writeValueAsBytes(stored.get())), clouddrivers);
-    if (!isSuccess(clouddrivers.getStatus())) {
-      clouddrivers.copyBodyToResponse();
+    CredentialsExchange.ClouddriverAnswer clouddrivers =
+        exchange.handleByClouddriver(JSON.writeValueAsBytes(stored.get()));
+    if (!isSuccess(clouddrivers.status())) {
+      clouddrivers.send();
       return;
     }
     AccountCommands.Outcome outcome =
         commands.run(new AccountCommand(AccountCommand.Kind.CHANGE, name, change));
     if (!isSuccess(outcome.status())) {
       answer(
-          clouddrivers,
+          exchange,
           outcome.status(),
           "account '"
               + name
@@ -302,31 +280,28 @@ public final class CredentialsInterceptor {
       return;
     }
     log.info("Account '{}' changed through Clouddriver's /credentials", name);
-    answer(clouddrivers, outcome.status(), outcome.body());
+    answer(exchange, outcome.status(), outcome.body());
   }
 
-  private void delete(
-      String name, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-      throws IOException, ServletException {
+  private void delete(String name, CredentialsExchange exchange) throws IOException {
     if (spinAgentAccount(name).isEmpty()) {
-      chain.doFilter(request, response);
+      exchange.passThrough(null);
       return;
     }
-    ContentCachingResponseWrapper clouddrivers = new ContentCachingResponseWrapper(response);
-    chain.doFilter(request, clouddrivers);
-    if (!isSuccess(clouddrivers.getStatus())) {
-      clouddrivers.copyBodyToResponse();
+    CredentialsExchange.ClouddriverAnswer clouddrivers = exchange.handleByClouddriver(null);
+    if (!isSuccess(clouddrivers.status())) {
+      clouddrivers.send();
       return;
     }
     AccountCommands.Outcome outcome =
         commands.run(new AccountCommand(AccountCommand.Kind.DELETE, name, null));
     if (isSuccess(outcome.status()) || outcome.status() == HttpStatus.NOT_FOUND.value()) {
       log.info("Account '{}' deleted through Clouddriver's /credentials", name);
-      clouddrivers.copyBodyToResponse();
+      clouddrivers.send();
       return;
     }
     answer(
-        clouddrivers,
+        exchange,
         outcome.status(),
         "Clouddriver deleted the definition of account '"
             + name
@@ -370,110 +345,31 @@ public final class CredentialsInterceptor {
     return status >= 200 && status < 300;
   }
 
-  /**
-   * Answers with SpinAgent's error shape, discarding anything Clouddriver had written to {@code
-   * response}.
-   */
-  private static void answer(HttpServletResponse response, HttpStatus status, String message)
+  /** Answers with SpinAgent's error shape, in place of anything Clouddriver had answered. */
+  private static void answer(CredentialsExchange exchange, HttpStatus status, String message)
       throws IOException {
-    answer(response, status.value(), message);
+    answer(exchange, status.value(), message);
   }
 
-  private static void answer(HttpServletResponse response, int status, String message)
+  private static void answer(CredentialsExchange exchange, int status, String message)
       throws IOException {
     HttpStatus known = HttpStatus.resolve(status);
     answer(
-        response,
+        exchange,
         status,
         JSON.valueToTree(
             new ApiErrors.ApiError(
                 status, known == null ? "Error" : known.getReasonPhrase(), message)));
   }
 
-  /** Answers {@code status} with {@code json}, discarding anything Clouddriver had written. */
-  private static void answer(HttpServletResponse response, int status, JsonNode json)
+  /** Answers {@code status} with {@code json}, in place of anything Clouddriver had answered. */
+  private static void answer(CredentialsExchange exchange, int status, JsonNode json)
       throws IOException {
-    byte[] body = json == null ? new byte[0] : JSON.writeValueAsBytes(json);
-    response.resetBuffer();
-    response.setStatus(status);
-    response.setContentType("application/json");
-    response.setContentLength(body.length);
-    response.getOutputStream().write(body);
-    if (response instanceof ContentCachingResponseWrapper caching) {
-      caching.copyBodyToResponse();
-    }
-  }
-
-  private static String pathOf(HttpServletRequest request) {
-    String uri = request.getRequestURI();
-    String context = request.getContextPath();
-    String path =
-        context != null && uri.startsWith(context) ? uri.substring(context.length()) : uri;
-    return path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;
+    exchange.answer(status, json == null ? new byte[0] : JSON.writeValueAsBytes(json));
   }
 
   private static String text(JsonNode node, String field) {
     JsonNode value = node.get(field);
     return value != null && value.isTextual() ? value.asText() : null;
-  }
-
-  /** The request with its body, already read here, readable again by Clouddriver. */
-  private static final class Replay extends HttpServletRequestWrapper {
-    private final byte[] body;
-
-    Replay(HttpServletRequest request, byte[] body) {
-      super(request);
-      this.body = body;
-    }
-
-    @Override
-    public ServletInputStream getInputStream() {
-      InputStream in = new ByteArrayInputStream(body);
-      return new ServletInputStream() {
-        @Override
-        public boolean isFinished() {
-          try {
-            return in.available() == 0;
-          } catch (IOException e) {
-            return true;
-          }
-        }
-
-        @Override
-        public boolean isReady() {
-          return true;
-        }
-
-        @Override
-        public void setReadListener(ReadListener listener) {
-          throw new UnsupportedOperationException("the body is already read");
-        }
-
-        @Override
-        public int read() throws IOException {
-          return in.read();
-        }
-
-        @Override
-        public int read(byte[] buffer, int offset, int length) throws IOException {
-          return in.read(buffer, offset, length);
-        }
-      };
-    }
-
-    @Override
-    public BufferedReader getReader() {
-      return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public int getContentLength() {
-      return body.length;
-    }
-
-    @Override
-    public long getContentLengthLong() {
-      return body.length;
-    }
   }
 }

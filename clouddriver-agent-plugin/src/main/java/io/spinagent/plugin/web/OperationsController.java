@@ -1,5 +1,6 @@
 package io.spinagent.plugin.web;
 
+import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.tunnel.history.OperationHistory;
 import io.spinagent.plugin.tunnel.history.OperationPage;
 import io.spinagent.plugin.tunnel.history.OperationQuery;
@@ -9,12 +10,10 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
-import org.springframework.web.server.ResponseStatusException;
 
 /**
  * {@code GET /spinagent/operations}: the Kubernetes API requests Clouddriver sent through the
@@ -22,7 +21,7 @@ import org.springframework.web.server.ResponseStatusException;
  */
 @RestController
 @RequestMapping("/spinagent")
-public class OperationsController {
+public class OperationsController extends ApiErrors {
 
   static final int DEFAULT_LIMIT = 100;
   static final int MAX_LIMIT = 1000;
@@ -48,7 +47,7 @@ public class OperationsController {
    * @param since an instant ({@code 2026-11-22T07:00:00Z}) or an age ({@code 15m}, {@code 2h},
    *     {@code 7d}, or ISO-8601 {@code PT15M})
    */
-  @GetMapping("/operations")
+  @GetMapping({"/operations", "/operations/"})
   public OperationPage operations(
       @RequestParam(required = false) String account,
       @RequestParam(required = false) String status,
@@ -112,7 +111,7 @@ public class OperationsController {
     return Duration.parse(value);
   }
 
-  private static ResponseStatusException badRequest(String message) {
-    return new ResponseStatusException(HttpStatus.BAD_REQUEST, message);
+  private static AccountRequestException badRequest(String message) {
+    return StrictJson.invalid(message);
   }
 }

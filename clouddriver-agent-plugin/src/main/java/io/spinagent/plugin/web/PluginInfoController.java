@@ -37,7 +37,7 @@ public class PluginInfoController {
     this.ha = ha;
   }
 
-  @GetMapping("/info")
+  @GetMapping({"/info", "/info/"})
   public PluginInfo info() {
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
     return new PluginInfo(

@@ -8,10 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import javax.servlet.http.HttpServletRequest;
 
 /**
  * Request bodies of the accounts API, read strictly: a body over the limit is refused before more
@@ -27,16 +27,12 @@ final class StrictJson {
   private StrictJson() {}
 
   /**
-   * The request's body, read only up to {@code maxBytes}: a client that declares or sends more gets
-   * a 413 before the plugin holds more than the limit of it.
+   * The request's body, read only up to {@code maxBytes}: a client that sends more gets a 413
+   * before the plugin holds more than the limit of it.
    */
-  static String body(HttpServletRequest request, long maxBytes) {
-    long declared = request.getContentLengthLong();
-    if (declared > maxBytes) {
-      throw tooLarge(declared + " bytes", maxBytes);
-    }
+  static String body(InputStream request, long maxBytes) {
     try {
-      byte[] bytes = request.getInputStream().readNBytes((int) maxBytes + 1);
+      byte[] bytes = request.readNBytes((int) maxBytes + 1);
       if (bytes.length > maxBytes) {
         throw tooLarge("more than " + maxBytes + " bytes", maxBytes);
       }

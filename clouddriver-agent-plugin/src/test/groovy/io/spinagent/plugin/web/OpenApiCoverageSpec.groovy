@@ -18,7 +18,10 @@ import java.nio.file.Paths
 
 /**
  * docs/openapi.yaml describes exactly the endpoints the plugin's controllers serve: a new endpoint
- * without its description, or a description of an endpoint that is gone, fails the build.
+ * without its description, or a description of an endpoint that is gone, fails the build. Every
+ * endpoint is also mapped with a trailing slash, which Spring 6 no longer matches on its own
+ * (Spinnaker 2026.2 trims it with a filter that operators may switch off); the document names the
+ * form without.
  */
 class OpenApiCoverageSpec extends Specification {
 
@@ -33,8 +36,18 @@ class OpenApiCoverageSpec extends Specification {
     } as Set
 
     expect:
-    served() == documented
+    served().collect { it.endsWith('/') ? it[0..-2] : it } as Set == documented
     served().containsAll(['GET /spinagent/operations', 'POST /armory/accounts/dynamic', 'GET /agents/kubernetes/accounts/{name}'])
+  }
+
+  def "every endpoint answers with and without a trailing slash"() {
+    given:
+    def withSlash = served().findAll { it.endsWith('/') }
+    def without = served().findAll { !it.endsWith('/') }
+
+    expect:
+    without.size() == 19
+    withSlash == without.collect { "$it/".toString() } as Set
   }
 
   private static Set<String> served() {

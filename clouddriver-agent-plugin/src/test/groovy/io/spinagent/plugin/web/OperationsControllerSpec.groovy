@@ -2,7 +2,7 @@ package io.spinagent.plugin.web
 
 import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory
 import io.spinagent.plugin.tunnel.history.OperationRecord
-import org.springframework.web.server.ResponseStatusException
+import io.spinagent.plugin.accounts.AccountRequestException
 import spock.lang.Specification
 
 import java.time.Clock
@@ -58,9 +58,9 @@ class OperationsControllerSpec extends Specification {
     controller.operations(null, status, since, offset, limit)
 
     then:
-    def e = thrown(ResponseStatusException)
-    e.rawStatusCode == 400
-    e.reason.contains(message)
+    def e = thrown(AccountRequestException)
+    ApiErrors.statusOf(e.problem()).value() == 400
+    e.message.contains(message)
 
     where:
     status | since       | offset | limit || message

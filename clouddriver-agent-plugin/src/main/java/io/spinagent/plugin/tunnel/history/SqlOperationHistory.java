@@ -186,8 +186,9 @@ public final class SqlOperationHistory implements OperationHistory, SmartLifecyc
             .from(OPERATIONS)
             .where(DSL.and(conditions))
             .orderBy(STARTED_AT.desc(), ID.desc())
-            .limit(query.limit() + 1)
-            .offset(query.offset())
+            // limit(Number) and offset(Number): the int forms are gone from jOOQ 3.17 on
+            .limit(Integer.valueOf(query.limit() + 1))
+            .offset(Integer.valueOf(query.offset()))
             .fetch(
                 row ->
                     new OperationRecord(
