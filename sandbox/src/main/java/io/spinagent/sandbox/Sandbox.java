@@ -3,14 +3,13 @@ package io.spinagent.sandbox;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.util.ClientBuilder;
 import io.kubernetes.client.util.KubeConfig;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.agent.AgentRuntime;
 import io.spinagent.sandbox.agent.SandboxAgent;
 import io.spinagent.sandbox.cluster.DemoApplication;
 import io.spinagent.sandbox.cluster.DemoController;
 import io.spinagent.sandbox.db.SandboxDatabase;
-import io.spinagent.sandbox.host.ClouddriverHost;
-import io.spinagent.sandbox.host.PluginsRoot;
+import io.spinagent.sandbox.host.ClouddriverProcess;
+import io.spinagent.sandbox.host.StandInRequests;
 import io.spinagent.sandbox.view.CacheTables;
 import io.spinagent.sandbox.view.ChangeLatency;
 import io.spinagent.sandbox.view.LiveView;
@@ -32,9 +31,7 @@ import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.Function;
 import java.util.stream.Stream;
-import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Everything the README's command starts, in order, and stops in reverse: the database, the
@@ -46,19 +43,13 @@ public final class Sandbox implements AutoCloseable {
 
   public static final String PLUGIN_ID = "SpinAgent.Kubernetes";
 
-  /**
-   * Name of the bean the plugin offers its hosts for tunnel kubeconfigs (see the plugin's
-   * TunnelKubeconfigs).
-   */
-  static final String TUNNEL_KUBECONFIGS_BEAN = "spinAgentTunnelKubeconfigs";
-
   private final SandboxOptions options;
   private final PrintStream out;
   private final Deque<AutoCloseable> started = new ArrayDeque<>();
   private Path workDir;
   private SandboxDatabase database;
   private KubernetesApiServer cluster;
-  private ConfigurableApplicationContext host;
+  private ClouddriverProcess clouddriver;
   private Path clusterKubeconfig;
   private Path tunnelKubeconfig;
   private int grpcPort;
@@ -119,23 +110,28 @@ public final class Sandbox implements AutoCloseable {
       properties.put("spinagent.grpc.security.private-key", plugin.privateKey().toString());
     }
 
-    step("Clouddriver with the plugin");
-    PluginsRoot pluginsRoot = PluginsRoot.withBundle(bundle);
-    started.push(pluginsRoot);
+    step("Clouddriver (Spinnaker " + options.line() + ") with the plugin");
     grpcPort = portOrFree(options.grpcPort());
-    // The sandbox stops Clouddriver itself, after the agent, so its goodbye is not a lost
-    // connection.
-    properties.put("spring.main.register-shutdown-hook", false);
-    properties.put("spring.main.banner-mode", "off");
-    properties.put("logging.config", "classpath:" + SandboxMain.LOGGING_CONFIG);
-    properties.put("server.address", "127.0.0.1");
     properties.put("server.port", options.clouddriverPort());
     properties.put("spinnaker.extensibility.plugins." + PLUGIN_ID + ".enabled", true);
     properties.put("spinagent.grpc.address", "127.0.0.1");
     properties.put("spinagent.grpc.port", grpcPort);
     properties.put("spinagent.tunnel.port", options.tunnelPort());
-    host = ClouddriverHost.startOnSql(pluginsRoot.directory(), properties, database);
-    started.push(host);
+    if (this.database.jdbcUrl().startsWith("jdbc:mariadb:")) {
+      // As a MariaDB user configures Clouddriver: jOOQ's MySQL dialect writes MySQL 8's upserts
+      // from Spinnaker 2026.2 on, which MariaDB cannot read.
+      properties.put("sql.connectionPools.default.dialect", "MARIADB");
+    }
+    // The sandbox stops Clouddriver itself, after the agent, so its goodbye is not a lost
+    // connection.
+    clouddriver =
+        ClouddriverProcess.start(
+            options.line(),
+            bundle,
+            Optional.of(database.connection()),
+            properties,
+            workDir.resolve("clouddriver.log"));
+    started.push(clouddriver);
 
     step("Agent");
     agentAdminPort = portOrFree(options.agentAdminPort());
@@ -150,25 +146,25 @@ public final class Sandbox implements AutoCloseable {
         LiveView.start(
             new CacheTables(database.jooq()),
             new ViewRenderer(options.color()),
-            new ChangeLatency(host.getBeanProvider(MeterRegistry.class).stream().toList()),
+            new ChangeLatency(clouddriver),
             out,
             options.refresh()));
   }
 
-  @SuppressWarnings("unchecked")
+  /** The kubeconfig Clouddriver is given for the account: the plugin's tunnel. */
   private Path writeTunnelKubeconfig() {
-    Function<String, String> kubeconfigs = host.getBean(TUNNEL_KUBECONFIGS_BEAN, Function.class);
     Path file = workDir.resolve("tunnel.kubeconfig");
     try {
-      return Files.writeString(file, kubeconfigs.apply(options.account()));
+      return Files.writeString(
+          file,
+          StandInRequests.get(clouddriver, "/standin/tunnel-kubeconfig/" + options.account()));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + file, e);
     }
   }
 
   private void printWhereEverythingIs(Duration took) {
-    String clouddriver =
-        "http://127.0.0.1:" + host.getEnvironment().getProperty("local.server.port");
+    String clouddriverUrl = clouddriver.url();
     String database =
         this.database.isEmbedded()
             ? "embedded PostgreSQL  "
@@ -187,7 +183,7 @@ public final class Sandbox implements AutoCloseable {
 SpinAgent sandbox is running (started in %.1f s). Ctrl-C stops everything.
 
   Database              %s
-  Clouddriver           %s   (plugin %s: %s/spinagent/info)
+  Clouddriver           %s   (Spinnaker %s stand-in, log %s; plugin %s: %s/spinagent/info)
   Agent gRPC port       127.0.0.1:%d  (%s)
   Kubernetes tunnel     %s
   Simulated cluster     %s  (demo application '%s' in namespace %s)
@@ -207,9 +203,11 @@ Tunnel kubeconfig: %s
 """,
         took.toMillis() / 1000.0,
         database,
-        clouddriver,
+        clouddriverUrl,
+        options.line(),
+        clouddriver.log(),
         PLUGIN_ID,
-        clouddriver,
+        clouddriverUrl,
         grpcPort,
         options.plaintext() ? "plaintext" : "TLS, CA " + workDir.resolve("pki/ca.crt"),
         kubeconfigServer(),
@@ -268,8 +266,8 @@ Tunnel kubeconfig: %s
     return cluster;
   }
 
-  public ConfigurableApplicationContext host() {
-    return host;
+  public ClouddriverProcess clouddriver() {
+    return clouddriver;
   }
 
   /** Stops everything started, newest first; safe to call twice. */

@@ -1,6 +1,6 @@
 package io.spinagent.sandbox;
 
-import io.spinagent.sandbox.host.PluginsRoot;
+import io.spinagent.sandbox.host.PluginBundle;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -56,7 +56,7 @@ public final class SandboxMain {
     Signal.handle(new Signal("TERM"), signal -> exitAfter(stop));
 
     try {
-      stop.started(Sandbox.start(options, PluginsRoot.builtBundle(), System.out));
+      stop.started(Sandbox.start(options, PluginBundle.built(), System.out));
     } catch (RuntimeException | Error e) {
       stop.started(null);
       System.err.println("\nsandbox: cannot start: " + describe(e));

@@ -1,5 +1,6 @@
 package io.spinagent.sandbox;
 
+import io.spinagent.sandbox.host.ClouddriverProcess;
 import java.io.Console;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,6 +23,7 @@ import java.util.Optional;
  * @param color ANSI colours in the live view
  * @param refresh how often the live view reads the cache tables
  * @param account the Spinnaker account name of the simulated cluster
+ * @param line the Spinnaker line whose Clouddriver stand-in runs the plugin
  */
 public record SandboxOptions(
     Optional<String> jdbcUrl,
@@ -35,11 +37,14 @@ public record SandboxOptions(
     boolean plaintext,
     boolean color,
     Duration refresh,
-    String account) {
+    String account,
+    String line) {
 
   public static final String USAGE =
       """
 Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
+  --line LINE             the Spinnaker line Clouddriver runs: 1.36 (1.36 to 2025.3), 2025.4 (2025.4,
+                          2026.0), 2026.1, 2026.2 (2026.2 to 2026.4; the default)
   --jdbc-url URL          use this MySQL/MariaDB/PostgreSQL database instead of an embedded PostgreSQL
   --db-user USER          database user for --jdbc-url (default: none)
   --db-password PASSWORD  database password for --jdbc-url (default: none)
@@ -78,6 +83,7 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
     boolean color = interactiveTerminal();
     Duration refresh = Duration.ofMillis(500);
     String account = "sandbox";
+    String line = ClouddriverProcess.NEWEST_LINE;
     List<String> rest = new ArrayList<>(List.of(args));
     while (!rest.isEmpty()) {
       String flag = rest.remove(0);
@@ -95,6 +101,7 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
         case "--no-color" -> color = false;
         case "--color" -> color = true;
         case "--account" -> account = value(flag, rest);
+        case "--line" -> line = value(flag, rest);
         case "--refresh-millis" -> {
           int millis = integer(flag, rest);
           if (millis < 50) {
@@ -116,6 +123,10 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
       throw new UsageException(
           "--account must be lower-case letters, digits and '-', not '" + account + "'");
     }
+    if (!ClouddriverProcess.LINES.contains(line)) {
+      throw new UsageException(
+          "--line must be one of " + ClouddriverProcess.LINES + ", not '" + line + "'");
+    }
     if (randomPorts) {
       clouddriverPort = 0;
       grpcPort = 0;
@@ -135,7 +146,8 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
         plaintext,
         color,
         refresh,
-        account);
+        account,
+        line);
   }
 
   public static boolean wantsHelp(String... args) {

@@ -1,15 +1,12 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
-import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.AccountsTable
-import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import io.spinagent.testkit.net.TcpProxy
-import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -22,9 +19,9 @@ import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 /**
- * The accounts REST API as an operator uses it: the released plugin bundle in a Clouddriver host
- * with kork-sql and account storage on embedded PostgreSQL, and a real agent process (the agent's
- * runnable jar) serving a simulated cluster.
+ * The accounts REST API as an operator uses it: the released plugin bundle in a Clouddriver of the
+ * line under test with its SQL cache and account storage on embedded PostgreSQL, and a real agent
+ * process (the agent's runnable jar) serving a simulated cluster.
  */
 @Stepwise
 class AccountsApiSpec extends Specification {
@@ -32,20 +29,19 @@ class AccountsApiSpec extends Specification {
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
-  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
-  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared @AutoCleanup ClouddriverProcess host
   @Shared Process agent
   /** Between the agent and the plugin's agent port: stalled, the agent answers commands late. */
   @Shared @AutoCleanup TcpProxy agentLink
-  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared ClouddriverAccounts clouddriverAccounts
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   def setupSpec() {
     CatsTemplateTables.create(db)
     AccountsTable.create(db.dataSource(), true)
-    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
+    clouddriverAccounts = new ClouddriverAccounts(db)
     int grpcPort = freePort()
-    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
+    host = SandboxSpecSupport.startHost(dir, db, grpcPort, [
       'spinagent.accounts.grace-period': '3s',
       'spinagent.accounts.command-timeout': '2s',
       'spinagent.accounts.max-dynamic-per-agent': 3])
@@ -83,7 +79,7 @@ class AccountsApiSpec extends Specification {
     list.total == 1
 
     and: "Clouddriver's definition never polls and reaches the cluster through the tunnel"
-    def definition = clouddriverAccounts.getByName('prod') as KubernetesAccountDefinition
+    def definition = clouddriverAccounts.getByName('prod')
     definition.cacheThreads == 0
     definition.kubeconfigContents.contains('/clusters/prod')
   }
@@ -140,7 +136,8 @@ class AccountsApiSpec extends Specification {
     [responses.nullCreate, responses.nullUpdate, responses.nullMigrate]*.body*.message ==
       ['body: a JSON object is required, not null'] * 3
     responses.emptyCreate.body.message == 'body: a JSON object is required'
-    responses.oversized.body.message ==~ /body: \d+ bytes is over the limit of 262144 bytes \(spinagent.accounts.max-request-body\)/
+    responses.oversized.body.message ==
+      'body: more than 262144 bytes is over the limit of 262144 bytes (spinagent.accounts.max-request-body)'
 
     and: 'nothing was created'
     getJson('/spinagent/accounts').body.accounts*.name == ['prod']
@@ -181,7 +178,7 @@ class AccountsApiSpec extends Specification {
     created.body.definition.kubeconfigContents == '<redacted>'
     eventually.eventually {
       assert getJson('/spinagent/accounts/dyn').body.state == 'ACTIVE'
-      def definition = clouddriverAccounts.getByName('dyn') as KubernetesAccountDefinition
+      def definition = clouddriverAccounts.getByName('dyn')
       assert definition?.kubeconfigContents?.contains('/clusters/dyn')
       assert definition.permissions == [READ: ['dev'], WRITE: ['ops']]
     }
@@ -201,8 +198,8 @@ class AccountsApiSpec extends Specification {
 
   def "a Clouddriver-managed account is migrated to the agent, and its definition replaced by the tunnel one"() {
     given:
-    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: kubeconfigText(),
-      kinds: ['Deployment'], cacheThreads: 2))
+    clouddriverAccounts.create([name: 'legacy', kubeconfigContents: kubeconfigText(),
+      kinds: ['Deployment'], cacheThreads: 2])
 
     when:
     def migrated = send('POST', '/spinagent/accounts/migrate', '{"accounts": ["legacy"], "agentId": "agent-1"}')
@@ -214,7 +211,7 @@ class AccountsApiSpec extends Specification {
       def account = getJson('/spinagent/accounts/legacy').body
       assert account.state == 'ACTIVE'
       assert account.source == 'MIGRATED'
-      def definition = clouddriverAccounts.getByName('legacy') as KubernetesAccountDefinition
+      def definition = clouddriverAccounts.getByName('legacy')
       assert definition.cacheThreads == 0
       assert definition.kubeconfigContents.contains('/clusters/legacy')
     }
@@ -247,7 +244,7 @@ class AccountsApiSpec extends Specification {
       assert account.state == 'ACTIVE'
       assert account.source == 'API'
       assert account.definition != null
-      assert (clouddriverAccounts.getByName('late') as KubernetesAccountDefinition)?.kubeconfigContents?.contains('/clusters/late')
+      assert (clouddriverAccounts.getByName('late'))?.kubeconfigContents?.contains('/clusters/late')
       assert getJson('/spinagent/agents/agent-1').body.accounts.contains('late')
     }
   }

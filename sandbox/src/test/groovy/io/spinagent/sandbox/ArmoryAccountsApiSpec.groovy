@@ -1,14 +1,11 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
-import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -30,18 +27,17 @@ class ArmoryAccountsApiSpec extends Specification {
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
-  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
-  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared @AutoCleanup ClouddriverProcess host
   @Shared Process agent
-  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared ClouddriverAccounts clouddriverAccounts
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   def setupSpec() {
     CatsTemplateTables.create(db)
     AccountsTable.create(db.dataSource(), true)
-    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
+    clouddriverAccounts = new ClouddriverAccounts(db)
     int grpcPort = freePort()
-    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
+    host = SandboxSpecSupport.startHost(dir, db, grpcPort, [
       'spinagent.accounts.grace-period': '30s',
       'spinagent.accounts.command-timeout': '5s',
       'spinagent.accounts.max-accounts-per-request': 3])
@@ -116,7 +112,7 @@ class ArmoryAccountsApiSpec extends Specification {
     eventually.eventually {
       assert send('GET', '/armory/accounts/dyn-a', null).body.state == 'ACTIVE'
       assert send('GET', '/armory/accounts/dyn-b', null).body.state == 'ACTIVE'
-      assert (clouddriverAccounts.getByName('dyn-a') as KubernetesAccountDefinition)?.permissions == [READ: ['dev'], WRITE: ['ops']]
+      assert (clouddriverAccounts.getByName('dyn-a'))?.permissions == [READ: ['dev'], WRITE: ['ops']]
     }
     send('GET', '/armory/accounts/dyn-a', null).body.source == 'clouddriver'
     send('GET', '/agents/kubernetes/accounts/dyn-b', null).body.dynamic == true
@@ -214,8 +210,8 @@ class ArmoryAccountsApiSpec extends Specification {
 
   def "POST /armory/accounts migrates Clouddriver's accounts to the zone's agents"() {
     given:
-    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: kubeconfigText(),
-      kinds: ['Deployment'], cacheThreads: 2))
+    clouddriverAccounts.create([name: 'legacy', kubeconfigContents: kubeconfigText(),
+      kinds: ['Deployment'], cacheThreads: 2])
 
     when:
     def migrated = send('POST', '/armory/accounts', '[{"name": "legacy", "zoneId": "zone-a"}, {"name": "ghost", "zoneId": "zone-a"}]')
@@ -228,15 +224,15 @@ class ArmoryAccountsApiSpec extends Specification {
       def account = send('GET', '/armory/accounts/legacy', null).body
       assert account.state == 'ACTIVE'
       assert account.source == 'clouddriver'
-      assert (clouddriverAccounts.getByName('legacy') as KubernetesAccountDefinition).cacheThreads == 0
+      assert (clouddriverAccounts.getByName('legacy')).cacheThreads == 0
     }
   }
 
   def "POST /armory/accounts with kubeconfigFile: the agent reads that kubeconfig on its machine instead of Clouddriver's"() {
     given: "a Clouddriver account whose kubeconfig does not work from where the agent runs"
     def unreachable = kubeconfigText().replaceAll(/server: \S+/, 'server: https://127.0.0.1:1')
-    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy-file', kubeconfigContents: unreachable,
-      kinds: ['Deployment'], permissions: [READ: ['dev']]))
+    clouddriverAccounts.create([name: 'legacy-file', kubeconfigContents: unreachable,
+      kinds: ['Deployment'], permissions: [READ: ['dev']]])
     def agentsKubeconfig = dir.resolve('cluster.yaml').toString()
 
     when:
@@ -254,13 +250,13 @@ class ArmoryAccountsApiSpec extends Specification {
       assert account.definition.kubeconfigContents == null
       assert account.definition.kinds == ['Deployment']
       assert account.definition.permissions.read == ['dev']
-      assert (clouddriverAccounts.getByName('legacy-file') as KubernetesAccountDefinition).kubeconfigContents.contains('/clusters/legacy-file')
+      assert (clouddriverAccounts.getByName('legacy-file')).kubeconfigContents.contains('/clusters/legacy-file')
     }
   }
 
   def "POST /armory/accounts with a kubeconfigFile the agent cannot read is refused, naming why; the account stays Clouddriver's"() {
     given:
-    clouddriverAccounts.save(new KubernetesAccountDefinition(name: 'legacy-ref', kubeconfigContents: kubeconfigText()))
+    clouddriverAccounts.save([name: 'legacy-ref', kubeconfigContents: kubeconfigText()])
 
     when:
     def refused = send('POST', '/armory/accounts', JsonOutput.toJson([[name: 'legacy-ref', zoneId: 'zone-a', kubeconfigFile: file]]))
@@ -269,7 +265,7 @@ class ArmoryAccountsApiSpec extends Specification {
     refused.status == 400
     refused.body.accounts[0].error.startsWith("kubeconfigFile: '$file' $problem")
     send('GET', '/spinagent/accounts/legacy-ref', null).status == 404
-    (clouddriverAccounts.getByName('legacy-ref') as KubernetesAccountDefinition).kubeconfigContents == kubeconfigText()
+    (clouddriverAccounts.getByName('legacy-ref')).kubeconfigContents == kubeconfigText()
 
     where:
     file                                                      || problem

@@ -1,15 +1,10 @@
 package io.spinagent.sandbox
 
-import com.netflix.spinnaker.clouddriver.security.AccountDefinitionSource
-import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource
-import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -23,44 +18,41 @@ import java.util.concurrent.TimeUnit
  * Migration by name pattern (Armory's kubesvc.dynamicAccounts.namePatterns and
  * credentialScanNamePatterns): Clouddriver's Kubernetes accounts, in account storage or in its
  * configuration files, whose names match are handed to the zone's agent, a batch per scan, and the
- * others are left alone. The released bundle in a Clouddriver host with Clouddriver's own
- * AccountDefinitionSource over both, a real agent.
+ * others are left alone. The released bundle in a Clouddriver of the line under test, whose
+ * Kubernetes accounts are Clouddriver's own AccountDefinitionSource over both; a real agent.
  */
 class AutoMigrationSpec extends Specification {
 
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
-  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
-  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared @AutoCleanup ClouddriverProcess host
   @Shared Process agent
-  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared ClouddriverAccounts clouddriverAccounts
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   def setupSpec() {
     CatsTemplateTables.create(db)
     AccountsTable.create(db.dataSource(), true)
-    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
+    clouddriverAccounts = new ClouddriverAccounts(db)
     ['legacy-1', 'legacy-2', 'other'].each { name ->
-      clouddriverAccounts.create(new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfigText(),
-        kinds: ['Deployment'], cacheThreads: 2))
+      clouddriverAccounts.create([name: name, kubeconfigContents: kubeconfigText(),
+        kinds: ['Deployment'], cacheThreads: 2])
     }
-    // What clouddriver.yml's kubernetes.accounts would list
+    // What clouddriver.yml's kubernetes.accounts lists
     String kubeconfig = kubeconfigText()
-    def configurationFiles = { ->
-      ['file-1', 'file-other'].collect { name ->
-        new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfig, cacheThreads: 2)
-      }
-    } as CredentialsDefinitionSource<KubernetesAccountDefinition>
+    def configurationFiles = ['file-1', 'file-other'].withIndex().collectEntries { name, i ->
+      [("kubernetes.accounts[$i].name".toString()): name,
+       ("kubernetes.accounts[$i].kubeconfigContents".toString()): kubeconfig,
+       ("kubernetes.accounts[$i].cacheThreads".toString()): 2]
+    }
     int grpcPort = freePort()
-    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
+    host = SandboxSpecSupport.startHost(dir, db, grpcPort, configurationFiles + [
       'spinagent.accounts.auto-migrate.name-patterns[0]': 'legacy-.*',
       'spinagent.accounts.auto-migrate.configured-name-patterns[0]': 'file-[0-9]+',
       'spinagent.accounts.auto-migrate.zone-id': 'zone-a',
       'spinagent.accounts.auto-migrate.scan-interval': '500ms',
-      'spinagent.accounts.auto-migrate.batch-size': 1],
-      [kubernetesAccountSource: new AccountDefinitionSource<KubernetesAccountDefinition>(
-        clouddriverAccounts, KubernetesAccountDefinition, [configurationFiles])])
+      'spinagent.accounts.auto-migrate.batch-size': 1])
     agent = startAgent(grpcPort)
   }
 
@@ -77,7 +69,7 @@ class AutoMigrationSpec extends Specification {
         assert account?.state == 'ACTIVE'
         assert account.source == 'MIGRATED'
         assert account.zoneId == 'zone-a'
-        def definition = clouddriverAccounts.getByName(name) as KubernetesAccountDefinition
+        def definition = clouddriverAccounts.getByName(name)
         assert definition.cacheThreads == 0
         assert definition.kubeconfigContents.contains("/clusters/$name")
       }
@@ -86,7 +78,7 @@ class AutoMigrationSpec extends Specification {
 
     and: 'the account whose name does not match is untouched'
     send('GET', '/spinagent/accounts/other').status == 404
-    (clouddriverAccounts.getByName('other') as KubernetesAccountDefinition).cacheThreads == 2
+    clouddriverAccounts.getByName('other').cacheThreads == 2
   }
 
   def "accounts of Clouddriver's configuration files whose names match configured-name-patterns are migrated too"() {
@@ -95,12 +87,11 @@ class AutoMigrationSpec extends Specification {
       def account = send('GET', '/spinagent/accounts/file-1').body
       assert account?.state == 'ACTIVE'
       assert account.source == 'MIGRATED'
-      def stored = clouddriverAccounts.getByName('file-1') as KubernetesAccountDefinition
+      def stored = clouddriverAccounts.getByName('file-1')
       assert stored?.cacheThreads == 0
       assert stored.kubeconfigContents.contains('/clusters/file-1')
     }
-    def loaded = host.getBean('kubernetesAccountSource', CredentialsDefinitionSource).credentialsDefinitions
-      .findAll { it.name == 'file-1' }
+    def loaded = send('GET', '/standin/kubernetes-accounts').body.findAll { it.name == 'file-1' }
     loaded.size() == 1
     loaded[0].cacheThreads == 0
 

@@ -2,14 +2,11 @@ package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
-import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -27,7 +24,9 @@ import java.util.concurrent.TimeUnit
  * Armory's /credentials interceptor (spinagent.accounts.credentials-interceptor): Kubernetes
  * accounts created through Clouddriver's Account Management API go to the zone's agent, SpinAgent's
  * accounts are changed (at their agents, Clouddriver keeping the tunnel definition) and deleted
- * through it, and everything else reaches Clouddriver untouched. The released bundle in a Clouddriver host on PostgreSQL, a real agent.
+ * through it, and everything else reaches Clouddriver untouched. The released bundle in a
+ * Clouddriver of the line under test on PostgreSQL, whose /credentials stands in for Clouddriver's
+ * and records what reached it; a real agent.
  */
 @Stepwise
 class CredentialsInterceptorSpec extends Specification {
@@ -35,23 +34,19 @@ class CredentialsInterceptorSpec extends Specification {
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
-  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
-  @Shared @AutoCleanup ConfigurableApplicationContext host
+  @Shared @AutoCleanup ClouddriverProcess host
   @Shared Process agent
-  @Shared SqlAccountDefinitionRepository clouddriverAccounts
-  @Shared CredentialsEndpoint clouddriver
+  @Shared ClouddriverAccounts clouddriverAccounts
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
 
   def setupSpec() {
     CatsTemplateTables.create(db)
     AccountsTable.create(db.dataSource(), true)
-    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
-    clouddriver = new CredentialsEndpoint(clouddriverAccounts, clouddriverAccounts.definitionMapper())
+    clouddriverAccounts = new ClouddriverAccounts(db)
     int grpcPort = SandboxSpecSupport.freePort()
-    host = SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
+    host = SandboxSpecSupport.startHost(dir, db, grpcPort, [
       'spinagent.accounts.credentials-interceptor.enabled': true,
-      'spinagent.accounts.credentials-interceptor.zone-id': 'zone-a'],
-      [credentialsController: clouddriver])
+      'spinagent.accounts.credentials-interceptor.zone-id': 'zone-a'])
     agent = startAgent(grpcPort)
   }
 
@@ -70,7 +65,7 @@ class CredentialsInterceptorSpec extends Specification {
     then: "Clouddriver's answer"
     created.status == 200
     created.body.name == 'team-a'
-    clouddriver.reached == ['POST']
+    reached() == ['POST']
 
     and: 'served by the agent through the tunnel, its Clouddriver definition the tunnel one'
     eventually.eventually {
@@ -78,7 +73,7 @@ class CredentialsInterceptorSpec extends Specification {
       assert account?.state == 'ACTIVE'
       assert account.source == 'MIGRATED'
       assert account.zoneId == 'zone-a'
-      def definition = clouddriverAccounts.getByName('team-a') as KubernetesAccountDefinition
+      def definition = clouddriverAccounts.getByName('team-a')
       assert definition.cacheThreads == 0
       assert definition.kubeconfigContents.contains('/clusters/team-a')
     }
@@ -86,13 +81,13 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "other account types reach Clouddriver untouched and answer as Clouddriver does"() {
     given:
-    clouddriver.reached.clear()
+    clearReached()
 
     when:
     def answer = send('POST', '/credentials', JsonOutput.toJson([type: 'dockerRegistry', name: 'registry']))
 
     then:
-    clouddriver.reached == ['POST']
+    reached() == ['POST']
     answer.status == 400
     answer.body.message.startsWith('cannot read the definition')
     send('GET', '/spinagent/accounts/registry').status == 404
@@ -100,7 +95,7 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "bad bodies are refused with a 400 that names the problem, before Clouddriver sees them"() {
     given:
-    clouddriver.reached.clear()
+    clearReached()
 
     when:
     def answer = send(method, '/credentials', body)
@@ -108,7 +103,7 @@ class CredentialsInterceptorSpec extends Specification {
     then:
     answer.status == 400
     answer.body.message.contains(problem)
-    clouddriver.reached == []
+    reached() == []
 
     where:
     method | body                                                  || problem
@@ -121,13 +116,13 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "an account that cannot be migrated is not created: Clouddriver's definition is removed again"() {
     given:
-    clouddriver.reached.clear()
+    clearReached()
 
     when: 'a name SpinAgent refuses (not a Kubernetes-style name)'
     def answer = send('POST', '/credentials', kubernetes('Team_C'))
 
     then:
-    clouddriver.reached == ['POST']
+    reached() == ['POST']
     answer.status == 400
     answer.body.message.startsWith("account 'Team_C' was not created: it could not be migrated to zone 'zone-a'")
     clouddrivers('Team_C') == null
@@ -136,7 +131,7 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "PUT /credentials of SpinAgent's account changes it at its agent; Clouddriver keeps the tunnel definition"() {
     given:
-    clouddriver.reached.clear()
+    clearReached()
 
     when: 'the definition as a script sends it: a new kind list, permissions, and Clouddriver polling settings'
     def changed = send('PUT', '/credentials', JsonOutput.toJson([type: 'kubernetes', name: 'team-a',
@@ -145,7 +140,7 @@ class CredentialsInterceptorSpec extends Specification {
 
     then: "Clouddriver's checks ran (its PUT, with the definition it stores), then the account changed"
     changed.status == 200
-    clouddriver.reached == ['PUT']
+    reached() == ['PUT']
     changed.body.name == 'team-a'
     changed.body.zoneId == 'zone-a'
     changed.body.definition.kinds == ['Deployment', 'Service']
@@ -159,7 +154,7 @@ class CredentialsInterceptorSpec extends Specification {
 
     and: "Clouddriver's definition is still the tunnel one, with what the agent now reports"
     eventually.eventually {
-      def definition = clouddrivers('team-a') as KubernetesAccountDefinition
+      def definition = clouddrivers('team-a')
       assert definition.kubeconfigContents.contains('/clusters/team-a')
       assert definition.cacheThreads == 0
       assert definition.permissions == [READ: ['dev'], WRITE: ['ops']]
@@ -169,9 +164,9 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "a definition read from Clouddriver and sent back (its tunnel kubeconfig included) keeps the account's credentials"() {
     given:
-    clouddriver.reached.clear()
-    def stored = clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a'))
-    def definition = new JsonSlurper().parseText(stored) as Map
+    clearReached()
+    def stored = clouddrivers('team-a')
+    def definition = new LinkedHashMap(stored)
     definition.kinds = ['Deployment']
 
     when:
@@ -179,20 +174,20 @@ class CredentialsInterceptorSpec extends Specification {
 
     then:
     changed.status == 200
-    clouddriver.reached == ['PUT']
+    reached() == ['PUT']
     eventually.eventually {
       def account = send('GET', '/spinagent/accounts/team-a').body
       assert account.definition.kinds == ['Deployment']
       assert account.state == 'ACTIVE'
       assert agentAccount('team-a').watchedKinds == ['Deployment.apps']
-      assert (clouddrivers('team-a') as KubernetesAccountDefinition).kubeconfigContents.contains('/clusters/team-a')
+      assert (clouddrivers('team-a')).kubeconfigContents.contains('/clusters/team-a')
     }
   }
 
   def "a PUT SpinAgent cannot honour is refused, naming the field, and changes nothing"() {
     given:
-    clouddriver.reached.clear()
-    def before = clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a'))
+    clearReached()
+    def before = clouddrivers('team-a')
 
     when:
     def answer = send('PUT', path, JsonOutput.toJson([type: 'kubernetes', name: 'team-a'] + fields))
@@ -200,8 +195,8 @@ class CredentialsInterceptorSpec extends Specification {
     then:
     answer.status == status
     answer.body.message.contains(problem)
-    clouddriver.reached == reached
-    clouddriverAccounts.definitionMapper().serialize(clouddrivers('team-a')) == before
+    reached() == reached
+    clouddrivers('team-a') == before
     send('GET', '/spinagent/accounts/team-a').body.definition.kinds == ['Deployment']
 
     where:
@@ -216,30 +211,30 @@ class CredentialsInterceptorSpec extends Specification {
 
   def "PUT /credentials of Clouddriver's own account passes untouched"() {
     given:
-    clouddriver.reached.clear()
-    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'own', kubeconfigContents: kubeconfigText(),
-      cacheThreads: 2))
+    clearReached()
+    clouddriverAccounts.create([name: 'own', kubeconfigContents: kubeconfigText(),
+      cacheThreads: 2])
 
     when:
     def passed = send('PUT', '/credentials', kubernetes('own', 3))
 
     then:
     passed.status == 200
-    clouddriver.reached == ['PUT']
-    (clouddrivers('own') as KubernetesAccountDefinition).cacheThreads == 3
+    reached() == ['PUT']
+    (clouddrivers('own')).cacheThreads == 3
     send('GET', '/spinagent/accounts/own').status == 404
   }
 
   def "DELETE /credentials/{name} of SpinAgent's account deletes it from SpinAgent and its agent"() {
     given:
-    clouddriver.reached.clear()
+    clearReached()
 
     when:
     def deleted = send('DELETE', '/credentials/team-a')
 
     then:
     deleted.status == 200
-    clouddriver.reached == ['DELETE']
+    reached() == ['DELETE']
     eventually.eventually {
       assert !send('GET', '/spinagent/accounts').body.accounts*.name.contains('team-a')
       assert !send('GET', '/spinagent/agents/agent-1').body.accounts.contains('team-a')
@@ -276,5 +271,14 @@ class CredentialsInterceptorSpec extends Specification {
 
   private Map send(String method, String path, String body = null) {
     SandboxSpecSupport.send(host, method, path, body)
+  }
+
+  /** The methods of the /credentials requests that reached Clouddriver's own handling. */
+  private List<String> reached() {
+    send('GET', '/standin/credentials-requests').body as List<String>
+  }
+
+  private void clearReached() {
+    assert send('DELETE', '/standin/credentials-requests').status == 200
   }
 }

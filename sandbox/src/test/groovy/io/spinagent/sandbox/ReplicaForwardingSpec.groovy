@@ -2,9 +2,7 @@ package io.spinagent.sandbox
 
 import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
-import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
@@ -13,7 +11,6 @@ import io.spinagent.testkit.net.TcpProxy
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
-import org.springframework.context.ConfigurableApplicationContext
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
@@ -29,7 +26,7 @@ import java.nio.file.Path
 import java.util.concurrent.TimeUnit
 
 /**
- * Two Clouddriver replicas, each the released bundle in a Clouddriver host, on one PostgreSQL
+ * Two Clouddriver replicas of the line under test, each with the released bundle, on one PostgreSQL
  * database, and a real agent connected to replica B only. Every accounts command sent to replica A
  * is carried out by replica B, which holds the agent's stream, and the caller gets B's answer.
  */
@@ -41,14 +38,13 @@ class ReplicaForwardingSpec extends Specification {
   @Shared @TempDir Path dir
   @Shared @AutoCleanup EmbeddedPostgreSql db = EmbeddedPostgreSql.launch()
   @Shared @AutoCleanup KubernetesApiServer cluster = KubernetesApiServer.builder().start()
-  @Shared @AutoCleanup PluginsRoot pluginsRoot = PluginsRoot.withBundle(PluginsRoot.builtBundle())
-  @Shared @AutoCleanup ConfigurableApplicationContext replicaA
-  @Shared @AutoCleanup ConfigurableApplicationContext replicaB
+  @Shared @AutoCleanup ClouddriverProcess replicaA
+  @Shared @AutoCleanup ClouddriverProcess replicaB
   @Shared Process agent
   @Shared int grpcPortB
   /** Between the agent and replica B: stalled, the agent answers commands late. */
   @Shared @AutoCleanup TcpProxy agentLink
-  @Shared SqlAccountDefinitionRepository clouddriverAccounts
+  @Shared ClouddriverAccounts clouddriverAccounts
   @Shared DSLContext jooq
   @Shared HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
   PollingConditions eventually = new PollingConditions(timeout: 60, delay: 0.2)
@@ -57,10 +53,10 @@ class ReplicaForwardingSpec extends Specification {
     CatsTemplateTables.create(db)
     AccountsTable.create(db.dataSource(), true)
     jooq = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
-    clouddriverAccounts = new SqlAccountDefinitionRepository(db.dataSource(), true)
-    replicaA = startReplica(freePort())
+    clouddriverAccounts = new ClouddriverAccounts(db)
+    replicaA = startReplica(freePort(), 'replica-a')
     grpcPortB = freePort()
-    replicaB = startReplica(grpcPortB)
+    replicaB = startReplica(grpcPortB, 'replica-b')
     agentLink = TcpProxy.start('127.0.0.1', grpcPortB)
     agent = startAgent(agentLink.port())
   }
@@ -94,7 +90,7 @@ class ReplicaForwardingSpec extends Specification {
       assert send(replicaB, 'GET', '/spinagent/agents/agent-1', null).body.accounts.contains('dyn')
       assert send(replicaA, 'GET', '/spinagent/accounts/dyn', null).body.state == 'ACTIVE'
       assert ownerOf('dyn') == replicaId(replicaB)
-      assert (clouddriverAccounts.getByName('dyn') as KubernetesAccountDefinition)?.kubeconfigContents?.contains('/clusters/dyn')
+      assert (clouddriverAccounts.getByName('dyn'))?.kubeconfigContents?.contains('/clusters/dyn')
     }
   }
 
@@ -178,8 +174,8 @@ class ReplicaForwardingSpec extends Specification {
 
   def "a Clouddriver account migrated through replica A is handed to the agent by B"() {
     given:
-    clouddriverAccounts.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: kubeconfigText(),
-      kinds: ['Deployment'], cacheThreads: 2))
+    clouddriverAccounts.create([name: 'legacy', kubeconfigContents: kubeconfigText(),
+      kinds: ['Deployment'], cacheThreads: 2])
 
     when:
     def migrated = send(replicaA, 'POST', '/spinagent/accounts/migrate', '{"accounts": ["legacy"], "agentId": "agent-1"}')
@@ -189,7 +185,7 @@ class ReplicaForwardingSpec extends Specification {
     migrated.body.results == [[name: 'legacy', migrated: true]]
     eventually.eventually {
       assert send(replicaA, 'GET', '/spinagent/accounts/legacy', null).body.state == 'ACTIVE'
-      assert (clouddriverAccounts.getByName('legacy') as KubernetesAccountDefinition).cacheThreads == 0
+      assert (clouddriverAccounts.getByName('legacy')).cacheThreads == 0
     }
   }
 
@@ -295,8 +291,8 @@ class ReplicaForwardingSpec extends Specification {
     SandboxSpecSupport.startAgentJar(config, agentDir.resolve('agent.log'))
   }
 
-  private ConfigurableApplicationContext startReplica(int grpcPort) {
-    SandboxSpecSupport.startHost(pluginsRoot, db, clouddriverAccounts, grpcPort, [
+  private ClouddriverProcess startReplica(int grpcPort, String name) {
+    SandboxSpecSupport.startHost(dir, db, grpcPort, [
       'spinagent.ha.shared-secret': SECRET,
       'spinagent.ha.address': '127.0.0.1',
       'spinagent.ha.advertise-address': '127.0.0.1',
@@ -304,14 +300,14 @@ class ReplicaForwardingSpec extends Specification {
       'spinagent.ha.heartbeat-interval': '1s',
       'spinagent.ha.owner-timeout': '10s',
       'spinagent.accounts.grace-period': '30s',
-      'spinagent.accounts.command-timeout': '2s'])
+      'spinagent.accounts.command-timeout': '2s'], name)
   }
 
-  private String replicaId(ConfigurableApplicationContext replica) {
+  private String replicaId(ClouddriverProcess replica) {
     send(replica, 'GET', '/spinagent/info', null).body.replicaId
   }
 
-  private String forwardUrlOf(ConfigurableApplicationContext replica) {
+  private String forwardUrlOf(ClouddriverProcess replica) {
     send(replica, 'GET', '/spinagent/info', null).body.forwardUrl
   }
 
@@ -337,7 +333,7 @@ class ReplicaForwardingSpec extends Specification {
     SandboxSpecSupport.kubeconfigText(cluster, dir)
   }
 
-  private Map send(ConfigurableApplicationContext replica, String method, String path, String body) {
+  private Map send(ClouddriverProcess replica, String method, String path, String body) {
     SandboxSpecSupport.send(replica, method, path, body)
   }
 

@@ -1,6 +1,7 @@
 package io.spinagent.sandbox
 
-import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.sandbox.host.ClouddriverProcess
+import io.spinagent.sandbox.host.PluginBundle
 import io.spinagent.testkit.files.TemporaryDirectory
 import spock.lang.Specification
 
@@ -33,9 +34,10 @@ class SandboxCommandSpec extends Specification {
     def output = new SandboxOutput(text)
     process = new ProcessBuilder(
         Path.of(System.getProperty('java.home'), 'bin', 'java').toString(),
-        "-D${PluginsRoot.BUNDLE_PROPERTY}=${PluginsRoot.builtBundle()}".toString(),
+        "-D${PluginBundle.BUNDLE_PROPERTY}=${PluginBundle.built()}".toString(),
+        "-D${ClouddriverProcess.STAND_INS_PROPERTY}=${System.getProperty(ClouddriverProcess.STAND_INS_PROPERTY)}".toString(),
         '-cp', sandboxClasspath(),
-        SandboxMain.name, '--random-ports', '--no-color')
+        SandboxMain.name, '--random-ports', '--no-color', '--line', SandboxSpecSupport.line())
         .redirectErrorStream(true)
         .start()
     process.outputStream.close()
@@ -86,9 +88,10 @@ class SandboxCommandSpec extends Specification {
     def output = new SandboxOutput(text)
     process = new ProcessBuilder(
         Path.of(System.getProperty('java.home'), 'bin', 'java').toString(),
-        "-D${PluginsRoot.BUNDLE_PROPERTY}=${PluginsRoot.builtBundle()}".toString(),
+        "-D${PluginBundle.BUNDLE_PROPERTY}=${PluginBundle.built()}".toString(),
+        "-D${ClouddriverProcess.STAND_INS_PROPERTY}=${System.getProperty(ClouddriverProcess.STAND_INS_PROPERTY)}".toString(),
         '-cp', sandboxClasspath(),
-        SandboxMain.name, '--random-ports', '--no-color')
+        SandboxMain.name, '--random-ports', '--no-color', '--line', SandboxSpecSupport.line())
         .redirectErrorStream(true)
         .start()
     process.outputStream.close()

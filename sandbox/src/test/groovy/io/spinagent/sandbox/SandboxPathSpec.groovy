@@ -1,7 +1,7 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonSlurper
-import io.spinagent.sandbox.host.PluginsRoot
+import io.spinagent.sandbox.host.PluginBundle
 import io.spinagent.sandbox.view.CacheTables
 import io.spinagent.sandbox.view.CacheView
 import spock.lang.AutoCleanup
@@ -15,9 +15,9 @@ import java.nio.file.Files
 import java.nio.file.Path
 
 /**
- * The whole data path through a running sandbox, both ways, with real components only: kubectl
- * changes the simulated cluster → the agent's watch → the gRPC stream (TLS) → the plugin → rows in
- * Clouddriver's cache tables (PostgreSQL) → the live view; and kubectl through the tunnel
+ * The whole data path through a running sandbox on the line under test, both ways, with real
+ * components only: kubectl changes the simulated cluster → the agent's watch → the gRPC stream (TLS)
+ * → the plugin → rows in Clouddriver's cache tables (PostgreSQL) → the live view; and kubectl through the tunnel
  * kubeconfig → the plugin's tunnel → the agent → the cluster → back through the stream into the cache.
  */
 @Stepwise
@@ -44,8 +44,9 @@ class SandboxPathSpec extends Specification {
         }
       }
     }
-    sandbox = Sandbox.start(SandboxOptions.parse('--random-ports', '--no-color', '--refresh-millis', '200'),
-        PluginsRoot.builtBundle(), new PrintStream(sink, true, StandardCharsets.UTF_8))
+    sandbox = Sandbox.start(SandboxOptions.parse(['--random-ports', '--no-color', '--refresh-millis', '200',
+        '--line', SandboxSpecSupport.line()] + databaseArgs() as String[]), PluginBundle.built(),
+        new PrintStream(sink, true, StandardCharsets.UTF_8))
     tables = new CacheTables(sandbox.database().jooq())
   }
 
@@ -138,12 +139,17 @@ class SandboxPathSpec extends Specification {
     refused.err.contains('Unauthorized') || refused.err.contains('the tunnel token')
   }
 
-  private List<CacheView.ServerGroup> serverGroups() {
+  /** The sandbox's database flags: none, for its embedded PostgreSQL. */
+  protected List<String> databaseArgs() {
+    []
+  }
+
+  protected List<CacheView.ServerGroup> serverGroups() {
     def view = CacheView.read(tables)
     view.applications().find { it.name() == 'shop' }?.clusters()?.collectMany { it.serverGroups() } ?: []
   }
 
-  private int rows(String tableAndCondition) {
+  protected int rows(String tableAndCondition) {
     try {
       sandbox.database().jooq().fetchOne("select count(*) from $tableAndCondition".toString()).get(0, Integer)
     } catch (Exception ignored) {
@@ -151,11 +157,11 @@ class SandboxPathSpec extends Specification {
     }
   }
 
-  private Path clusterKubeconfig() {
+  protected Path clusterKubeconfig() {
     sandbox.clusterKubeconfig()
   }
 
-  private Path tunnelKubeconfig() {
+  protected Path tunnelKubeconfig() {
     sandbox.tunnelKubeconfig()
   }
 }

@@ -1,14 +1,10 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonSlurper
-import io.spinagent.sandbox.host.ClouddriverHost
-import io.spinagent.sandbox.host.PluginsRoot
-import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
-import io.spinagent.testkit.db.EmbeddedPostgreSql
+import io.spinagent.sandbox.host.ClouddriverProcess
+import io.spinagent.sandbox.host.PluginBundle
+import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
-import org.springframework.context.ConfigurableApplicationContext
 
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
@@ -18,32 +14,47 @@ import java.nio.file.Path
 import java.nio.file.Paths
 
 /**
- * What the specs that run the released bundle in a Clouddriver host share: the host on PostgreSQL,
- * the real agent jar in a JVM of its own, JSON calls to a host's REST API, and free ports.
+ * What the end-to-end specs share: a Clouddriver stand-in of the Spinnaker line under test (system
+ * property {@value #LINE_PROPERTY}, set by each of Surefire's executions; the newest line by
+ * default) running the released bundle with its SQL cache and account storage on an embedded
+ * database, the real agent jar in a JVM of its own, JSON calls to a host's REST API, and free ports.
  */
 class SandboxSpecSupport {
 
   static final String PLUGIN_ID = 'SpinAgent.Kubernetes'
 
+  /** The Spinnaker line whose Clouddriver stand-in the specs run on. */
+  static final String LINE_PROPERTY = 'spinagent.line'
+
+  static String line() {
+    System.getProperty(LINE_PROPERTY, ClouddriverProcess.NEWEST_LINE)
+  }
+
   /**
-   * A Clouddriver host with the plugin enabled, the SQL cache and account storage on {@code db},
-   * agents on {@code grpcPort}, the tunnel and web server on free ports; {@code settings} add to
-   * or override those properties.
+   * A Clouddriver of the line under test with the plugin enabled, the SQL cache and account storage
+   * on {@code db}, agents on {@code grpcPort}, the tunnel and web server on free ports; {@code
+   * settings} add to or override those properties. Its log goes to {@code dir}.
    */
-  static ConfigurableApplicationContext startHost(PluginsRoot plugins, EmbeddedPostgreSql db,
-      SqlAccountDefinitionRepository accounts, int grpcPort, Map<String, Object> settings,
-      Map<String, Object> beans = [:]) {
+  static ClouddriverProcess startHost(Path dir, EmbeddedDatabase db, int grpcPort, Map<String, Object> settings,
+      String name = 'clouddriver') {
     Map<String, Object> properties = [
       ("spinnaker.extensibility.plugins.${PLUGIN_ID}.enabled".toString()): true,
-      'server.port': 0,
-      'sql.cache.enabled': true,
+      // Clouddriver up to Spinnaker 2026.2 keeps account storage off unless told; on from 2026.3.
+      'account.storage.enabled': true,
+      'account.storage.kubernetes.enabled': true,
       'spinagent.grpc.address': '127.0.0.1',
       'spinagent.grpc.port': grpcPort,
       'spinagent.tunnel.port': 0]
     properties.putAll(settings)
-    ClouddriverHost.start(plugins.directory(), properties,
-      [dataSource: db.dataSource(), jooq: DSL.using(db.dataSource(), SQLDialect.POSTGRES),
-       accountDefinitionRepository: accounts, accountDefinitionMapper: accounts.definitionMapper()] + beans)
+    startClouddriver(dir, Optional.of(new ClouddriverProcess.Database(db.jdbcUrl(), db.user(), db.password())),
+      properties, name)
+  }
+
+  /** A Clouddriver of the line under test, with exactly {@code properties}; its log goes to {@code dir}. */
+  static ClouddriverProcess startClouddriver(Path dir, Optional<ClouddriverProcess.Database> database,
+      Map<String, Object> properties, String name = 'clouddriver') {
+    ClouddriverProcess.start(line(), PluginBundle.built(), database, properties,
+      Files.createDirectories(dir).resolve("${name}.log".toString()))
   }
 
   static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()
@@ -75,9 +86,8 @@ class SandboxSpecSupport {
   }
 
   /** Sends a JSON request to the host's web port: {@code [status, headers, body]} (the body parsed). */
-  static Map send(ConfigurableApplicationContext host, String method, String path, String body = null) {
-    def port = host.environment.getProperty('local.server.port')
-    def request = HttpRequest.newBuilder(URI.create("http://localhost:$port$path"))
+  static Map send(ClouddriverProcess host, String method, String path, String body = null) {
+    def request = HttpRequest.newBuilder(URI.create("${host.url()}$path"))
       .timeout(java.time.Duration.ofSeconds(60))
       .header('Content-Type', 'application/json')
       .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))

@@ -40,29 +40,22 @@ final class FleetEnvironment {
   }
 
   /**
-   * This benchmark's classes first (for {@link PluginHostMain}), then the sandbox's classes and its
-   * runtime class path, jars and directories only: not the plugin's bundle (the host loads the
-   * plugin from its plugins root only) nor the platform's POM.
+   * The Clouddriver stand-in's classes, then its runtime class path (its {@code runtime.classpath}
+   * file), jars and directories only: not the plugin's bundle (the host loads the plugin from its
+   * plugins root only) nor the platform's POM.
    */
   private static String hostClasspath(FleetOptions options) {
     Path file = options.hostClasspath();
-    require(file, "the sandbox's class path (built with the sandbox module)");
+    require(file, "the Clouddriver stand-in's class path (built with clouddriver-stand-in)");
     try {
-      String ownClasses =
-          Path.of(PluginHostMain.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-              .toString();
-      String sandbox = Files.readString(file).trim();
-      return ownClasses
+      String libraries = Files.readString(file).trim();
+      return file.toAbsolutePath().getParent().resolve("classes")
           + java.io.File.pathSeparator
-          + file.toAbsolutePath().getParent().resolve("classes")
-          + java.io.File.pathSeparator
-          + Arrays.stream(sandbox.split(java.io.File.pathSeparator))
+          + Arrays.stream(libraries.split(java.io.File.pathSeparator))
               .filter(entry -> entry.endsWith(".jar") || Files.isDirectory(Path.of(entry)))
               .collect(Collectors.joining(java.io.File.pathSeparator));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
-    } catch (java.net.URISyntaxException e) {
-      throw new IllegalStateException(e);
     }
   }
 

@@ -44,7 +44,7 @@ import java.util.Map;
  * @param agentJar the agent's runnable jar ({@code --agent-jar})
  * @param bundle the plugin's release bundle ({@code --bundle})
  * @param hostClasspath file holding the Clouddriver stand-in's class path ({@code
- *     --host-classpath}, the sandbox's runtime class path)
+ *     --host-classpath}, the {@code runtime.classpath} of a clouddriver-stand-in module)
  * @param work where logs and generated files go ({@code --work})
  */
 record FleetOptions(
@@ -94,7 +94,7 @@ record FleetOptions(
     o.put("active-timeout", "600");
     o.put("agent-jar", "agent/target/spinagent-agent.jar");
     o.put("bundle", "");
-    o.put("host-classpath", "sandbox/target/runtime.classpath");
+    o.put("host-classpath", "clouddriver-stand-in/spinnaker-2026.2/target/runtime.classpath");
     o.put("work", "benchmarks/target/fleet-benchmark");
     for (Map.Entry<String, String> entry : given.entrySet()) {
       if (!entry.getKey().equals("quick") && !o.containsKey(entry.getKey())) {

@@ -15,11 +15,15 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One Clouddriver replica with the plugin ({@link PluginHostMain}) as the benchmark drives it: on
- * fixed ports, so that it can be stopped and started again where agents reconnect, and asked over
- * the plugin's REST API how many accounts are ACTIVE.
+ * One Clouddriver replica with the plugin (the Clouddriver stand-in's {@code
+ * ClouddriverStandInMain}) as the benchmark drives it: on fixed ports, so that it can be stopped
+ * and started again where agents reconnect, and asked over the plugin's REST API how many accounts
+ * are ACTIVE.
  */
 final class PluginReplica implements AutoCloseable {
+
+  /** The stand-in's main class, on the stand-in's class path (not on the benchmark's). */
+  private static final String STAND_IN_MAIN = "io.spinagent.standin.ClouddriverStandInMain";
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final HttpClient HTTP =
@@ -78,24 +82,35 @@ final class PluginReplica implements AutoCloseable {
     command.add(environment.hostJdk().java().toString());
     command.add("-Xmx" + environment.options().pluginHeap());
     command.add("-XX:+ExitOnOutOfMemoryError");
-    // The plugin's own log lines (connections, accounts) at INFO; everything else at WARN.
-    command.add("-Dspinagent.sandbox.log-level=INFO");
     // System properties outrank the host's defaults in Spring's environment.
     environment.options().pluginProperties().forEach((k, v) -> command.add("-D" + k + "=" + v));
     properties.forEach((k, v) -> command.add("-D" + k + "=" + v));
     command.add("-cp");
     command.add(environment.hostClasspath());
-    command.add(PluginHostMain.class.getName());
-    command.add("--bundle=" + environment.bundle());
-    command.add("--jdbc-url=" + database.jdbcUrl());
-    command.add("--db-user=" + database.user());
-    command.add("--db-password=" + database.password());
-    command.add("--http-port=" + httpPort);
-    command.add("--grpc-port=" + grpcPort);
-    command.add("--tunnel-port=" + tunnelPort);
+    command.add(STAND_IN_MAIN);
+    command.add("--standin.bundle=" + environment.bundle());
+    command.add("--standin.jdbc-url=" + database.jdbcUrl());
+    command.add("--standin.db-user=" + database.user());
+    command.add("--standin.db-password=" + database.password());
+    if (database.jdbcUrl().startsWith("jdbc:mariadb:")) {
+      // As MariaDB users configure Clouddriver from Spinnaker 2026.2 (jOOQ 3.19) on.
+      command.add("--sql.connectionPools.default.dialect=MARIADB");
+    }
+    // The plugin's own log lines (connections, accounts) at INFO; everything else at WARN.
+    command.add("--logging.level.root=WARN");
+    command.add("--logging.level.io.spinagent=INFO");
+    command.add("--server.port=" + httpPort);
+    command.add("--spinnaker.extensibility.plugins.SpinAgent.Kubernetes.enabled=true");
+    command.add("--account.storage.enabled=true");
+    command.add("--account.storage.kubernetes.enabled=true");
+    command.add("--spinagent.grpc.address=127.0.0.1");
+    command.add("--spinagent.grpc.port=" + grpcPort);
+    command.add("--spinagent.tunnel.port=" + tunnelPort);
     if (ha) {
-      command.add("--ha-port=" + haPort);
-      command.add("--ha-secret=fleet-benchmark");
+      command.add("--spinagent.ha.shared-secret=fleet-benchmark");
+      command.add("--spinagent.ha.address=127.0.0.1");
+      command.add("--spinagent.ha.advertise-address=127.0.0.1");
+      command.add("--spinagent.ha.port=" + haPort);
     }
     Path log = environment.logs().resolve("plugin-" + name + "-" + starts + ".log");
     process = ChildProcess.start("plugin " + name, command, log, environment.hostJdk().home());

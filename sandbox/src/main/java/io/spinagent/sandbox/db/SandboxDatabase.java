@@ -2,8 +2,7 @@ package io.spinagent.sandbox.db;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.spinagent.testkit.db.AccountsTable;
-import io.spinagent.testkit.db.CatsTemplateTables;
+import io.spinagent.sandbox.host.ClouddriverProcess;
 import io.spinagent.testkit.db.EmbeddedPostgreSql;
 import java.util.Optional;
 import javax.sql.DataSource;
@@ -13,14 +12,15 @@ import org.jooq.impl.DSL;
 
 /**
  * Clouddriver's database for the sandbox: an embedded PostgreSQL, or an external one named by a
- * JDBC URL. It holds what Clouddriver's own Liquibase changelog would have created before the
- * plugin starts: the cats template tables and the account storage tables. The pool and the jOOQ
- * context stand in for the ones kork-sql builds inside Clouddriver.
+ * JDBC URL. Clouddriver (the stand-in) creates its tables there when it starts; the sandbox's own
+ * pool and jOOQ context read them for the live view.
  */
 public final class SandboxDatabase implements AutoCloseable {
 
   private final Optional<EmbeddedPostgreSql> embedded;
   private final String jdbcUrl;
+  private final String user;
+  private final String password;
   private final SQLDialect dialect;
   private final HikariDataSource dataSource;
   private final DSLContext jooq;
@@ -28,10 +28,14 @@ public final class SandboxDatabase implements AutoCloseable {
   private SandboxDatabase(
       Optional<EmbeddedPostgreSql> embedded,
       String jdbcUrl,
+      String user,
+      String password,
       SQLDialect dialect,
       HikariDataSource dataSource) {
     this.embedded = embedded;
     this.jdbcUrl = jdbcUrl;
+    this.user = user;
+    this.password = password;
     this.dialect = dialect;
     this.dataSource = dataSource;
     this.jooq = DSL.using(dataSource, dialect);
@@ -60,11 +64,11 @@ public final class SandboxDatabase implements AutoCloseable {
       Optional<EmbeddedPostgreSql> embedded, String url, String user, String password) {
     SQLDialect dialect = dialectOf(url);
     HikariConfig config = new HikariConfig();
-    config.setPoolName("sandbox-clouddriver");
+    config.setPoolName("sandbox-view");
     config.setJdbcUrl(driverUrl(url));
     config.setUsername(user.isEmpty() ? null : user);
     config.setPassword(password.isEmpty() ? null : password);
-    config.setMaximumPoolSize(10);
+    config.setMaximumPoolSize(2);
     // Fail at start with the driver's own message instead of a pool timeout later.
     config.setInitializationFailTimeout(1);
     HikariDataSource dataSource;
@@ -74,16 +78,7 @@ public final class SandboxDatabase implements AutoCloseable {
       throw new IllegalStateException(
           "Cannot connect to the database at " + url + ": " + rootMessage(e), e);
     }
-    try {
-      boolean postgres = dialect == SQLDialect.POSTGRES;
-      CatsTemplateTables.create(dataSource, postgres);
-      AccountsTable.create(dataSource, postgres);
-      return new SandboxDatabase(embedded, url, dialect, dataSource);
-    } catch (RuntimeException e) {
-      dataSource.close();
-      throw new IllegalStateException(
-          "Cannot create Clouddriver's tables in " + url + ": " + rootMessage(e), e);
-    }
+    return new SandboxDatabase(embedded, url, user, password, dialect, dataSource);
   }
 
   static SQLDialect dialectOf(String url) {
@@ -122,6 +117,11 @@ public final class SandboxDatabase implements AutoCloseable {
 
   public String jdbcUrl() {
     return jdbcUrl;
+  }
+
+  /** How Clouddriver connects to this database. */
+  public ClouddriverProcess.Database connection() {
+    return new ClouddriverProcess.Database(jdbcUrl, user, password);
   }
 
   public SQLDialect dialect() {

@@ -1,4 +1,4 @@
-package io.spinagent.sandbox.host;
+package io.spinagent.standin;
 
 import io.spinagent.testkit.files.TemporaryDirectory;
 import java.io.IOException;

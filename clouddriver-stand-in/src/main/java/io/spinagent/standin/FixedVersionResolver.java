@@ -1,4 +1,4 @@
-package io.spinagent.sandbox.host;
+package io.spinagent.standin;
 
 import com.netflix.spinnaker.kork.version.VersionResolver;
 import org.springframework.core.Ordered;
