@@ -1,6 +1,7 @@
 package io.spinagent.deploy
 
 import com.marcnuri.helm.Helm
+import io.spinagent.deploy.observability.MonitoringObjects
 import spock.lang.Shared
 import spock.lang.Specification
 
@@ -146,6 +147,45 @@ class HelmChartSpec extends Specification {
     error.message.contains('kubernetes.accounts[0].kubeconfigFile: is required unless serviceAccount is true')
   }
 
+  def "monitoring on: a ServiceMonitor for the metrics Service, the alerts as a PrometheusRule, the dashboards for Grafana's sidecar"() {
+    when:
+    def manifests = Renderings.helm('spinagent', null, [
+        'monitoring.serviceMonitor.enabled'           : true,
+        'monitoring.serviceMonitor.labels.release'    : 'kube-prometheus-stack',
+        'monitoring.serviceMonitor.interval'          : '30s',
+        'monitoring.prometheusRule.enabled'           : true,
+        'monitoring.prometheusRule.labels.release'    : 'kube-prometheus-stack',
+        'monitoring.grafanaDashboards.enabled'        : true,
+        'monitoring.grafanaDashboards.namespace'      : 'monitoring',
+        'monitoring.grafanaDashboards.annotations.grafana_folder': 'SpinAgent'])
+
+    then:
+    manifests.kinds().containsAll(['ServiceMonitor', 'PrometheusRule'])
+    !manifests.kinds().contains('PodMonitor')
+    MonitoringObjects.checkServiceMonitor(manifests)
+    MonitoringObjects.checkPrometheusRule(manifests)
+    def dashboards = MonitoringObjects.checkDashboards(manifests)
+
+    and: 'with the labels the Prometheus selects by, the interval, and the namespace and folder Grafana looks in'
+    manifests.one('ServiceMonitor').metadata.labels.release == 'kube-prometheus-stack'
+    manifests.one('ServiceMonitor').spec.endpoints[0].interval == '30s'
+    !manifests.one('ServiceMonitor').spec.endpoints[0].containsKey('scrapeTimeout')
+    manifests.one('PrometheusRule').metadata.labels.release == 'kube-prometheus-stack'
+    dashboards.metadata.namespace == 'monitoring'
+    dashboards.metadata.annotations == [grafana_folder: 'SpinAgent']
+  }
+
+  def "monitoring.podMonitor scrapes the pods' admin port, also without the metrics Service and on another port"() {
+    when:
+    def manifests = Renderings.helm('spinagent', null, [
+        'monitoring.podMonitor.enabled': true, 'metrics.service.enabled': false, 'config.server.port': 9000])
+
+    then:
+    !manifests.kinds().contains('Service')
+    MonitoringObjects.checkPodMonitor(manifests)
+    manifests.agentContainer().ports == [[name: 'admin', containerPort: 9000, protocol: 'TCP']]
+  }
+
   def "values the chart cannot honour, misspelt or mistyped fail with a message naming the key (#set)"() {
     when:
     Renderings.helm('spinagent', null, set)
@@ -162,6 +202,10 @@ class HelmChartSpec extends Specification {
     ['rbac.scop': 'namespace']       | "at '/rbac': additional properties 'scop' not allowed"
     ['replicaCount': 'two']          | "at '/replicaCount': got string, want integer"
     ['serviceAccount.create': false] | 'serviceAccount.name is required when serviceAccount.create is false'
+    ['monitoring.serviceMonitor.enabled': true, 'monitoring.podMonitor.enabled': true] | 'enable monitoring.serviceMonitor or monitoring.podMonitor, not both'
+    ['monitoring.serviceMonitor.enabled': true, 'metrics.service.enabled': false] | 'monitoring.serviceMonitor.enabled needs metrics.service.enabled'
+    ['monitoring.podMonitor.interval': 'often'] | "at '/monitoring/podMonitor/interval'"
+    ['monitoring.prometheusRule.enable': true] | "at '/monitoring/prometheusRule': additional properties 'enable' not allowed"
   }
 
   /** Each volume's name and where its content comes from, ignoring how a Secret's keys are listed. */

@@ -1,5 +1,6 @@
 package io.spinagent.deploy
 
+import io.spinagent.deploy.observability.MonitoringObjects
 import spock.lang.Shared
 import spock.lang.Specification
 
@@ -123,5 +124,43 @@ class KustomizeOverlaysSpec extends Specification {
 
     cleanup:
     dir?.toFile()?.deleteDir()
+  }
+
+  def "an operator's overlay switches on #components: the monitors scrape the agents, the alerts and dashboards come along"() {
+    given: 'an overlay of the operator on ours, with our components and the label its Prometheus selects by'
+    def dir = Files.createTempDirectory(Renderings.deployDir().resolve('target'), 'monitoring-overlay')
+    def base = dir.relativize(Renderings.overlay(overlay))
+    def componentPaths = components.collect { dir.relativize(Renderings.deployDir().resolve('kustomize/components').resolve(it)) }
+    Files.writeString(dir.resolve('kustomization.yaml'), """\
+        apiVersion: kustomize.config.k8s.io/v1beta1
+        kind: Kustomization
+        namespace: $namespace
+        resources:
+          - $base
+        components:
+        ${componentPaths.collect { "  - $it" }.join('\n        ')}
+        labels:
+          - pairs:
+              release: kube-prometheus-stack
+        """.stripIndent())
+
+    when:
+    def manifests = new Manifests("$overlay with $components", kubectl.kustomize(dir))
+
+    then:
+    checks.each { MonitoringObjects."$it"(manifests) }
+    manifests.objects.findAll { it.kind in ['ServiceMonitor', 'PodMonitor', 'PrometheusRule'] }.every {
+      it.metadata.namespace == namespace && it.metadata.labels.release == 'kube-prometheus-stack'
+    }
+    manifests.ofKind('PodMonitor').size() + manifests.ofKind('ServiceMonitor').size() == 1
+
+    cleanup:
+    dir?.toFile()?.deleteDir()
+
+    where:
+    overlay               | namespace   | components                                                  | checks
+    'agent-mode'          | 'spinagent' | ['service-monitor', 'prometheus-rule', 'grafana-dashboards'] | ['checkServiceMonitor', 'checkPrometheusRule', 'checkDashboards']
+    'single-namespace'    | 'team-a'    | ['pod-monitor', 'prometheus-rule']                          | ['checkPodMonitor', 'checkPrometheusRule']
+    'infrastructure-mode' | 'spinagent' | ['pod-monitor']                                             | ['checkPodMonitor']
   }
 }
