@@ -30,6 +30,7 @@ import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
+import spock.lang.Unroll
 import spock.util.concurrent.PollingConditions
 
 import java.nio.file.Files
@@ -43,7 +44,12 @@ import java.util.concurrent.TimeUnit
  * credentials, and testkit's API server as the cluster. What kubectl changes shows in the cluster
  * and flows back into the plugin's store through the agent's watch. The cluster knows only the
  * agent's token, and its RBAC refuses deleting Secrets.
+ *
+ * <p>Every feature runs once with each kubectl minor version Clouddriver ships (1.30 to 1.33; 2026.3
+ * and later default to 1.30), the real release of each as the build provisioned it: the data
+ * variable {@code release} of each feature's {@code where:} block, which {@link #setup} reads.
  */
+@Unroll('#featureName [kubectl #release]')
 class KubectlThroughAgentSpec extends Specification {
 
   static final String DEPLOYMENT = '''\
@@ -83,8 +89,14 @@ class KubectlThroughAgentSpec extends Specification {
   PollingConditions eventually = new PollingConditions(timeout: 30, delay: 0.1)
   ObjectMapper json = new ObjectMapper()
   Path kubeconfig
+  /** The kubectl binary of this iteration. */
+  String kubectlBinary
 
   def setup() {
+    def release = specificationContext.currentIteration.dataVariables.release
+    assert release instanceof KubectlRelease: 'every feature of this spec runs once per kubectl release: ' +
+      'end it with where: release << KubectlRelease.provisioned()'
+    kubectlBinary = release.path()
     plugin.start()
     tunnel = TunnelHttpServer.start(new TunnelProperties(port: 0), new OperationsProperties(), tokens,
       plugin.accounts, plugin.sessions, new OperationRecorder(history, 'replica-1'))
@@ -153,6 +165,9 @@ class KubectlThroughAgentSpec extends Specification {
     deleted.exit == 0
     !cluster.getObject('apps/v1', 'Deployment', 'default', 'frontend').isPresent()
     eventually.eventually { assert stored('frontend') == null }
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "the cluster's own refusals pass through unchanged, 403 from RBAC included"() {
@@ -168,6 +183,9 @@ class KubectlThroughAgentSpec extends Specification {
       'User "spinagent-agent" cannot delete resource "secrets"')
     // operations reach the history table through a queue that a background thread writes
     eventually.eventually { assert operations().find { it.verb() == 'delete' }?.status() == 403 }
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "the cluster sees the agent's credentials, never the tunnel token kubectl sent"() {
@@ -178,6 +196,9 @@ class KubectlThroughAgentSpec extends Specification {
     got.exit == 0
     def users = cluster.requestLog().entries().findAll { it.uri().startsWith('/api/v1/namespaces') }*.user() as Set
     users == ['spinagent-agent'] as Set
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "create and replace from stdin, as Clouddriver runs them, act on the cluster and come back through the stream"() {
@@ -201,6 +222,9 @@ class KubectlThroughAgentSpec extends Specification {
     eventually.eventually { assert stored('backend').spec.template.spec.containers[0].image == 'nginx:1.28' }
     operations()*.verb().containsAll(['create', 'update'])
     operations().every { it.agentId() == 'agent-e2e' && it.replica() == 'replica-1' }
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "rollout pause, resume, restart, history and undo act on the Deployment and come back through the stream"() {
@@ -250,6 +274,9 @@ class KubectlThroughAgentSpec extends Specification {
     undone.exit == 0
     live('frontend').spec.template.spec.containers[0].image == 'nginx:1.27'
     eventually.eventually { assert stored('frontend').spec.template.spec.containers[0].image == 'nginx:1.27' }
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "logs prints a container's lines, and logs -f streams them as they come"() {
@@ -270,7 +297,8 @@ class KubectlThroughAgentSpec extends Specification {
     }
 
     when: 'following'
-    def process = new ProcessBuilder(['kubectl', "--kubeconfig=$kubeconfig".toString(), 'logs', '-f', 'frontend-1', '-c', 'web'])
+    def process = new ProcessBuilder([kubectlBinary, "--kubeconfig=$kubeconfig".toString(), "--cache-dir=${kubectlCache()}".toString(),
+      'logs', '-f', 'frontend-1', '-c', 'web'])
       .redirectErrorStream(true).start()
     process.outputStream.close()
     def output = new StringBuffer()
@@ -291,6 +319,9 @@ class KubectlThroughAgentSpec extends Specification {
     cleanup:
     process?.destroy()
     reader?.join(5000)
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   def "a 10 MB ConfigMap applies through the tunnel in chunks"() {
@@ -305,6 +336,9 @@ class KubectlThroughAgentSpec extends Specification {
     then:
     applied.exit == 0
     json.readValue(cluster.getObject('v1', 'ConfigMap', 'default', 'big').get(), Map).data.payload.length() == value.length()
+
+    where:
+    release << KubectlRelease.provisioned()
   }
 
   private List operations() {
@@ -332,7 +366,12 @@ class KubectlThroughAgentSpec extends Specification {
   }
 
   private Map kubectl(String stdin, String... args) {
-    Kubectl.run(kubeconfig, stdin, args)
+    Kubectl.run(kubectlBinary, kubeconfig, stdin, (["--cache-dir=${kubectlCache()}".toString()] + args.toList()) as String[])
+  }
+
+  /** kubectl's discovery cache, kept out of the user's home directory. */
+  private Path kubectlCache() {
+    dir.resolve('kubectl-cache')
   }
 
   private static int freePort() {
