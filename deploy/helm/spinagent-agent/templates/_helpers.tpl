@@ -61,6 +61,17 @@ Fails on what values.schema.json cannot say clearly: a value required by another
   verbs: [get, list, watch]
 {{- end -}}
 
+{{/*
+Pod metrics, read-only accounts included: Clouddriver runs kubectl top pod through the tunnel when
+the account's definition has metrics: true. The cluster-wide rules for kubectl top node are in the
+ClusterRole.
+*/}}
+{{- define "spinagent-agent.podMetricsRules" -}}
+- apiGroups: [metrics.k8s.io]
+  resources: [pods]
+  verbs: [get, list]
+{{- end -}}
+
 {{/* What Clouddriver's kubectl does through the agent's tunnel when it deploys. */}}
 {{- define "spinagent-agent.deployRules" -}}
 - apiGroups: [""]

@@ -166,7 +166,7 @@ class AgentCommandSpec extends Specification {
     code == 0
     err.toString().readLines() == [
         "warning: ${file}:3: clouddriver.keepAliveOperationSeconds: Armory Scale Agent setting (restart the connection when no operation arrived for this many seconds) that SpinAgent does not apply: a healthy connection is never restarted; a dead one is noticed by keepalive pings and heartbeats and reopened with clouddriver.backoff".toString(),
-        "warning: ${file}:8: kubernetes.accounts[0].metrics: Armory Scale Agent setting (send pod metrics to Clouddriver every 20 seconds) that SpinAgent does not apply: not implemented: Clouddriver shows no pod metrics for the account".toString()]
+        "warning: ${file}:8: kubernetes.accounts[0].metrics: Armory Scale Agent setting (send pod metrics to Clouddriver every 20 seconds) that SpinAgent does not apply: the agent pushes none: Clouddriver reads pod metrics itself, running kubectl top pod through the plugin's tunnel to this agent when the account's definition has metrics: true (Clouddriver's default); the cluster needs a metrics server (metrics.k8s.io)".toString()]
     out.toString().readLines().last() == "configuration is valid: [${file}]".toString()
   }
 

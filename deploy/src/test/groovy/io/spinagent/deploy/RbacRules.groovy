@@ -1,6 +1,7 @@
 package io.spinagent.deploy
 
 import io.spinagent.agent.cluster.KindSelection
+import io.spinagent.testkit.kubernetes.AccessControl
 
 /** What a Role's or ClusterRole's rules grant, as comparable "group/resource verb" strings. */
 final class RbacRules {
@@ -34,7 +35,29 @@ final class RbacRules {
       'apps/controllerrevisions list', '/events list',
   ]
 
+  /** What {@code kubectl top pod} reads, and Clouddriver runs for an account with metrics: true. */
+  static final List<String> POD_METRICS_GRANTS = ['metrics.k8s.io/pods get', 'metrics.k8s.io/pods list']
+
+  /** What {@code kubectl top node} reads besides: node metrics and the nodes' allocatable resources. */
+  static final List<String> NODE_METRICS_GRANTS = ['metrics.k8s.io/nodes get', 'metrics.k8s.io/nodes list',
+                                                   '/nodes get', '/nodes list']
+
   private RbacRules() {}
+
+  /**
+   * The rules as an API server's RBAC evaluates them, for the test server: a request is allowed when
+   * one rule names (or wildcards) its group, resource (with subresource) and verb; a Role's rules
+   * ({@code roleNamespace} set) allow only requests in that namespace.
+   */
+  static AccessControl.AccessRule accessRule(List<Map> rules, String roleNamespace = null) {
+    def matches = { List values, String value -> values.contains('*') || values.contains(value) }
+    return { AccessControl.AccessRequest request ->
+      String resource = request.subresource() ? "${request.resource()}/${request.subresource()}" : request.resource()
+      (roleNamespace == null || request.namespace() == roleNamespace) && rules.any { rule ->
+        matches(rule.apiGroups, request.group()) && matches(rule.resources, resource) && matches(rule.verbs, request.verb())
+      }
+    } as AccessControl.AccessRule
+  }
 
   static Set<String> defaultKinds() {
     KindSelection.DEFAULT_KINDS

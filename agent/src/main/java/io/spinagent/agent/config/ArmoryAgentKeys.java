@@ -311,7 +311,10 @@ public final class ArmoryAgentKeys {
           warned(
               "kubernetes.accounts[].metrics",
               "send pod metrics to Clouddriver every 20 seconds",
-              "not implemented: Clouddriver shows no pod metrics for the account",
+              "the agent pushes none: Clouddriver reads pod metrics itself, running kubectl top pod"
+                  + " through the plugin's tunnel to this agent when the account's definition has"
+                  + " metrics: true (Clouddriver's default); the cluster needs a metrics server"
+                  + " (metrics.k8s.io)",
               "false"),
           converted(
               "kubernetes.accounts[].permissions",

@@ -197,12 +197,12 @@ public final class AccessControl {
       return principal.rule().allows(request);
     }
     for (ResourceType type : served) {
-      if (!type.stored()
+      if (type.serving() == ResourceType.Serving.ACCESS_REVIEW
           || (!anyGroup && !type.group().equals(request.group()))
           || (!anyResource && !type.plural().equals(request.resource()))) {
         continue;
       }
-      for (String verb : anyVerb ? ResourceType.ALL_VERBS : List.of(request.verb())) {
+      for (String verb : anyVerb ? type.verbs() : List.of(request.verb())) {
         AccessRequest each =
             new AccessRequest(
                 request.user(),

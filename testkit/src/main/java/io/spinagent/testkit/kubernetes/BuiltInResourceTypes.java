@@ -205,7 +205,7 @@ final class BuiltInResourceTypes {
             List.of("api-extensions"),
             true,
             null,
-            true,
+            ResourceType.Serving.STORED,
             null));
     // authorization.k8s.io/v1: answered by AccessControl, never stored.
     types.add(
@@ -220,9 +220,44 @@ final class BuiltInResourceTypes {
             List.of(),
             false,
             null,
-            false,
+            ResourceType.Serving.ACCESS_REVIEW,
             null));
     return types;
+  }
+
+  /**
+   * metrics.k8s.io/v1beta1 as metrics-server serves it (resources {@code pods} and {@code nodes},
+   * kinds PodMetrics and NodeMetrics, an empty singular name, get and list only): what {@code
+   * kubectl top} reads.
+   */
+  static List<ResourceType> metrics() {
+    return List.of(
+        new ResourceType(
+            ResourceMetrics.GROUP,
+            ResourceMetrics.VERSION,
+            "NodeMetrics",
+            "nodes",
+            "",
+            false,
+            List.of(),
+            List.of(),
+            false,
+            null,
+            ResourceType.Serving.METRICS,
+            null),
+        new ResourceType(
+            ResourceMetrics.GROUP,
+            ResourceMetrics.VERSION,
+            "PodMetrics",
+            "pods",
+            "",
+            true,
+            List.of(),
+            List.of(),
+            false,
+            null,
+            ResourceType.Serving.METRICS,
+            null));
   }
 
   private static ResourceType ns(
@@ -245,7 +280,7 @@ final class BuiltInResourceTypes {
         categories,
         status,
         scale,
-        true,
+        ResourceType.Serving.STORED,
         null);
   }
 
@@ -257,6 +292,17 @@ final class BuiltInResourceTypes {
       List<String> shortNames,
       boolean status) {
     return new ResourceType(
-        group, version, kind, plural, null, false, shortNames, List.of(), status, null, true, null);
+        group,
+        version,
+        kind,
+        plural,
+        null,
+        false,
+        shortNames,
+        List.of(),
+        status,
+        null,
+        ResourceType.Serving.STORED,
+        null);
   }
 }

@@ -3,8 +3,6 @@ package io.spinagent.testkit.kubernetes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -56,7 +54,10 @@ final class CustomResourceDefinitions {
     String group = spec.path("group").asText();
     String kind = names.path("kind").asText();
     String plural = names.path("plural").asText();
-    String singular = names.path("singular").asText(kind.toLowerCase(Locale.ROOT));
+    String singular = names.path("singular").asText("");
+    if (singular.isEmpty()) {
+      singular = kind.toLowerCase(Locale.ROOT);
+    }
     boolean namespaced = !"Cluster".equals(spec.path("scope").asText("Namespaced"));
     List<String> shortNames = strings(names.path("shortNames"));
     List<String> categories = strings(names.path("categories"));
@@ -87,14 +88,18 @@ final class CustomResourceDefinitions {
               categories,
               subresources.has("status"),
               scale,
-              true,
+              ResourceType.Serving.STORED,
               name));
     }
     return types;
   }
 
-  /** The status the apiextensions controllers write once names are accepted. */
-  static ObjectNode establishedStatus(ObjectNode crd) {
+  /**
+   * The status the apiextensions controllers write once names are accepted.
+   *
+   * @param now the server's time, for the conditions' lastTransitionTime
+   */
+  static ObjectNode establishedStatus(ObjectNode crd, String now) {
     JsonNode names = crd.path("spec").path("names");
     ObjectNode status = Json.object();
     ObjectNode accepted = names.isObject() ? ((ObjectNode) names).deepCopy() : Json.object();
@@ -106,7 +111,6 @@ final class CustomResourceDefinitions {
       accepted.put("listKind", kind + "List");
     }
     status.set("acceptedNames", accepted);
-    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     ArrayNode conditions = status.putArray("conditions");
     conditions
         .addObject()

@@ -5,6 +5,7 @@ import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.testkit.tls.TestPki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -14,8 +15,9 @@ import java.util.Optional;
  * (the JDK's {@code com.sun.net.httpserver}), speaking what the official Java client and kubectl
  * rely on: CRUD with conflicts, a global resourceVersion, selectors, consistent pagination, watches
  * with history and 410 Expired, bookmarks, discovery including CRDs, OpenAPI v3 for kubectl,
- * metadata-only and table responses, SelfSubjectAccessReview, bearer tokens with 401/403, and HTTPS
- * with a generated CA.
+ * metadata-only responses, server-side tables with the columns a real server prints, the resource
+ * metrics API that {@code kubectl top} reads, SelfSubjectAccessReview, bearer tokens with 401/403,
+ * and HTTPS with a generated CA.
  *
  * <p>The JDK server was chosen over Netty or okhttp's MockWebServer because it adds no dependency
  * that could clash with the agent's own (client-java brings okhttp 4, fabric8's mock server okhttp
@@ -34,7 +36,7 @@ import java.util.Optional;
 public final class KubernetesApiServer implements AutoCloseable {
 
   private final Builder options;
-  private final ResourceTypeRegistry registry = new ResourceTypeRegistry();
+  private final ResourceTypeRegistry registry;
   private final WatchHub hub;
   private final ResourceStore store;
   private final AccessControl accessControl = new AccessControl();
@@ -56,14 +58,21 @@ public final class KubernetesApiServer implements AutoCloseable {
 
   private KubernetesApiServer(Builder options) {
     this.options = options;
+    this.registry = new ResourceTypeRegistry(options.metricsApi);
     this.hub = new WatchHub(options.eventHistoryLimit);
-    this.store = new ResourceStore(registry, hub, options.requireNamespaces);
+    this.store = new ResourceStore(registry, hub, options.requireNamespaces, options.clock);
     this.certificates = options.https ? TestPki.create("spinagent-testkit Kubernetes CA") : null;
     this.servingCertificate =
         options.https ? certificates.issueServer("kube-apiserver", options.host) : null;
     this.resources =
         new ResourceRequestHandler(
-            store, accessControl, options.defaultWatchTimeout, options.bookmarkInterval, podLogs);
+            store,
+            accessControl,
+            options.defaultWatchTimeout,
+            options.bookmarkInterval,
+            podLogs,
+            new ServerSideTables(options.clock),
+            new ResourceMetrics(store, registry, options.clock));
     this.router =
         new ApiRequestRouter(
             registry,
@@ -285,6 +294,25 @@ public final class KubernetesApiServer implements AutoCloseable {
   /** Applies a JSON merge patch (RFC 7386) to an object. */
   public String mergePatchObject(
       String apiVersion, String kind, String namespace, String name, String patch) {
+    return mergePatch(apiVersion, kind, namespace, name, null, patch);
+  }
+
+  /**
+   * Applies a JSON merge patch to an object's status subresource, as a controller or kubelet writes
+   * it (writes of the object itself leave status alone on kinds that have the subresource).
+   */
+  public String mergePatchStatus(
+      String apiVersion, String kind, String namespace, String name, String patch) {
+    return mergePatch(apiVersion, kind, namespace, name, "status", patch);
+  }
+
+  private String mergePatch(
+      String apiVersion,
+      String kind,
+      String namespace,
+      String name,
+      String subresource,
+      String patch) {
     ResourceType type = type(apiVersion, kind);
     byte[] body = patch.getBytes(StandardCharsets.UTF_8);
     return Json.write(
@@ -293,7 +321,7 @@ public final class KubernetesApiServer implements AutoCloseable {
                 type,
                 namespace,
                 name,
-                null,
+                subresource,
                 current -> Patches.apply(Patches.Kind.MERGE, current, body),
                 false),
             type));
@@ -342,6 +370,8 @@ public final class KubernetesApiServer implements AutoCloseable {
     private Duration watchStallTimeout = Duration.ofSeconds(10);
     private boolean requireNamespaces = true;
     private boolean aggregatedDiscovery = true;
+    private boolean metricsApi = true;
+    private Clock clock = Clock.systemUTC();
     private List<String> initialNamespaces =
         List.of("default", "kube-system", "kube-public", "kube-node-lease");
 
@@ -417,6 +447,26 @@ public final class KubernetesApiServer implements AutoCloseable {
      */
     public Builder aggregatedDiscovery(boolean served) {
       this.aggregatedDiscovery = served;
+      return this;
+    }
+
+    /**
+     * Whether the resource metrics API ({@code metrics.k8s.io/v1beta1}, what {@code kubectl top}
+     * reads) is served, as in a cluster with metrics-server (true, the default); false serves none,
+     * as in a cluster without a metrics server ({@code kubectl top}: "Metrics API not available").
+     */
+    public Builder metricsApi(boolean served) {
+      this.metricsApi = served;
+      return this;
+    }
+
+    /**
+     * The server's time: objects' creationTimestamp and deletionTimestamp, the ages and durations
+     * of server-side tables, the timestamps of metrics. The system clock by default; a test that
+     * compares kubectl's output exactly steps a clock of its own.
+     */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
       return this;
     }
 

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * A minimal OpenAPI v3 description, generated from the registry, with just what kubectl 1.32 reads:
@@ -99,17 +100,29 @@ final class OpenApiDocument {
           type.namespaced()
               ? type.versionPath() + "/namespaces/{namespace}/" + type.plural()
               : type.versionPath() + "/" + type.plural();
+      // The operations of the verbs the resource serves.
+      List<String> verbs = type.verbs();
       ObjectNode collectionItem = paths.putObject(collection);
-      collectionItem.set("post", operation(type, "post", schemaId, false));
-      if (!type.stored()) {
+      if (verbs.contains("create")) {
+        collectionItem.set("post", operation(type, "post", schemaId, false));
+      }
+      if (verbs.contains("list")) {
+        collectionItem.set("get", operation(type, "list", schemaId, false));
+      }
+      if (!verbs.contains("get")) {
         continue;
       }
-      collectionItem.set("get", operation(type, "list", schemaId, false));
       ObjectNode item = paths.putObject(collection + "/{name}");
       item.set("get", operation(type, "get", schemaId, false));
-      item.set("put", operation(type, "put", schemaId, false));
-      item.set("patch", operation(type, "patch", schemaId, true));
-      item.set("delete", operation(type, "delete", schemaId, false));
+      if (verbs.contains("update")) {
+        item.set("put", operation(type, "put", schemaId, false));
+      }
+      if (verbs.contains("patch")) {
+        item.set("patch", operation(type, "patch", schemaId, true));
+      }
+      if (verbs.contains("delete")) {
+        item.set("delete", operation(type, "delete", schemaId, false));
+      }
     }
     return document;
   }

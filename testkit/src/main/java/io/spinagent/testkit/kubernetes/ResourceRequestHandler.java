@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Serves requests for resources: maps HTTP method and URL to a Kubernetes verb (get, list, watch,
- * create, update, patch, delete, deletecollection), authorizes it, and runs it against the store.
+ * create, update, patch, delete, deletecollection), authorizes it, and runs it against the store;
+ * or, for the resources that are answered rather than stored, reviews the caller's access or
+ * computes resource metrics.
  */
 final class ResourceRequestHandler {
 
@@ -18,6 +20,8 @@ final class ResourceRequestHandler {
   private final Duration defaultWatchTimeout;
   private final Duration bookmarkInterval;
   private final PodLogs podLogs;
+  private final ServerSideTables tables;
+  private final ResourceMetrics metrics;
   private final LongAdder listedObjects = new LongAdder();
 
   ResourceRequestHandler(
@@ -25,12 +29,16 @@ final class ResourceRequestHandler {
       AccessControl accessControl,
       Duration defaultWatchTimeout,
       Duration bookmarkInterval,
-      PodLogs podLogs) {
+      PodLogs podLogs,
+      ServerSideTables tables,
+      ResourceMetrics metrics) {
     this.store = store;
     this.accessControl = accessControl;
     this.defaultWatchTimeout = defaultWatchTimeout;
     this.bookmarkInterval = bookmarkInterval;
     this.podLogs = podLogs;
+    this.tables = tables;
+    this.metrics = metrics;
   }
 
   void handle(
@@ -39,7 +47,7 @@ final class ResourceRequestHandler {
     ResourceType type = path.type();
     boolean watch = path.legacyWatch() || exchange.flag("watch");
     String verb = verbOf(exchange.method(), path, watch);
-    if (!type.stored()) {
+    if (type.serving() == ResourceType.Serving.ACCESS_REVIEW) {
       // SelfSubjectAccessReview: every authenticated caller may ask about itself.
       if (!verb.equals("create")) {
         throw ApiError.methodNotAllowed();
@@ -77,6 +85,10 @@ final class ResourceRequestHandler {
     boolean dryRun = "All".equals(exchange.query("dryRun"));
     ResponseShape shape = ResponseShape.negotiate(exchange.header("Accept"));
     String includeObject = exchange.query("includeObject");
+    if (type.serving() == ResourceType.Serving.METRICS) {
+      metrics(exchange, path, verb, shape, includeObject);
+      return;
+    }
     switch (verb) {
       case "get" -> {
         StoredObject object = store.get(type, path.namespace(), path.name());
@@ -86,14 +98,14 @@ final class ResourceRequestHandler {
         } else if ("scale".equals(path.subresource())) {
           exchange.sendJson(200, ScaleSubresource.toScale(type, object.tree()));
         } else {
-          exchange.sendJson(200, shape.single(object, type, includeObject));
+          exchange.sendJson(200, shape.single(object, type, includeObject, tables));
         }
       }
       case "list" -> {
         ResourceStore.ListResult result =
             store.list(type, path.namespace(), selector(exchange), listOptions(exchange));
         listedObjects.add(result.items().size());
-        exchange.sendJson(200, shape.list(type, result, includeObject));
+        exchange.sendJson(200, shape.list(type, result, includeObject, tables));
       }
       case "watch" -> watch(exchange, path, shape, includeObject, pump);
       case "create" -> {
@@ -137,6 +149,26 @@ final class ResourceRequestHandler {
         ArrayNode items = list.putArray("items");
         deleted.forEach(object -> items.add(ResponseShape.full(object, type)));
         exchange.sendJson(200, list);
+      }
+      default -> throw ApiError.methodNotAllowed();
+    }
+  }
+
+  /** PodMetrics and NodeMetrics: get and list only, computed now, never paged. */
+  private void metrics(
+      ApiExchange exchange, ResourcePath path, String verb, ResponseShape shape, String include)
+      throws IOException {
+    ResourceType type = path.type();
+    switch (verb) {
+      case "get" ->
+          exchange.sendJson(
+              200,
+              shape.single(
+                  metrics.get(type, path.namespace(), path.name()), type, include, tables));
+      case "list" -> {
+        List<ObjectNode> items = metrics.list(type, path.namespace(), selector(exchange));
+        listedObjects.add(items.size());
+        exchange.sendJson(200, shape.list(type, items, Json.object(), include, tables));
       }
       default -> throw ApiError.methodNotAllowed();
     }
@@ -245,6 +277,7 @@ final class ResourceRequestHandler {
             path.type(),
             shape,
             includeObject,
+            tables,
             timeoutMillis,
             exchange.flag("allowWatchBookmarks"),
             bookmarkInterval.toMillis(),

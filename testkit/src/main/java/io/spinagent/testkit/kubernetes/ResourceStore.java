@@ -12,7 +12,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
 import java.security.SecureRandom;
-import java.time.Instant;
+import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,6 +49,7 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   private final ResourceTypeRegistry registry;
   private final WatchHub hub;
   private final boolean requireNamespaces;
+  private final Clock clock;
   private final KubernetesAttributesExtractor extractor = new KubernetesAttributesExtractor();
   private final PostHandler postHandler;
   private final PutHandler putHandler;
@@ -60,10 +61,12 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   /** The write in progress; only touched while holding the write lock. */
   private WriteContext write;
 
-  ResourceStore(ResourceTypeRegistry registry, WatchHub hub, boolean requireNamespaces) {
+  ResourceStore(
+      ResourceTypeRegistry registry, WatchHub hub, boolean requireNamespaces, Clock clock) {
     this.registry = registry;
     this.hub = hub;
     this.requireNamespaces = requireNamespaces;
+    this.clock = clock;
     this.postHandler = new PostHandler(extractor, this);
     this.putHandler = new PutHandler(this);
   }
@@ -510,7 +513,7 @@ public final class ResourceStore implements KubernetesCrudPersistence {
           return current;
         }
         ObjectNode metadata = Json.metadata(tree);
-        metadata.put("deletionTimestamp", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        metadata.put("deletionTimestamp", now());
         metadata.put("deletionGracePeriodSeconds", 0);
         return replaceLocked(type, key, null, tree, dryRun);
       }
@@ -590,7 +593,7 @@ public final class ResourceStore implements KubernetesCrudPersistence {
       return;
     }
     ObjectNode tree = crd.tree();
-    tree.set("status", CustomResourceDefinitions.establishedStatus(tree));
+    tree.set("status", CustomResourceDefinitions.establishedStatus(tree, now()));
     replaceLocked(crdType, key, "status", tree, false);
   }
 
@@ -607,14 +610,11 @@ public final class ResourceStore implements KubernetesCrudPersistence {
     }
     StoredObject previous = objects.get(key);
     if (previous == null) {
-      // fabric8 numbers uids with a JVM-wide counter (two test clusters would share uids) and keeps
-      // nanoseconds in creationTimestamp; a real server uses random UUIDs and whole seconds.
+      // fabric8 numbers uids with a JVM-wide counter (two test clusters would share uids) and takes
+      // creationTimestamp, with nanoseconds, from the system clock; a real server uses random UUIDs
+      // and whole seconds of its own time.
       metadata.put("uid", UUID.randomUUID().toString());
-      String created = metadata.path("creationTimestamp").asText("");
-      if (!created.isEmpty()) {
-        metadata.put(
-            "creationTimestamp", Instant.parse(created).truncatedTo(ChronoUnit.SECONDS).toString());
-      }
+      metadata.put("creationTimestamp", now());
     }
     if (previous != null && sameApartFromResourceVersion(previous.tree(), tree)) {
       write.result = previous;
@@ -696,7 +696,7 @@ public final class ResourceStore implements KubernetesCrudPersistence {
                     null,
                     false,
                     null,
-                    true,
+                    ResourceType.Serving.STORED,
                     null));
     WriteContext outer = write;
     write = new WriteContext(type, key, false);
@@ -798,6 +798,11 @@ public final class ResourceStore implements KubernetesCrudPersistence {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** The server's time in whole seconds, as timestamps of objects have it. */
+  private String now() {
+    return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
 
   private boolean namespaceExists(String namespace) {
     return objects.containsKey(new ObjectKey("", "namespaces", "", namespace));

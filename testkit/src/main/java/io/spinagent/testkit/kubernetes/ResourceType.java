@@ -10,8 +10,8 @@ import java.util.Locale;
  * cluster.
  *
  * @param crdName name of the CustomResourceDefinition that declared this type, null for built-ins
- * @param stored false for "virtual" resources such as SelfSubjectAccessReview that are answered,
- *     not kept
+ * @param serving whether objects are kept, or answered without being kept (SelfSubjectAccessReview,
+ *     the metrics API)
  */
 public record ResourceType(
     String group,
@@ -24,11 +24,29 @@ public record ResourceType(
     List<String> categories,
     boolean statusSubresource,
     Scale scale,
-    boolean stored,
+    Serving serving,
     String crdName) {
 
   static final List<String> ALL_VERBS =
       List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
+
+  /** How requests for a resource are answered. */
+  public enum Serving {
+    /** Objects kept in the store: every verb. */
+    STORED,
+    /** Answered from the caller's rule and never kept (SelfSubjectAccessReview): create only. */
+    ACCESS_REVIEW,
+    /** Computed from the stored Pods and Nodes (metrics.k8s.io, as metrics-server serves it). */
+    METRICS;
+
+    List<String> verbs() {
+      return switch (this) {
+        case STORED -> ALL_VERBS;
+        case ACCESS_REVIEW -> List.of("create");
+        case METRICS -> List.of("get", "list");
+      };
+    }
+  }
 
   /** Where the scale subresource finds replicas and selector; JSON paths relative to the object. */
   public record Scale(
@@ -40,7 +58,9 @@ public record ResourceType(
   public ResourceType {
     shortNames = shortNames == null ? List.of() : List.copyOf(shortNames);
     categories = categories == null ? List.of() : List.copyOf(categories);
-    if (singular == null || singular.isEmpty()) {
+    // Built-ins name no singular (null): discovery shows the kind in lower case, as API servers
+    // do. An empty one stays empty, as metrics-server's resources have it.
+    if (singular == null) {
       singular = kind.toLowerCase(Locale.ROOT);
     }
   }
@@ -78,8 +98,13 @@ public record ResourceType(
     return collectionPath(namespace) + "/" + name;
   }
 
+  /** Whether objects of this type are kept in the store (the other verbs depend on it). */
+  public boolean stored() {
+    return serving == Serving.STORED;
+  }
+
   public List<String> verbs() {
-    return stored ? ALL_VERBS : List.of("create");
+    return serving.verbs();
   }
 
   /** The same resource at another version (CRDs and multi-version built-ins). */
@@ -95,7 +120,7 @@ public record ResourceType(
         categories,
         statusSubresource,
         scale,
-        stored,
+        serving,
         crdName);
   }
 }

@@ -22,8 +22,14 @@ public final class ResourceTypeRegistry {
    */
   private final Map<String, Map<String, Map<String, ResourceType>>> groups = new LinkedHashMap<>();
 
-  ResourceTypeRegistry() {
+  /**
+   * @param metricsApi whether the resource metrics API is served, as with metrics-server installed
+   */
+  ResourceTypeRegistry(boolean metricsApi) {
     BuiltInResourceTypes.all().forEach(this::register);
+    if (metricsApi) {
+      BuiltInResourceTypes.metrics().forEach(this::register);
+    }
   }
 
   synchronized void register(ResourceType type) {

@@ -3,9 +3,7 @@ package io.spinagent.testkit.kubernetes;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
@@ -13,8 +11,8 @@ import java.util.Locale;
  * The form a response takes, chosen from the Accept header the way a real API server does it: whole
  * objects; metadata only ({@code as=PartialObjectMetadata[List];g=meta.k8s.io;v=v1}, which is how
  * the agent lists Secrets without ever receiving their data); or server-side tables ({@code
- * as=Table;g=meta.k8s.io;v=v1}, what kubectl's default printer asks for). Protobuf is never
- * produced: clients always offer JSON as an alternative.
+ * as=Table;g=meta.k8s.io;v=v1}, what kubectl's default printer asks for; see {@link
+ * ServerSideTables}). Protobuf is never produced: clients always offer JSON as an alternative.
  */
 enum ResponseShape {
   FULL,
@@ -58,16 +56,27 @@ enum ResponseShape {
     return FULL;
   }
 
-  /** One object as this shape presents it, at the version the client asked for. */
-  ObjectNode single(StoredObject object, ResourceType requested, String includeObject) {
+  /** One stored object as this shape presents it, at the version the client asked for. */
+  ObjectNode single(
+      StoredObject object, ResourceType requested, String includeObject, ServerSideTables tables) {
+    return single(full(object, requested), requested, includeObject, tables);
+  }
+
+  /** One object (whole, at the version asked for) as this shape presents it. */
+  ObjectNode single(
+      ObjectNode object, ResourceType requested, String includeObject, ServerSideTables tables) {
     return switch (this) {
-      case FULL -> full(object, requested);
+      case FULL -> object;
       case METADATA -> partial(object);
-      case TABLE -> table(requested, List.of(object), null, includeObject);
+      case TABLE -> tables.table(requested, List.of(object), null, includeObject);
     };
   }
 
-  ObjectNode list(ResourceType requested, ResourceStore.ListResult result, String includeObject) {
+  ObjectNode list(
+      ResourceType requested,
+      ResourceStore.ListResult result,
+      String includeObject,
+      ServerSideTables tables) {
     ObjectNode listMeta = Json.object();
     listMeta.put("resourceVersion", String.valueOf(result.resourceVersion()));
     if (result.continueToken() != null) {
@@ -76,8 +85,20 @@ enum ResponseShape {
     if (result.remainingItemCount() != null) {
       listMeta.put("remainingItemCount", result.remainingItemCount());
     }
+    List<ObjectNode> items = new ArrayList<>();
+    result.items().forEach(object -> items.add(full(object, requested)));
+    return list(requested, items, listMeta, includeObject, tables);
+  }
+
+  /** Objects (whole, at the version asked for) as a list of this shape. */
+  ObjectNode list(
+      ResourceType requested,
+      List<ObjectNode> objects,
+      ObjectNode listMeta,
+      String includeObject,
+      ServerSideTables tables) {
     if (this == TABLE) {
-      return table(requested, result.items(), listMeta, includeObject);
+      return tables.table(requested, objects, listMeta, includeObject);
     }
     ObjectNode list = Json.object();
     if (this == METADATA) {
@@ -89,8 +110,8 @@ enum ResponseShape {
     }
     list.set("metadata", listMeta);
     ArrayNode items = list.putArray("items");
-    for (StoredObject object : result.items()) {
-      items.add(this == METADATA ? partial(object) : full(object, requested));
+    for (ObjectNode object : objects) {
+      items.add(this == METADATA ? partial(object) : object);
     }
     return list;
   }
@@ -123,85 +144,13 @@ enum ResponseShape {
     return tree;
   }
 
-  static ObjectNode partial(StoredObject object) {
-    ObjectNode tree = object.tree();
+  /** An object reduced to its metadata, as PartialObjectMetadata. */
+  static ObjectNode partial(ObjectNode object) {
     ObjectNode partial = Json.object();
     partial.put("apiVersion", "meta.k8s.io/v1");
     partial.put("kind", "PartialObjectMetadata");
-    JsonNode metadata = tree.get("metadata");
-    partial.set("metadata", metadata == null ? Json.object() : metadata);
+    JsonNode metadata = object.get("metadata");
+    partial.set("metadata", metadata == null ? Json.object() : metadata.deepCopy());
     return partial;
-  }
-
-  private static ObjectNode table(
-      ResourceType requested,
-      List<StoredObject> objects,
-      ObjectNode listMeta,
-      String includeObject) {
-    ObjectNode table = Json.object();
-    table.put("apiVersion", "meta.k8s.io/v1");
-    table.put("kind", "Table");
-    table.set("metadata", listMeta == null ? Json.object() : listMeta);
-    ArrayNode columns = table.putArray("columnDefinitions");
-    columns
-        .addObject()
-        .put("name", "Name")
-        .put("type", "string")
-        .put("format", "name")
-        .put("description", "Name must be unique within a namespace.")
-        .put("priority", 0);
-    columns
-        .addObject()
-        .put("name", "Age")
-        .put("type", "string")
-        .put("format", "")
-        .put(
-            "description",
-            "CreationTimestamp is a timestamp representing the server time when this object was "
-                + "created.")
-        .put("priority", 0);
-    ArrayNode rows = table.putArray("rows");
-    for (StoredObject object : objects) {
-      ObjectNode tree = object.tree();
-      ObjectNode row = rows.addObject();
-      ArrayNode cells = row.putArray("cells");
-      cells.add(Json.text(tree, "metadata.name"));
-      cells.add(age(Json.text(tree, "metadata.creationTimestamp")));
-      String include = includeObject == null ? "Metadata" : includeObject;
-      if ("Object".equals(include)) {
-        row.set("object", full(object, requested));
-      } else if (!"None".equals(include)) {
-        row.set("object", partial(object));
-      }
-    }
-    return table;
-  }
-
-  /** kubectl's short human duration ("45s", "3m12s", "5h", "2d"). */
-  static String age(String creationTimestamp) {
-    if (creationTimestamp == null) {
-      return "<unknown>";
-    }
-    try {
-      Duration d = Duration.between(Instant.parse(creationTimestamp), Instant.now());
-      long seconds = Math.max(0, d.toSeconds());
-      if (seconds < 120) {
-        return seconds + "s";
-      }
-      long minutes = seconds / 60;
-      if (minutes < 10) {
-        return minutes + "m" + (seconds % 60 == 0 ? "" : (seconds % 60) + "s");
-      }
-      if (minutes < 180) {
-        return minutes + "m";
-      }
-      long hours = minutes / 60;
-      if (hours < 48) {
-        return hours + "h";
-      }
-      return (hours / 24) + "d";
-    } catch (DateTimeParseException e) {
-      return "<invalid>";
-    }
   }
 }

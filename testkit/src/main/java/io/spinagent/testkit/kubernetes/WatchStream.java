@@ -24,6 +24,7 @@ final class WatchStream {
   private final ResourceType type;
   private final ResponseShape shape;
   private final String includeObject;
+  private final ServerSideTables tables;
   private final long timeoutMillis;
   private final boolean bookmarks;
   private final long bookmarkIntervalMillis;
@@ -54,6 +55,7 @@ final class WatchStream {
       ResourceType type,
       ResponseShape shape,
       String includeObject,
+      ServerSideTables tables,
       long timeoutMillis,
       boolean bookmarks,
       long bookmarkIntervalMillis,
@@ -62,6 +64,7 @@ final class WatchStream {
     this.type = type;
     this.shape = shape;
     this.includeObject = includeObject;
+    this.tables = tables;
     this.timeoutMillis = timeoutMillis;
     this.bookmarks = bookmarks;
     this.bookmarkIntervalMillis = bookmarkIntervalMillis;
@@ -143,7 +146,7 @@ final class WatchStream {
       }
       WatchHub.Delivery delivery;
       while (!stalled && (delivery = subscription.next()) != null) {
-        write(delivery.type(), shape.single(delivery.object(), type, includeObject));
+        write(delivery.type(), shape.single(delivery.object(), type, includeObject, tables));
         if (initialLeft > 0 && --initialLeft == 0 && sendInitialEventsEnd) {
           write("BOOKMARK", shape.bookmark(type, initialResourceVersion, true));
           initialResourceVersion = -1;

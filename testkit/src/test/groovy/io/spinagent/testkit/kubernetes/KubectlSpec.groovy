@@ -39,27 +39,11 @@ class KubectlSpec extends ApiServerSpecification {
   }
 
   static String kubectlBinary() {
-    def found = System.getenv('PATH').split(File.pathSeparator).collect { new File(it, 'kubectl') }
-        .find { it.isFile() && it.canExecute() }
-    assert found != null: 'kubectl is not on PATH. Install it (Debian: apt-get install -y kubernetes-client, ' +
-        'or the kubectl binary from the Kubernetes release); KubectlSpec never skips.'
-    found.path
+    Kubectl.binary()
   }
 
   Map kubectl(Path config, String... args) {
-    def command = [kubectlBinary(), '--kubeconfig', config.toString(), '--cache-dir', dir.resolve('cache').toString()]
-    command.addAll(args)
-    def process = new ProcessBuilder(command).directory(dir.toFile())
-    process.environment().put('HOME', dir.toString())
-    def started = process.start()
-    def out = new StringBuilder()
-    def err = new StringBuilder()
-    // Join the readers, not waitForProcessOutput(): that closes the streams under readers still
-    // draining them, and output goes missing.
-    def readers = [started.consumeProcessOutputStream(out), started.consumeProcessErrorStream(err)]
-    assert started.waitFor(60, TimeUnit.SECONDS): "kubectl ${args.join(' ')} did not finish"
-    readers*.join()
-    [exit: started.exitValue(), out: out.toString(), err: err.toString()]
+    new Kubectl(dir).run(config, args)
   }
 
   Map kubectl(String... args) {
@@ -140,8 +124,9 @@ class KubectlSpec extends ApiServerSpecification {
     second.spec.template.spec.containers[0].ports == [[containerPort: 80]]
     second.metadata.generation == 2
     second.metadata.uid == first.metadata.uid
-    table.readLines()[0].split(/\s+/) as List == ['NAME', 'AGE']
-    table.readLines()[1].startsWith('web ')
+    table.readLines()[0].split(/\s+/) as List == ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']
+    // No controller fills in the status: none of the three replicas is ready.
+    table.readLines()[1].split(/\s+/).take(4) as List == ['web', '0/3', '0', '0']
 
     when: "applying the same file again changes nothing"
     def unchanged = ok('apply', '-f', dir.resolve('deploy.yaml').toString())
@@ -296,7 +281,7 @@ class KubectlSpec extends ApiServerSpecification {
 
     then:
     eventually(20_000) { watchedLines().size() == 2 }
-    output.toString().readLines()[0].split(/\s+/) as List == ['EVENT', 'NAME', 'AGE']
+    output.toString().readLines()[0].split(/\s+/) as List == ['EVENT', 'NAME', 'DATA', 'AGE']
     watchedLines().collect { it.split(/\s+/)[0] } == ['ADDED', 'DELETED']
 
     cleanup:

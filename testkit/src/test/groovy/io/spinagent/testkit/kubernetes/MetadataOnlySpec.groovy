@@ -86,7 +86,7 @@ class MetadataOnlySpec extends ApiServerSpecification {
 
     then:
     response.json.kind == 'Table'
-    response.json.columnDefinitions*.name == ['Name', 'Age']
+    response.json.columnDefinitions*.name == ['Name', 'Type', 'Data', 'Age']
     response.json.rows.collect { it.cells[0] }.containsAll(['s1', 's2'])
     response.json.rows.every { it.object.kind == 'PartialObjectMetadata' }
   }
