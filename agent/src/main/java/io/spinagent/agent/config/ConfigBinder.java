@@ -50,8 +50,7 @@ final class ConfigBinder {
     AgentIdentityConfig agent = r.section("agent", this::agent);
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
     KubernetesConfig kubernetes = r.section("kubernetes", ConfigBinder::kubernetes);
-    ServerConfig server =
-        r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
+    ServerConfig server = r.section("server", ConfigBinder::server);
     PrometheusConfig prometheus = r.section("prometheus", p -> prometheus(p, server));
     LoggingConfig logging =
         r.section(
@@ -388,6 +387,14 @@ final class ConfigBinder {
               + ")");
     }
     return new BackoffConfig(baseDelay, multiplier, jitter, maxDelay);
+  }
+
+  private static ServerConfig server(MapReader s) {
+    return new ServerConfig(
+        port(s, ServerConfig.DEFAULT_PORT),
+        s.duration("headerTimeout", ServerConfig.DEFAULT_HEADER_TIMEOUT),
+        s.duration("idleTimeout", ServerConfig.DEFAULT_IDLE_TIMEOUT),
+        s.integer("maxConnections", ServerConfig.DEFAULT_MAX_CONNECTIONS, 1, 10_000));
   }
 
   private PrometheusConfig prometheus(MapReader p, ServerConfig server) {
