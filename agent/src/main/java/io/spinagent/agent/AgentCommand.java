@@ -5,11 +5,11 @@ import io.spinagent.agent.config.ConfigLoader;
 import io.spinagent.agent.config.ConfigProblem;
 import io.spinagent.agent.config.ConfigSummary;
 import io.spinagent.agent.config.EffectiveConfig;
+import io.spinagent.agent.config.Problems;
 import io.spinagent.agent.config.ProxyEnvironment;
 import io.spinagent.agent.stream.ChannelSetupException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,10 +101,11 @@ public final class AgentCommand implements Callable<Integer> {
     }
     ConfigLoadResult.Loaded loaded = (ConfigLoadResult.Loaded) result;
     if (check) {
-      List<ConfigProblem> unusable = FileCheck.problems(loaded.config(), configFile);
+      Problems unusable = FileCheck.problems(loaded.config(), configFile);
       if (!unusable.isEmpty()) {
         ConfigLoadResult.Invalid invalid =
-            new ConfigLoadResult.Invalid(unusable, loaded.files(), loaded.warnings());
+            new ConfigLoadResult.Invalid(
+                unusable.asList(), loaded.files(), loaded.warnings(), unusable.omittedProblems());
         err.println("error: " + invalid.report());
         invalid.warnings().forEach(w -> err.println("warning: " + w.describe()));
         return ExitCodes.INVALID_CONFIG;

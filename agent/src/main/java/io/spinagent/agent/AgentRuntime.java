@@ -189,7 +189,7 @@ public final class AgentRuntime implements AutoCloseable {
       ClusterManager forStatus = clusterManager;
       adminServer =
           AdminServer.start(
-              adminPort,
+              config.server().withPort(adminPort),
               new AdminServer.Status() {
                 @Override
                 public List<AccountStatus> accounts() {
@@ -223,7 +223,9 @@ public final class AgentRuntime implements AutoCloseable {
               },
               registry);
       if (config.prometheus().enabled()) {
-        metrics = PrometheusEndpoint.start(config.prometheus().port(), registry);
+        metrics =
+            PrometheusEndpoint.start(
+                config.server().withPort(config.prometheus().port()), registry);
       }
       client.start(List.of());
       clusterManager.apply(config.kubernetes().accounts());

@@ -8,7 +8,10 @@ import io.spinagent.agent.convert.PluginBlockConverter;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -40,7 +43,8 @@ import picocli.CommandLine.Spec;
       ExitCodes.OK + ":converted; the result needs nothing more",
       ExitCodes.USAGE + ":invalid command line",
       ExitCodes.INVALID_CONFIG
-          + ":the input cannot be read, or the result was written but needs fixing by hand (listed)"
+          + ":the input cannot be read, the result cannot be written, or it was written but needs"
+          + " fixing by hand (listed)"
     })
 final class ConvertArmoryCommand implements Callable<Integer> {
 
@@ -63,13 +67,20 @@ final class ConvertArmoryCommand implements Callable<Integer> {
   @Spec private CommandSpec spec;
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() {
     PrintWriter err = spec.commandLine().getErr();
-    if (output != null && Files.exists(output) && Files.isSameFile(output, input)) {
-      err.println("error: --output is the file being converted; write the result elsewhere");
-      return ExitCodes.USAGE;
+    try {
+      if (output != null && Files.exists(output) && Files.isSameFile(output, input)) {
+        err.println("error: --output is the file being converted; write the result elsewhere");
+        return ExitCodes.USAGE;
+      }
+      return plugin ? convertPlugin(err) : convertAgentFile(err);
+    } catch (IOException e) {
+      // Only --output is written; the input is read as the agent reads it, problems reported.
+      err.println(
+          "error: cannot write the converted configuration to " + output + ": " + reason(e));
+      return ExitCodes.INVALID_CONFIG;
     }
-    return plugin ? convertPlugin(err) : convertAgentFile(err);
   }
 
   private int convertAgentFile(PrintWriter err) throws IOException {
@@ -144,6 +155,20 @@ final class ConvertArmoryCommand implements Callable<Integer> {
     } else {
       Files.writeString(output, text, StandardCharsets.UTF_8);
     }
+  }
+
+  /** What went wrong, for one line after the file's name: the JDK's messages often are the name. */
+  private static String reason(IOException e) {
+    if (e instanceof NoSuchFileException) {
+      return "no such file or directory";
+    }
+    if (e instanceof AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 
   private static void section(PrintWriter err, String title, List<String> lines) {

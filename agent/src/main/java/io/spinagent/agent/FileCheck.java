@@ -2,13 +2,12 @@ package io.spinagent.agent;
 
 import io.spinagent.agent.cluster.Kubeconfigs;
 import io.spinagent.agent.config.AgentConfig;
-import io.spinagent.agent.config.ConfigProblem;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.config.Origin;
+import io.spinagent.agent.config.Problems;
 import io.spinagent.agent.stream.ChannelSetupException;
 import io.spinagent.agent.stream.ClouddriverConnection;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -23,14 +22,17 @@ final class FileCheck {
   private FileCheck() {}
 
   /**
+   * The problems of the files {@code config} names: the first {@link Problems#MAX_KEPT} kept, the
+   * rest counted.
+   *
    * @param configFile the file the problems are reported against (the keys come from it or its
    *     overlay)
    */
-  static List<ConfigProblem> problems(AgentConfig config, Path configFile) {
+  static Problems problems(AgentConfig config, Path configFile) {
     Origin origin = Origin.of(configFile);
-    List<ConfigProblem> problems = new ArrayList<>();
+    Problems problems = new Problems();
     for (ChannelSetupException e : ClouddriverConnection.checkFiles(config.clouddriver())) {
-      problems.add(new ConfigProblem(origin, e.key(), e.problem()));
+      problems.add(origin, e.key(), e.problem());
     }
     List<KubernetesAccountConfig> accounts = config.kubernetes().accounts();
     for (int i = 0; i < accounts.size(); i++) {
@@ -40,8 +42,7 @@ final class FileCheck {
               + i
               + "]."
               + (account.kubeconfigFile().isPresent() ? "kubeconfigFile" : "kubeconfigContents");
-      Kubeconfigs.problem(account)
-          .ifPresent(problem -> problems.add(new ConfigProblem(origin, key, problem)));
+      Kubeconfigs.problem(account).ifPresent(problem -> problems.add(origin, key, problem));
     }
     return problems;
   }

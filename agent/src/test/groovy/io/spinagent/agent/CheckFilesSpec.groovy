@@ -146,6 +146,24 @@ class CheckFilesSpec extends Specification {
         "  ${config}: kubernetes.accounts[0].kubeconfigFile: kubeconfig ${dir.resolve('kubeconfig.yaml')}: client-key of user 'prod': cannot read ${dir.resolve('kube-client.key')}: it does not exist".toString()]
   }
 
+  def "of 1,500 accounts whose kubeconfigs are missing, the first 1,000 are listed and the rest counted"() {
+    given:
+    Files.writeString(config, 'clouddriver: {insecure: true}\nkubernetes:\n  accounts:\n' +
+        (0..<1500).collect { "    - {name: account-$it, kubeconfigFile: missing-${it}.yaml}\n" }.join(''))
+
+    when:
+    def code = check()
+    def lines = err.toString().readLines()
+
+    then:
+    code == 3
+    lines[0] == "error: invalid configuration ${config}, 1500 problems:".toString()
+    lines.count { it.startsWith("  ${config}: kubernetes.accounts[") } == 1000
+    lines[1000] == "  ${config}: kubernetes.accounts[999].kubeconfigFile: file ${dir.resolve('missing-999.yaml')} does not exist".toString()
+    lines[1001] == '  and 500 more, not listed (only the first 1000 found are)'
+    lines.size() == 1002
+  }
+
   /** 48 aliases (SnakeYAML allows 50) standing for 2^24 values, under a key kubeconfigs do not use. */
   static String bomb() {
     'laughs:\n  - &a0 [lol, lol]\n' + (1..24).collect { "  - &a$it [*a${it - 1}, *a${it - 1}]\n" }.join('')

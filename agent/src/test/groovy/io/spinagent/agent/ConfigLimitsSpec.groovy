@@ -96,6 +96,20 @@ class ConfigLimitsSpec extends Specification {
         ' configuration file')
   }
 
+  def "a 10 MB agent.id is refused with exit 3, naming the key and the limit, without being printed back"() {
+    given:
+    def config = file('spinagent.yaml', "clouddriver: {insecure: true}\nagent:\n  id: ${'a' * 10_000_000}\n")
+
+    when: 'the run fails the spec if it takes more than the minute AgentJvm allows'
+    def run = agent('--config', config.toString(), '--check')
+
+    then:
+    run.exitCode == 3
+    run.output.contains("${config}:3: agent.id: line 3 is longer than 65536 characters, the limit for a line of" +
+        ' a configuration file')
+    run.output.length() < 1_000
+  }
+
   def "a 15 MB file of 1.2 million nodes is refused with exit 3, naming the limit"() {
     given:
     def large = accounts('large.yaml', 29_000)

@@ -124,4 +124,32 @@ class ConvertArmoryCommandSpec extends Specification {
     run('convert-armory', dir.resolve('absent.yml').toString()) == 3
     err.toString().contains('cannot read configuration file: it does not exist')
   }
+
+  def "an --output that cannot be written (#where) is one line of error and exit 3, for the agent's file and --plugin"() {
+    given:
+    def input = dir.resolve('armory-agent.yml')
+    Files.writeString(input, 'clouddriver: {insecure: true}\n')
+    Files.createDirectories(dir.resolve('a-directory'))
+    Files.writeString(dir.resolve('a-file'), '')
+    def output = dir.resolve(path)
+
+    when:
+    def agentFile = run('convert-armory', input.toString(), '-o', output.toString())
+    def agentFileErrors = err.toString().readLines()
+    err.buffer.setLength(0)
+    def pluginBlock = run('convert-armory', '--plugin', ArmoryFixtures.path('spinnakerservice.yml').toString(), '-o', output.toString())
+
+    then:
+    agentFile == 3
+    agentFileErrors == ["error: cannot write the converted configuration to ${output}: ${reason}".toString()]
+    pluginBlock == 3
+    err.toString().readLines() == ["error: cannot write the converted configuration to ${output}: ${reason}".toString()]
+    out.toString().isEmpty()
+
+    where:
+    where                        | path                  || reason
+    'its directory is missing'   | 'missing/out.yaml'    || 'no such file or directory'
+    'it is a directory'          | 'a-directory'         || 'Is a directory'
+    'its directory is a file'    | 'a-file/out.yaml'     || 'Not a directory'
+  }
 }

@@ -227,6 +227,14 @@ class DynamicAccountsSpec extends Specification {
          "account 'bad': kubeconfig_file: file ${dir.resolve('missing.yaml')} does not exist"],
         [channel.add(bad().setKubeconfigFile(dir.toString())),
          "account 'bad': kubeconfig_file: $dir is not a regular file"],
+        // A name Spinnaker's pattern would take hours over is measured first, and not echoed.
+        [channel.add(AccountDefinition.newBuilder().setName('a' * 1_000_000 + '_').setKubeconfigContents(contents)),
+         "account definition: name: '${'a' * 64}...' (1000001 characters) is longer than 100 characters, the limit for an account name"],
+        [channel.add(bad().setKubeconfigContents('encryptedFile:k8s!n:kubeconfig!k:config')),
+         "account 'bad': kubeconfig_contents: is a secret reference ('encryptedFile:k8s!n:kubeconfig!k:config'), which the" +
+             " agent resolves in its own configuration file only, not in an account Clouddriver sends"],
+        [channel.add(bad().setKubeconfigFile('encrypted:env!n:KUBECONFIG')),
+         "account 'bad': kubeconfig_file: is a secret reference ('encrypted:env!n:KUBECONFIG')"],
         [channel.add(bad().setKubeconfigContents(contents).addNamespaces('Team_A')),
          "account 'bad': namespaces[0]: 'Team_A' is not a valid namespace name"],
         [channel.add(bad().setKubeconfigContents(contents).addKinds('Pod').addOmitKinds('Deployment')),
@@ -278,7 +286,7 @@ class DynamicAccountsSpec extends Specification {
 
     and:
     def metrics = get(runtime, '/metrics')
-    metrics =~ /spinagent_agent_commands_total\{result="refused",type="add_account",?} 18\.0/
+    metrics =~ /spinagent_agent_commands_total\{result="refused",type="add_account",?} 21\.0/
     metrics =~ /spinagent_agent_commands_total\{result="refused",type="update_account",?} 3\.0/
     metrics =~ /spinagent_agent_commands_total\{result="refused",type="remove_account",?} 3\.0/
   }

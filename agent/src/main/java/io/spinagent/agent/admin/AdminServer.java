@@ -2,31 +2,32 @@ package io.spinagent.agent.admin;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import io.kubernetes.client.openapi.ApiClient;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import io.spinagent.agent.cluster.AccountStatus;
+import io.spinagent.agent.config.ServerConfig;
 import io.spinagent.agent.tunnel.InFlightRequest;
 import io.spinagent.common.DaemonThreads;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The agent's own HTTP endpoint ({@code server.port}), on the JDK's HTTP server. It answers the
- * paths Armory Scale Agent's users know, in JSON (documented in docs/agent.md):
+ * The agent's own HTTP endpoint ({@code server.port}), on an {@link AdminHttpServer}, which holds
+ * clients to the {@code server.*} limits. It answers the paths Armory Scale Agent's users know, in
+ * JSON (documented in docs/agent.md):
  *
  * <ul>
  *   <li>{@code GET /health}: 200 once every account has synced, 503 before; usable as readiness
@@ -43,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * A query parameter an endpoint does not take, or a value it cannot use, is answered 400 naming the
- * parameter.
+ * parameter. Every answer comes from memory, on the server's event loop, but a cluster's version,
+ * which is asked for on a {@code spinagent-admin} thread.
  */
 public final class AdminServer implements AutoCloseable {
 
@@ -88,50 +90,46 @@ public final class AdminServer implements AutoCloseable {
     }
   }
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final AdminHttpServer server;
+  private final ExecutorService clusterCalls;
 
-  private AdminServer(HttpServer server, ExecutorService executor) {
+  private AdminServer(AdminHttpServer server, ExecutorService clusterCalls) {
     this.server = server;
-    this.executor = executor;
+    this.clusterCalls = clusterCalls;
   }
 
   /**
-   * Listens on all interfaces at {@code port} (0 picks a free one).
+   * Listens on all interfaces at {@code server.port()} (0 picks a free one), holding clients to the
+   * limits of {@code server}.
    *
    * @throws UncheckedIOException naming {@code server.port} when the port cannot be bound
    */
-  public static AdminServer start(int port, Status status, PrometheusMeterRegistry registry) {
-    return start(new InetSocketAddress(port), status, registry);
-  }
-
   public static AdminServer start(
-      InetSocketAddress address, Status status, PrometheusMeterRegistry registry) {
-    HttpServer server;
-    try {
-      server = HttpServer.create(address, 32);
-    } catch (IOException e) {
-      throw new UncheckedIOException(
-          "server.port: cannot listen on " + address + ": " + e.getMessage(), e);
-    }
-    ExecutorService executor =
+      ServerConfig server, Status status, PrometheusMeterRegistry registry) {
+    // Asking a cluster for its version waits on the network: never on the event loop.
+    ExecutorService clusterCalls =
         Executors.newFixedThreadPool(2, DaemonThreads.named("spinagent-admin"));
-    server.setExecutor(executor);
-    Routes routes = new Routes(status, registry);
-    server.createContext("/", routes::serve);
-    server.start();
-    log.info("Serving {} on port {}", PATHS, server.getAddress().getPort());
-    return new AdminServer(server, executor);
+    Routes routes = new Routes(status, registry, clusterCalls);
+    AdminHttpServer http;
+    try {
+      http = AdminHttpServer.start("spinagent-admin", server, routes::answer);
+    } catch (IOException e) {
+      clusterCalls.shutdownNow();
+      throw new UncheckedIOException(
+          "server.port: cannot listen on port " + server.port() + ": " + e.getMessage(), e);
+    }
+    log.info("Serving {} on port {}", PATHS, http.port());
+    return new AdminServer(http, clusterCalls);
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return server.port();
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    server.close();
+    clusterCalls.shutdownNow();
   }
 
   record Reply(int status, String contentType, String body) {
@@ -150,42 +148,39 @@ public final class AdminServer implements AutoCloseable {
 
     private final Status status;
     private final PrometheusMeterRegistry registry;
+    private final Executor clusterCalls;
 
-    Routes(Status status, PrometheusMeterRegistry registry) {
+    Routes(Status status, PrometheusMeterRegistry registry, Executor clusterCalls) {
       this.status = status;
       this.registry = registry;
+      this.clusterCalls = clusterCalls;
     }
 
-    void serve(HttpExchange exchange) throws IOException {
-      try (exchange) {
-        String method = exchange.getRequestMethod();
-        if (!"GET".equals(method) && !"HEAD".equals(method)) {
-          exchange.getResponseHeaders().set("Allow", "GET, HEAD");
-          exchange.sendResponseHeaders(405, -1);
-          return;
+    /** Answers from memory at once; a cluster's version on {@code clusterCalls}. */
+    CompletionStage<Reply> answer(String requested, String query) {
+      // Armory's troubleshooting guide asks for /accounts/ with a trailing slash.
+      String path =
+          requested.length() > 1 && requested.endsWith("/")
+              ? requested.substring(0, requested.length() - 1)
+              : requested;
+      try {
+        Optional<String> versionOf = clusterVersionOf(path);
+        if (versionOf.isPresent()) {
+          QueryParameters.parse(query, Set.of());
+          return CompletableFuture.supplyAsync(() -> clusterVersion(versionOf.get()), clusterCalls);
         }
-        Reply reply;
-        try {
-          reply = route(exchange.getRequestURI().getPath(), exchange.getRequestURI().getRawQuery());
-        } catch (QueryParameters.BadParameter e) {
-          Map<String, Object> body = new LinkedHashMap<>();
-          body.put("error", e.getMessage());
-          body.put("parameter", e.parameter());
-          reply = Reply.json(400, body);
-        }
-        send(exchange, reply, "HEAD".equals(method));
-      } catch (RuntimeException e) {
-        log.warn("{} failed", exchange.getRequestURI().getPath(), e);
-        throw e;
+        return CompletableFuture.completedFuture(route(path, query));
+      } catch (QueryParameters.BadParameter e) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", e.getMessage());
+        body.put("parameter", e.parameter());
+        return CompletableFuture.completedFuture(Reply.json(400, body));
+      } catch (RejectedExecutionException stopping) {
+        return CompletableFuture.completedFuture(Reply.error(503, "the agent is stopping"));
       }
     }
 
-    private Reply route(String rawPath, String query) throws QueryParameters.BadParameter {
-      // Armory's troubleshooting guide asks for /accounts/ with a trailing slash.
-      String path =
-          rawPath.length() > 1 && rawPath.endsWith("/")
-              ? rawPath.substring(0, rawPath.length() - 1)
-              : rawPath;
+    private Reply route(String path, String query) throws QueryParameters.BadParameter {
       switch (path) {
         case "/health":
           return health(status.accounts());
@@ -247,23 +242,39 @@ public final class AdminServer implements AutoCloseable {
       return Reply.json(200, body);
     }
 
-    /** {@code /accounts/{name}} and {@code /accounts/{name}/version}. */
-    private Reply account(String rest, String query) throws QueryParameters.BadParameter {
+    /** {@code /accounts/{name}}. */
+    private Reply account(String name, String query) throws QueryParameters.BadParameter {
       QueryParameters.parse(query, Set.of());
-      boolean version = rest.endsWith("/version");
-      String name = version ? rest.substring(0, rest.length() - "/version".length()) : rest;
       if (name.isEmpty() || name.contains("/")) {
         return Reply.error(404, "not found; try " + PATHS);
       }
-      Optional<AccountStatus> account =
-          status.accounts().stream().filter(a -> a.name().equals(name)).findFirst();
-      if (account.isEmpty()) {
-        return Reply.error(404, "no account named '" + name + "' on this agent");
+      return find(name)
+          .map(account -> Reply.json(200, AccountsView.account(account)))
+          .orElseGet(() -> noSuchAccount(name));
+    }
+
+    /** The account name of {@code /accounts/{name}/version}. */
+    private static Optional<String> clusterVersionOf(String path) {
+      if (!path.startsWith("/accounts/") || !path.endsWith("/version")) {
+        return Optional.empty();
       }
-      if (!version) {
-        return Reply.json(200, AccountsView.account(account.get()));
-      }
-      return ClusterVersion.of(account.get(), status.client(name));
+      String name = path.substring("/accounts/".length(), path.length() - "/version".length());
+      return name.isEmpty() || name.contains("/") ? Optional.empty() : Optional.of(name);
+    }
+
+    /** {@code /accounts/{name}/version}: the cluster's version, asked for now. */
+    private Reply clusterVersion(String name) {
+      return find(name)
+          .map(account -> ClusterVersion.of(account, status.client(name)))
+          .orElseGet(() -> noSuchAccount(name));
+    }
+
+    private Optional<AccountStatus> find(String name) {
+      return status.accounts().stream().filter(a -> a.name().equals(name)).findFirst();
+    }
+
+    private static Reply noSuchAccount(String name) {
+      return Reply.error(404, "no account named '" + name + "' on this agent");
     }
 
     static Reply health(List<AccountStatus> accounts) {
@@ -274,23 +285,6 @@ public final class AdminServer implements AutoCloseable {
       accounts.forEach(a -> states.put(a.name(), a.state().name()));
       body.put("accounts", states);
       return Reply.json(synced ? 200 : 503, body);
-    }
-
-    private static void send(HttpExchange exchange, Reply reply, boolean head) throws IOException {
-      byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
-      exchange
-          .getResponseHeaders()
-          .set(
-              "Content-Type",
-              reply.contentType().contains("charset")
-                  ? reply.contentType()
-                  : reply.contentType() + "; charset=utf-8");
-      exchange.sendResponseHeaders(reply.status(), head ? -1 : body.length);
-      if (!head) {
-        try (OutputStream out = exchange.getResponseBody()) {
-          out.write(body);
-        }
-      }
     }
   }
 }

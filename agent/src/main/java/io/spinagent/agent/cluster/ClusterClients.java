@@ -26,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import okhttp3.Credentials;
+import okhttp3.HttpUrl;
 import okhttp3.OkHttpClient;
 
 /**
@@ -118,16 +119,30 @@ final class ClusterClients {
       http.proxySelector(new EnvironmentProxySelector(proxies))
           .proxyAuthenticator(
               (route, response) -> {
-                if (route == null
-                    || response.request().header("Proxy-Authorization") != null
-                    || !(route.proxy().address() instanceof InetSocketAddress)) {
-                  return null; // Already tried, or nothing to try with.
+                if (route == null || !(route.proxy().address() instanceof InetSocketAddress)) {
+                  return null;
                 }
-                URI uri = response.request().url().uri();
+                HttpUrl target = response.request().url();
                 Optional<ProxyEnvironment.Proxy> proxy =
-                    proxies.proxyFor(
-                        uri.getScheme(), uri.getHost(), response.request().url().port());
-                if (proxy.isEmpty() || proxy.get().username().isEmpty()) {
+                    proxies.proxyFor(target.scheme(), target.host(), target.port());
+                if (proxy.isEmpty()) {
+                  return null;
+                }
+                // OkHttp asks first with a made-up 407, to send credentials with the first CONNECT.
+                boolean preemptive =
+                    "OkHttp-Preemptive".equals(response.header("Proxy-Authenticate"));
+                if (!preemptive
+                    && (response.request().header("Proxy-Authorization") != null
+                        || proxy.get().username().isEmpty())) {
+                  // The proxy refused: OkHttp's own message names neither the proxy nor its answer.
+                  throw new IOException(
+                      proxy
+                          .get()
+                          .refusal(
+                              response.code() + " " + response.message(),
+                              target.host() + ":" + target.port()));
+                }
+                if (proxy.get().username().isEmpty()) {
                   return null;
                 }
                 return response

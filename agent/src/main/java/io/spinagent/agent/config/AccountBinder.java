@@ -23,6 +23,12 @@ final class AccountBinder {
    */
   static final Pattern ACCOUNT_NAME = Pattern.compile("[a-z0-9]+([-a-z0-9_]*[a-z0-9])?");
 
+  /**
+   * The longest account name: what the plugin's tables hold. Checked before {@link #ACCOUNT_NAME},
+   * whose matching takes time in the square of the length of a name that almost matches.
+   */
+  static final int MAX_ACCOUNT_NAME_LENGTH = 100;
+
   /** A Kubernetes namespace name: an RFC 1123 DNS label, at most 63 characters. */
   static final Pattern NAMESPACE = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
 
@@ -32,6 +38,9 @@ final class AccountBinder {
    */
   static final Pattern KIND =
       Pattern.compile("[A-Za-z][A-Za-z0-9]*(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  /** The longest kind: a kind's name (63 characters) and an API group's (253). */
+  static final int MAX_KIND_LENGTH = 63 + 1 + 253;
 
   /** Account name to the key path that first used it, for the duplicate-name message. */
   private final Map<String, String> firstUse = new HashMap<>();
@@ -195,15 +204,9 @@ final class AccountBinder {
     if (name.isEmpty()) {
       return "";
     }
-    if (!ACCOUNT_NAME.matcher(name.get()).matches()) {
-      a.problem(
-          "name",
-          "'"
-              + name.get()
-              + "' is not a valid account name: use lower-case letters, digits,"
-              + " '-' and '_', starting and ending with a letter or digit ("
-              + ACCOUNT_NAME.pattern()
-              + ")");
+    String problem = accountNameProblem(name.get());
+    if (problem != null) {
+      a.problem("name", problem);
     } else {
       String where = a.pathOf("name") + " (" + a.originOf("name").describe() + ")";
       String first = firstUse.putIfAbsent(name.get(), where);
@@ -280,25 +283,48 @@ final class AccountBinder {
     }
   }
 
+  /** Why {@code name} cannot be an account's name; null when it can. */
+  static String accountNameProblem(String name) {
+    if (name.length() > MAX_ACCOUNT_NAME_LENGTH) {
+      return Excerpt.quoted(name)
+          + " is longer than "
+          + MAX_ACCOUNT_NAME_LENGTH
+          + " characters, the limit for an account name";
+    }
+    return ACCOUNT_NAME.matcher(name).matches()
+        ? null
+        : Excerpt.quoted(name)
+            + " is not a valid account name: use lower-case letters, digits, '-' and '_',"
+            + " starting and ending with a letter or digit ("
+            + ACCOUNT_NAME.pattern()
+            + ")";
+  }
+
   static String namespaceProblem(String namespace) {
     return NAMESPACE.matcher(namespace).matches()
         ? null
-        : "'"
-            + namespace
-            + "' is not a valid namespace name: lower-case letters, digits and '-',"
+        : Excerpt.quoted(namespace)
+            + " is not a valid namespace name: lower-case letters, digits and '-',"
             + " starting and ending with a letter or digit, at most 63 characters";
   }
 
   static String kindProblem(String kind) {
+    if (kind.length() > MAX_KIND_LENGTH) {
+      return Excerpt.quoted(kind)
+          + " is longer than "
+          + MAX_KIND_LENGTH
+          + " characters, the limit for a kind (Kind.group)";
+    }
     return KIND.matcher(kind).matches()
         ? null
-        : "'"
-            + kind
-            + "' is not a valid kind: write Kind or Kind.group, e.g. Deployment or"
+        : Excerpt.quoted(kind)
+            + " is not a valid kind: write Kind or Kind.group, e.g. Deployment or"
             + " Certificate.cert-manager.io";
   }
 
   static String roleProblem(String role) {
-    return role.equals(role.strip()) ? null : "role '" + role + "' has leading or trailing spaces";
+    return role.equals(role.strip())
+        ? null
+        : "role " + Excerpt.quoted(role) + " has leading or trailing spaces";
   }
 }

@@ -37,16 +37,12 @@ public final class AccountDefinitionBinder {
     if (name.isEmpty()) {
       throw new AccountDefinitionException(name, "name", "is required");
     }
-    if (!AccountBinder.ACCOUNT_NAME.matcher(name).matches()) {
-      throw new AccountDefinitionException(
-          "",
-          "name",
-          "'"
-              + name
-              + "' is not a valid account name: use lower-case"
-              + " letters, digits, '-' and '_', starting and ending with a letter or digit ("
-              + AccountBinder.ACCOUNT_NAME.pattern()
-              + ")");
+    String nameProblem = AccountBinder.accountNameProblem(name);
+    if (nameProblem != null) {
+      throw new AccountDefinitionException("", "name", nameProblem);
+    }
+    if (SecretReferences.isReference(definition.getKubeconfigContents())) {
+      throw unresolvedReference(name, "kubeconfig_contents", definition.getKubeconfigContents());
     }
 
     List<String> sources = new ArrayList<>();
@@ -140,23 +136,44 @@ public final class AccountDefinitionBinder {
     if (file.isEmpty()) {
       return Optional.empty();
     }
+    if (SecretReferences.isReference(file)) {
+      throw unresolvedReference(name, "kubeconfig_file", file);
+    }
     Path path;
     try {
       path = Path.of(file);
     } catch (InvalidPathException e) {
       throw new AccountDefinitionException(
-          name, "kubeconfig_file", "'" + file + "' is not a path: " + e.getReason());
+          name, "kubeconfig_file", Excerpt.quoted(file) + " is not a path: " + e.getReason());
     }
     if (!path.isAbsolute()) {
       throw new AccountDefinitionException(
           name,
           "kubeconfig_file",
-          "'"
-              + file
-              + "' is not an absolute path; give the kubeconfig's full path on the agent's host,"
+          Excerpt.quoted(file)
+              + " is not an absolute path; give the kubeconfig's full path on the agent's host,"
               + " e.g. /etc/spinagent/kubeconfigs/prod.yaml");
     }
     return Optional.of(path);
+  }
+
+  /**
+   * A secret reference in an account Clouddriver sends, refused by name rather than parsed as a
+   * kubeconfig. The agent resolves references in its own configuration only, as docs/accounts.md
+   * says: the variables and files such a reference reads are what the agent's operator handed the
+   * pod, not what whoever manages accounts in Clouddriver may ask for.
+   */
+  private static AccountDefinitionException unresolvedReference(
+      String name, String field, String reference) {
+    return new AccountDefinitionException(
+        name,
+        field,
+        "is a secret reference ("
+            + Excerpt.quoted(reference)
+            + "), which the agent resolves in its own configuration file only, not in an account"
+            + " Clouddriver sends: send the kubeconfig itself as kubeconfig_contents, or the"
+            + " path of a kubeconfig on the agent's machine (e.g. a mounted Secret) as"
+            + " kubeconfig_file");
   }
 
   private static void check(

@@ -28,6 +28,9 @@ final class ConfigBinder {
   static final Pattern IDENTIFIER =
       Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]{0,251}[A-Za-z0-9])?");
 
+  /** The length {@link #IDENTIFIER} allows, checked first: a longer value is refused unread. */
+  static final int MAX_IDENTIFIER_LENGTH = 253;
+
   private final Supplier<String> hostname;
 
   /**
@@ -47,8 +50,7 @@ final class ConfigBinder {
     AgentIdentityConfig agent = r.section("agent", this::agent);
     ClouddriverConfig clouddriver = r.section("clouddriver", this::clouddriver);
     KubernetesConfig kubernetes = r.section("kubernetes", ConfigBinder::kubernetes);
-    ServerConfig server =
-        r.section("server", s -> new ServerConfig(port(s, ServerConfig.DEFAULT_PORT)));
+    ServerConfig server = r.section("server", ConfigBinder::server);
     PrometheusConfig prometheus = r.section("prometheus", p -> prometheus(p, server));
     LoggingConfig logging =
         r.section(
@@ -171,13 +173,27 @@ final class ConfigBinder {
   /** The value of {@code key} if it is set and a valid {@link #IDENTIFIER}; reported otherwise. */
   private static Optional<String> identifier(MapReader r, String key) {
     Optional<String> value = r.string(key);
-    if (value.isPresent() && !IDENTIFIER.matcher(value.get()).matches()) {
+    if (value.isEmpty()) {
+      return value;
+    }
+    String id = value.get();
+    if (id.length() > MAX_IDENTIFIER_LENGTH) {
       r.problem(
           key,
-          "'"
-              + value.get()
-              + "' is not a valid id: use letters, digits, '.', '_' and '-',"
-              + " starting and ending with a letter or digit, at most 253 characters");
+          Excerpt.quoted(id)
+              + " is longer than "
+              + MAX_IDENTIFIER_LENGTH
+              + " characters, the limit for an id");
+      return Optional.empty();
+    }
+    if (!IDENTIFIER.matcher(id).matches()) {
+      r.problem(
+          key,
+          Excerpt.quoted(id)
+              + " is not a valid id: use letters, digits, '.', '_' and '-',"
+              + " starting and ending with a letter or digit, at most "
+              + MAX_IDENTIFIER_LENGTH
+              + " characters");
       return Optional.empty();
     }
     return value;
@@ -371,6 +387,14 @@ final class ConfigBinder {
               + ")");
     }
     return new BackoffConfig(baseDelay, multiplier, jitter, maxDelay);
+  }
+
+  private static ServerConfig server(MapReader s) {
+    return new ServerConfig(
+        port(s, ServerConfig.DEFAULT_PORT),
+        s.duration("headerTimeout", ServerConfig.DEFAULT_HEADER_TIMEOUT),
+        s.duration("idleTimeout", ServerConfig.DEFAULT_IDLE_TIMEOUT),
+        s.integer("maxConnections", ServerConfig.DEFAULT_MAX_CONNECTIONS, 1, 10_000));
   }
 
   private PrometheusConfig prometheus(MapReader p, ServerConfig server) {

@@ -29,9 +29,13 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
   }
 
   /**
-   * The configuration cannot be used; {@code problems} lists every problem found, in file order.
+   * The configuration cannot be used; {@code problems} lists the problems found, in file order, up
+   * to {@link Problems#MAX_KEPT}.
+   *
+   * @param unlisted problems found beyond those listed, only counted
    */
-  record Invalid(List<ConfigProblem> problems, List<Path> files, List<ConfigProblem> warnings)
+  record Invalid(
+      List<ConfigProblem> problems, List<Path> files, List<ConfigProblem> warnings, int unlisted)
       implements ConfigLoadResult {
 
     public Invalid {
@@ -43,7 +47,12 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
       }
     }
 
-    /** Without warnings. */
+    /** Every problem listed. */
+    public Invalid(List<ConfigProblem> problems, List<Path> files, List<ConfigProblem> warnings) {
+      this(problems, files, warnings, 0);
+    }
+
+    /** Every problem listed, without warnings. */
     public Invalid(List<ConfigProblem> problems, List<Path> files) {
       this(problems, files, List.of());
     }
@@ -55,7 +64,8 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
     public String report() {
       String sources =
           files.get(0) + (files.size() > 1 ? " (with overlay " + files.get(1) + ")" : "");
-      String count = problems.size() == 1 ? "1 problem" : problems.size() + " problems";
+      int total = problems.size() + unlisted;
+      String count = total == 1 ? "1 problem" : total + " problems";
       return "invalid configuration "
           + sources
           + ", "
@@ -64,7 +74,15 @@ public sealed interface ConfigLoadResult permits ConfigLoadResult.Loaded, Config
           + System.lineSeparator()
           + problems.stream()
               .map(p -> "  " + p.describe())
-              .collect(Collectors.joining(System.lineSeparator()));
+              .collect(Collectors.joining(System.lineSeparator()))
+          + (unlisted == 0
+              ? ""
+              : System.lineSeparator()
+                  + "  and "
+                  + unlisted
+                  + " more, not listed (only the first "
+                  + problems.size()
+                  + " found are)");
     }
   }
 }

@@ -80,7 +80,11 @@ public final class ConfigLoader {
     List<ConfigProblem> warnings = warnings(problems, files);
     return problems.isEmpty()
         ? new ConfigLoadResult.Loaded(config, files, warnings)
-        : new ConfigLoadResult.Invalid(problems(problems, files), files, warnings);
+        : new ConfigLoadResult.Invalid(
+            inFileOrder(problems.asList(), 0, "problems", files),
+            files,
+            warnings,
+            problems.omittedProblems());
   }
 
   /**

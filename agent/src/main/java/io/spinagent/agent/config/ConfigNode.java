@@ -57,7 +57,7 @@ sealed interface ConfigNode permits ConfigNode.MapNode, ConfigNode.ListNode, Con
 
     @Override
     public String description() {
-      return kind == ScalarKind.NULL ? "null" : "'" + text + "'";
+      return kind == ScalarKind.NULL ? "null" : Excerpt.quoted(text);
     }
   }
 

@@ -50,7 +50,11 @@ public final class EffectiveConfig {
     yaml.endList();
     yaml.endMap();
     Map<String, Object> tail = new LinkedHashMap<>();
-    put(tail, "server").put("port", config.server().port());
+    Map<String, Object> server = put(tail, "server");
+    server.put("port", config.server().port());
+    server.put("headerTimeout", Durations.format(config.server().headerTimeout()));
+    server.put("idleTimeout", Durations.format(config.server().idleTimeout()));
+    server.put("maxConnections", config.server().maxConnections());
     Map<String, Object> prometheus = put(tail, "prometheus");
     prometheus.put("enabled", config.prometheus().enabled());
     prometheus.put("port", config.prometheus().port());

@@ -12,16 +12,19 @@ import java.util.List;
  * <p>At most {@link #MAX_KEPT} of each are kept and the rest only counted: a file of a million
  * wrong keys is still refused with a report that fits in memory and on a screen.
  */
-final class Problems {
+public final class Problems {
 
-  static final int MAX_KEPT = 1000;
+  /** Problems, and warnings, kept of one configuration; docs/agent-configuration.md says so. */
+  public static final int MAX_KEPT = 1000;
 
   private final List<ConfigProblem> problems = new ArrayList<>();
   private final List<ConfigProblem> warnings = new ArrayList<>();
   private int omittedProblems;
   private int omittedWarnings;
 
-  void add(Origin origin, String keyPath, String message) {
+  public Problems() {}
+
+  public void add(Origin origin, String keyPath, String message) {
     if (problems.size() < MAX_KEPT) {
       problems.add(new ConfigProblem(origin, keyPath, message));
     } else {
@@ -37,12 +40,12 @@ final class Problems {
     }
   }
 
-  boolean isEmpty() {
+  public boolean isEmpty() {
     return problems.isEmpty();
   }
 
   /** The problems kept, in the order found. */
-  List<ConfigProblem> asList() {
+  public List<ConfigProblem> asList() {
     return List.copyOf(problems);
   }
 
@@ -52,7 +55,7 @@ final class Problems {
   }
 
   /** Problems found past {@link #MAX_KEPT}. */
-  int omittedProblems() {
+  public int omittedProblems() {
     return omittedProblems;
   }
 

@@ -58,6 +58,26 @@ public final class ProxyEnvironment {
       return host + ":" + port + " (" + variable + ")";
     }
 
+    /**
+     * Why a connection through this proxy failed, for the connection's error and the log: the
+     * proxy, its answer to CONNECT and, for a 407, what to do about the credentials.
+     *
+     * @param answer the proxy's status line ({@code 407 Proxy Authentication Required})
+     * @param target {@code host:port} the proxy was asked to connect to
+     */
+    public String refusal(String answer, String target) {
+      String message = "the proxy " + describe() + " answered " + answer + " to CONNECT " + target;
+      if (!answer.startsWith("407")) {
+        return message;
+      }
+      return message
+          + (username.isPresent()
+              ? ": it refused the credentials in " + variable
+              : ": it asks for credentials; give them in "
+                  + variable
+                  + " (http://user:password@host:port)");
+    }
+
     @Override
     public String toString() {
       return "Proxy[" + describe() + (username.isPresent() ? ", with credentials" : "") + "]";

@@ -5,7 +5,6 @@ import io.spinagent.agent.config.ConfigNode.ListNode;
 import io.spinagent.agent.config.ConfigNode.MapNode;
 import io.spinagent.agent.config.ConfigNode.ScalarKind;
 import io.spinagent.agent.config.ConfigNode.ScalarNode;
-import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -52,6 +51,13 @@ final class YamlFileReader {
   /** How deep maps and lists may nest; the configuration itself needs 6. SnakeYAML's default. */
   static final int MAX_DEPTH = 50;
 
+  /**
+   * The longest line, in characters. SnakeYAML's reader copies all it has looked ahead each time it
+   * reads on, so one value of n characters on one line takes time in n squared: ten megabytes take
+   * minutes. Lines of inline kubeconfigs and certificates are a few kilobytes.
+   */
+  static final int MAX_LINE_CHARS = 64 * 1024;
+
   private static final Resolver RESOLVER = new Resolver();
 
   /**
@@ -81,11 +87,20 @@ final class YamlFileReader {
     options.setProcessComments(false);
     Problems found = new Problems();
     ConfigNode root;
+    Builder builder =
+        new Builder(file, new ParserImpl(new LineLimitedReader(text), options), found);
     try {
-      root =
-          new Builder(
-                  file, new ParserImpl(new StreamReader(new StringReader(text)), options), found)
-              .document();
+      root = builder.document();
+    } catch (LineTooLong e) {
+      problems.add(
+          new Origin(file, e.line),
+          builder.readingPath.isEmpty() ? null : builder.readingPath,
+          "line "
+              + e.line
+              + " is longer than "
+              + MAX_LINE_CHARS
+              + " characters, the limit for a line of a configuration file");
+      return null;
     } catch (MarkedYAMLException e) {
       Mark mark = e.getProblemMark() != null ? e.getProblemMark() : e.getContextMark();
       Origin at = mark == null ? wholeFile : new Origin(file, mark.getLine() + 1);
@@ -128,6 +143,54 @@ final class YamlFileReader {
     }
   }
 
+  /** A line past {@link #MAX_LINE_CHARS}: the file is refused before the rest is read. */
+  private static final class LineTooLong extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int line;
+
+    LineTooLong(int line) {
+      super(null, null, false, false);
+      this.line = line;
+    }
+  }
+
+  /**
+   * SnakeYAML's reader, refusing to look ahead or move past {@link #MAX_LINE_CHARS} on one line,
+   * which bounds the look-ahead it copies on each read.
+   */
+  private static final class LineLimitedReader extends StreamReader {
+
+    LineLimitedReader(String text) {
+      super(text);
+    }
+
+    @Override
+    public int peek(int index) {
+      check(index);
+      return super.peek(index);
+    }
+
+    @Override
+    public String prefix(int length) {
+      check(length);
+      return super.prefix(length);
+    }
+
+    @Override
+    public void forward(int length) {
+      super.forward(length);
+      check(0);
+    }
+
+    private void check(int ahead) {
+      if ((long) getColumn() + ahead > MAX_LINE_CHARS) {
+        throw new LineTooLong(getLine() + 1);
+      }
+    }
+  }
+
   /** A node an anchor names, and how many nodes it expands to. */
   private record Anchored(ConfigNode node, long size) {}
 
@@ -159,6 +222,9 @@ final class YamlFileReader {
     /** The last position made; most keys share theirs with their value. */
     private Origin lastOrigin;
 
+    /** The key path of what the parser is reading now ("" for the root), for its problems. */
+    private String readingPath = "";
+
     Builder(Path file, Parser parser, Problems problems) {
       this.file = file;
       this.parser = parser;
@@ -188,6 +254,7 @@ final class YamlFileReader {
      * node that was reported as a problem and must be left out.
      */
     private ConfigNode node(String path) {
+      readingPath = path;
       Event event = parser.getEvent();
       Origin origin = origin(event.getStartMark());
       if (event instanceof AliasEvent alias) {
@@ -256,7 +323,11 @@ final class YamlFileReader {
 
     private MapNode map(Origin origin, String path) {
       Map<String, Entry> entries = new LinkedHashMap<>();
-      while (!parser.checkEvent(Event.ID.MappingEnd)) {
+      while (true) {
+        readingPath = path;
+        if (parser.checkEvent(Event.ID.MappingEnd)) {
+          break;
+        }
         Event keyEvent = parser.peekEvent();
         Origin keyOrigin = origin(keyEvent.getStartMark());
         boolean merge =
@@ -304,7 +375,11 @@ final class YamlFileReader {
 
     private ListNode list(Origin origin, String path) {
       List<ConfigNode> items = new ArrayList<>();
-      while (!parser.checkEvent(Event.ID.SequenceEnd)) {
+      while (true) {
+        readingPath = path;
+        if (parser.checkEvent(Event.ID.SequenceEnd)) {
+          break;
+        }
         Origin itemOrigin = origin(parser.peekEvent().getStartMark());
         ConfigNode value = node(path + "[" + items.size() + "]");
         // Keep list positions stable for key paths such as accounts[2]: stand in a null.

@@ -618,6 +618,17 @@ public final class AgentStreamClient implements AutoCloseable {
     String description = status.getDescription() == null ? "" : status.getDescription();
     Throwable cause = status.getCause();
     String causeText = cause == null ? "" : " (" + cause + ")";
+    if (cause instanceof ChannelSetupException setup) {
+      // The agent's own credentials failed (a token command, a token file): Clouddriver was not
+      // even asked.
+      log.warn(
+          "Agent '{}': no credentials to connect to Clouddriver at {}: {}; trying again with"
+              + " clouddriver.backoff",
+          agent,
+          target,
+          setup.getMessage());
+      return;
+    }
     switch (status.getCode()) {
       case UNAUTHENTICATED, PERMISSION_DENIED ->
           log.error(

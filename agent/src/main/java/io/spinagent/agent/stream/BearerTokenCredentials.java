@@ -12,8 +12,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Presents {@code clouddriver.auth.token}, the content of {@code clouddriver.auth.tokenFile} or the
@@ -24,8 +22,6 @@ import org.slf4j.LoggerFactory;
  * message.
  */
 final class BearerTokenCredentials extends CallCredentials implements AutoCloseable {
-
-  private static final Logger log = LoggerFactory.getLogger(BearerTokenCredentials.class);
 
   /** A bearer token is a line of a few kilobytes (a JWT); a file far larger is the wrong file. */
   static final long MAX_TOKEN_FILE_BYTES = 64L << 10;
@@ -122,10 +118,8 @@ final class BearerTokenCredentials extends CallCredentials implements AutoClosea
             headers.put(AUTHORIZATION, "Bearer " + currentToken());
             applier.apply(headers);
           } catch (ChannelSetupException e) {
-            if (tokenCommand.isPresent()) {
-              log.warn("No bearer token for Clouddriver: {}", e.getMessage());
-            }
-            applier.fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()));
+            // The cause tells the stream's log that the agent, not Clouddriver, failed the call.
+            applier.fail(Status.UNAUTHENTICATED.withDescription(e.getMessage()).withCause(e));
           }
         };
     try {

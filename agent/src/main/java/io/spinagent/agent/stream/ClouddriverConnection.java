@@ -17,6 +17,7 @@ import io.grpc.ProxiedSocketAddress;
 import io.grpc.ProxyDetector;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.netty.handler.proxy.ProxyConnectException;
 import io.spinagent.agent.config.ClouddriverConfig;
 import io.spinagent.agent.config.ProxyEnvironment;
 import java.net.InetSocketAddress;
@@ -214,6 +215,7 @@ public final class ClouddriverConnection implements AutoCloseable {
           e);
     }
     builder.proxyDetector(new EnvironmentProxyDetector(proxy));
+    proxy.ifPresent(p -> builder.intercept(new ProxyFailureHint(p, config.grpc().toString())));
     return proxy.map(p -> ", through proxy " + p.describe()).orElse(", not proxied (NO_PROXY)");
   }
 
@@ -243,25 +245,12 @@ public final class ClouddriverConnection implements AutoCloseable {
     }
   }
 
-  /**
-   * Adds what to do to the status of a call that failed in the TLS handshake. The most likely cause
-   * with a file carried over from Armory Scale Agent: Armory's agent connected in plaintext unless
-   * told otherwise, SpinAgent's uses TLS unless {@code clouddriver.insecure} is true.
-   */
-  static final class TlsFailureHint implements ClientInterceptor {
-
-    private final ClouddriverConfig config;
-
-    TlsFailureHint(ClouddriverConfig config) {
-      this.config = config;
-    }
+  /** Rewrites the status a call ends with, to say what the operator needs to know about it. */
+  abstract static class StatusHint implements ClientInterceptor {
 
     @Override
     public <Q, R> ClientCall<Q, R> interceptCall(
         MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
-      if (config.insecure()) {
-        return next.newCall(method, options);
-      }
       return new ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
         @Override
         public void start(Listener<R> listener, Metadata headers) {
@@ -277,8 +266,67 @@ public final class ClouddriverConnection implements AutoCloseable {
       };
     }
 
+    /** {@code status}, or a status that says more about the same failure. */
+    abstract Status withHint(Status status);
+  }
+
+  /**
+   * Names the proxy, and its answer, in the status of a call that failed to connect through it:
+   * gRPC says only "io exception".
+   */
+  static final class ProxyFailureHint extends StatusHint {
+
+    private final ProxyEnvironment.Proxy proxy;
+    private final String target;
+
+    ProxyFailureHint(ProxyEnvironment.Proxy proxy, String target) {
+      this.proxy = proxy;
+      this.target = target;
+    }
+
+    @Override
     Status withHint(Status status) {
-      if (status.getCode() != Status.Code.UNAVAILABLE) {
+      for (Throwable t = status.getCause(); t != null; t = t.getCause()) {
+        if (t instanceof ProxyConnectException refused) {
+          return Status.fromCode(status.getCode())
+              .withDescription(describe(refused))
+              .withCause(status.getCause());
+        }
+      }
+      return status;
+    }
+
+    /**
+     * Netty's message is {@code "http, basic, proxy => target, status: 407 Proxy Authentication
+     * Required"}, or ends in what else went wrong ({@code timeout}, {@code disconnected}).
+     */
+    private String describe(ProxyConnectException refused) {
+      String message = refused.getMessage() == null ? "" : refused.getMessage();
+      int arrow = message.indexOf(" => ");
+      int detail = arrow < 0 ? -1 : message.indexOf(", ", arrow);
+      String what = detail < 0 ? message : message.substring(detail + 2);
+      return what.startsWith("status: ")
+          ? proxy.refusal(what.substring("status: ".length()), target)
+          : "the proxy " + proxy.describe() + " failed to CONNECT " + target + ": " + what;
+    }
+  }
+
+  /**
+   * Adds what to do to the status of a call that failed in the TLS handshake. The most likely cause
+   * with a file carried over from Armory Scale Agent: Armory's agent connected in plaintext unless
+   * told otherwise, SpinAgent's uses TLS unless {@code clouddriver.insecure} is true.
+   */
+  static final class TlsFailureHint extends StatusHint {
+
+    private final ClouddriverConfig config;
+
+    TlsFailureHint(ClouddriverConfig config) {
+      this.config = config;
+    }
+
+    @Override
+    Status withHint(Status status) {
+      if (config.insecure() || status.getCode() != Status.Code.UNAVAILABLE) {
         return status;
       }
       for (Throwable t = status.getCause(); t != null; t = t.getCause()) {

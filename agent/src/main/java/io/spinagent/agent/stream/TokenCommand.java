@@ -25,9 +25,9 @@ import java.util.function.LongSupplier;
  * command (without a shell) prints the token, raw or as a JSON object with a {@code token} field. A
  * token is reused for {@code refreshIntervalSeconds}; with 0, every connection runs the command.
  *
- * <p>The command is stopped after {@link #TIMEOUT} and its output read up to {@link #MAX_OUTPUT}
- * bytes; its standard input is closed. Failures name the command, never its output: that may be the
- * token.
+ * <p>The command is stopped after {@link #TIMEOUT}, with every process it started, and its output
+ * read up to {@link #MAX_OUTPUT} bytes; its standard input is closed. Failures name the command,
+ * never its output: that may be the token.
  */
 final class TokenCommand {
 
@@ -112,7 +112,7 @@ final class TokenCommand {
       Capture err =
           Capture.start(process.getErrorStream(), MAX_OUTPUT, "spinagent-token-command-err");
       if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.destroyForcibly();
+        destroyTree(process);
         throw failure(
             "'"
                 + name
@@ -136,7 +136,7 @@ final class TokenCommand {
       }
       return parse(name, new String(output, StandardCharsets.UTF_8));
     } catch (InterruptedException e) {
-      process.destroyForcibly();
+      destroyTree(process);
       Thread.currentThread().interrupt();
       throw failure("interrupted while running '" + name + "'", e);
     } catch (IOException e) {
@@ -144,6 +144,17 @@ final class TokenCommand {
     } finally {
       process.destroy();
     }
+  }
+
+  /**
+   * Kills the command and every process it started: a shell script's children would otherwise run
+   * on, one more with each attempt, and keep its output open. The descendants are listed first,
+   * while they are still the command's.
+   */
+  private static void destroyTree(Process process) {
+    List<ProcessHandle> descendants = process.descendants().toList();
+    process.destroyForcibly();
+    descendants.forEach(ProcessHandle::destroyForcibly);
   }
 
   private String parse(String name, String output) {

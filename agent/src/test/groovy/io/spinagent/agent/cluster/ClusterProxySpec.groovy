@@ -70,10 +70,22 @@ class ClusterProxySpec extends Specification {
     when: 'the credentials are wrong, the proxy refuses the connection and the request fails'
     version(account(insecure: true), [HTTPS_PROXY: guarded.url('agent:wrong')])
 
-    then:
-    thrown(ApiException)
+    then: 'naming the proxy and its answer, not the credentials'
+    def e = thrown(ApiException)
+    e.message.contains("the proxy 127.0.0.1:${guarded.port()} (HTTPS_PROXY) answered 407 Proxy Authentication" +
+        " Required to CONNECT kubernetes.test:${api.port()}: it refused the credentials in HTTPS_PROXY")
+    !e.message.contains('wrong')
     !guarded.refused.isEmpty()
     guarded.targets.size() == 1
+
+    when: 'there are no credentials to give'
+    version(account(insecure: true), [HTTPS_PROXY: guarded.url()])
+
+    then:
+    def none = thrown(ApiException)
+    none.message.contains("the proxy 127.0.0.1:${guarded.port()} (HTTPS_PROXY) answered 407 Proxy Authentication" +
+        " Required to CONNECT kubernetes.test:${api.port()}: it asks for credentials; give them in HTTPS_PROXY" +
+        ' (http://user:password@host:port)')
 
     cleanup:
     guarded.close()

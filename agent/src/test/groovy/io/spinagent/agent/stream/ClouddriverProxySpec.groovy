@@ -64,6 +64,31 @@ class ClouddriverProxySpec extends Specification {
     guarded.close()
   }
 
+  def "a proxy that refuses the connection is named with its answer: #why"() {
+    given:
+    def guarded = new ConnectProxy(['clouddriver.test': '127.0.0.1'], 'agent:s3cret')
+
+    when:
+    def answer = hello(config('clouddriver.test'), [HTTPS_PROXY: guarded.url(userInfo)])
+
+    then:
+    answer instanceof Status
+    (answer as Status).code == Status.Code.UNAVAILABLE
+    (answer as Status).description.contains("the proxy 127.0.0.1:${guarded.port()} (HTTPS_PROXY) answered" +
+        " 407 Proxy Authentication Required to CONNECT clouddriver.test:${clouddriver.port()}")
+    !(answer as Status).description.contains('s3cret')
+    !(answer as Status).description.contains('wrong')
+    guarded.refused == ["clouddriver.test:${clouddriver.port()}".toString()]
+
+    cleanup:
+    guarded.close()
+
+    where:
+    why                        | userInfo
+    'wrong credentials'        | 'agent:wrong'
+    'no credentials'           | null
+  }
+
   def "not through the proxy when #why"() {
     when:
     def answer = hello(config(host, noProxy), variables.collectEntries { k, v -> [k, v == 'PROXY' ? proxy.url() : v] })

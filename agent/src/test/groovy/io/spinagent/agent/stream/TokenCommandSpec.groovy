@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
 import spock.lang.Specification
 import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
 
 /**
  * clouddriver.auth.tokenCommand, as Armory Scale Agent runs it: a program (no shell) prints the
@@ -149,6 +150,24 @@ class TokenCommandSpec extends Specification {
     then:
     def e = thrown(ChannelSetupException)
     e.message == "clouddriver.auth.tokenCommand: '${program}' did not finish within 500 ms".toString()
+  }
+
+  def "a command that runs too long is stopped with every process it started"() {
+    given: 'a script that starts a child in the background and a grandchild, then waits'
+    def pids = dir.resolve('pids')
+    def program = script('slow-tree', "sleep 300 &\necho \$! >> '${pids}'\nsh -c 'echo \$\$ >> \"${pids}\"; sleep 300'")
+    def token = new TokenCommand(command(program, [], Format.RAW), System::nanoTime, Duration.ofSeconds(3))
+
+    when:
+    token.token()
+
+    then:
+    thrown(ChannelSetupException)
+    def started = Files.readAllLines(pids)*.trim()*.toLong()
+    started.size() == 2
+    new PollingConditions(timeout: 10).eventually {
+      assert started.every { pid -> !ProcessHandle.of(pid).map { it.alive }.orElse(false) }
+    }
   }
 
   def "a command that cannot be found stops the agent at start, naming the key"() {

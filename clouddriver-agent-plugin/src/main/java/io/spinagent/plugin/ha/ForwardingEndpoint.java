@@ -1,5 +1,8 @@
 package io.spinagent.plugin.ha;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -8,6 +11,7 @@ import io.spinagent.plugin.http.NettyHttpServer;
 import io.spinagent.plugin.http.RequestBodyLimit;
 import io.spinagent.plugin.http.RequestHeadLimits;
 import io.spinagent.plugin.http.StatusResponse;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -16,6 +20,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Locale;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -35,14 +40,12 @@ public final class ForwardingEndpoint implements AutoCloseable {
   public static final String SECRET_HEADER = "X-SpinAgent-Forwarding-Secret";
 
   private static final Logger log = LoggerFactory.getLogger(ForwardingEndpoint.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PREFIX = "/clusters/";
 
   /** Where account commands are forwarded to. */
   public static final String COMMANDS_PATH = "/commands";
 
-  private static final String MAX_HEADER_SIZE = "spinagent.ha.max-header-size";
-
-  private final long maxHeaderBytes;
   private final byte[] secretDigest;
   private final MeterRegistry meters;
   private final NettyHttpServer server;
@@ -51,7 +54,6 @@ public final class ForwardingEndpoint implements AutoCloseable {
   private volatile HttpHandler commands;
 
   private ForwardingEndpoint(HaProperties properties, MeterRegistry meters) {
-    this.maxHeaderBytes = properties.getMaxHeaderSize().toBytes();
     this.secretDigest = digest(properties.getSharedSecret());
     this.meters = meters;
     InetSocketAddress address =
@@ -60,8 +62,8 @@ public final class ForwardingEndpoint implements AutoCloseable {
     String host = advertisedHost(properties);
     RequestHeadLimits headLimits =
         new RequestHeadLimits(
-            maxHeaderBytes,
-            MAX_HEADER_SIZE,
+            properties.getMaxHeaderSize().toBytes(),
+            "spinagent.ha.max-header-size",
             properties.getHeaderTimeout(),
             "spinagent.ha.header-timeout");
     RequestBodyLimit bodyLimit =
@@ -123,23 +125,6 @@ public final class ForwardingEndpoint implements AutoCloseable {
   }
 
   private void admit(HttpExchange exchange) throws IOException {
-    long headBytes = RequestHeadLimits.headBytes(exchange);
-    if (headBytes > maxHeaderBytes) {
-      try (exchange) {
-        StatusResponse.send(
-            exchange,
-            431,
-            "RequestHeaderFieldsTooLarge",
-            "the request's line and headers are "
-                + headBytes
-                + " bytes, over the limit of "
-                + maxHeaderBytes
-                + " ("
-                + MAX_HEADER_SIZE
-                + ")");
-      }
-      return;
-    }
     String presented = exchange.getRequestHeaders().getFirst(SECRET_HEADER);
     // Digests first, so the comparison takes the same time whatever the presented length.
     if (presented == null || !MessageDigest.isEqual(secretDigest, digest(presented))) {
@@ -189,8 +174,44 @@ public final class ForwardingEndpoint implements AutoCloseable {
       }
       return;
     }
+    if (COMMANDS_PATH.equals(path)
+        && "POST".equals(exchange.getRequestMethod())
+        && !isCommand(exchange)) {
+      return;
+    }
     meters.counter("spinagent.ha.forwarded.received", "outcome", "accepted").increment();
     target.handle(exchange);
+  }
+
+  /**
+   * Whether the body of a request to {@link #COMMANDS_PATH} is a JSON object, as every account
+   * command is; otherwise it is answered 400 here. The body, at most {@code
+   * spinagent.ha.max-request-body}, is read whole and handed on as it came.
+   */
+  private static boolean isCommand(HttpExchange exchange) throws IOException {
+    byte[] body = exchange.getRequestBody().readAllBytes();
+    String problem;
+    try {
+      JsonNode command = JSON.readTree(body);
+      if (command != null && command.isObject()) {
+        exchange.setStreams(new ByteArrayInputStream(body), null);
+        return true;
+      }
+      problem =
+          command == null || command.isMissingNode()
+              ? "empty"
+              : command.getNodeType().name().toLowerCase(Locale.ROOT);
+    } catch (JsonProcessingException e) {
+      problem = "not JSON: " + e.getOriginalMessage();
+    }
+    try (exchange) {
+      StatusResponse.send(
+          exchange,
+          400,
+          "BadRequest",
+          "an account command is a JSON object; this one is " + problem);
+    }
+    return false;
   }
 
   private static String advertisedHost(HaProperties properties) {

@@ -30,11 +30,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client connection of a {@link NettyHttpServer}, on its event loop: holds the client to the
- * {@link RequestHeadLimits} while a request's line and headers arrive, refuses a declared body over
- * the {@link RequestBodyLimit}, then hands the request to the handler on a thread of its own and
- * feeds it the body. Once the headers are in, no timeout applies: an answer may take as long as it
- * takes (a watch, a long apply). The connection reads the next request only when the current one
- * has been answered (no pipelining).
+ * {@link RequestHeadLimits} while a request's line and headers arrive, and refuses them over it
+ * before any handler sees the request; refuses a declared body over the {@link RequestBodyLimit},
+ * then hands the request to the handler on a thread of its own and feeds it the body. Once the
+ * headers are in, no timeout applies: an answer may take as long as it takes (a watch, a long
+ * apply). The connection reads the next request only when the current one has been answered (no
+ * pipelining).
  */
 final class HttpConnection extends ChannelInboundHandlerAdapter {
 
@@ -112,6 +113,14 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
         DecoderResult decoded = request.decoderResult();
         if (decoded.isFailure()) {
           refuseMalformed(decoded.cause());
+          return;
+        }
+        long headBytes = RequestHeadLimits.headBytes(request);
+        if (headBytes > limits.maxBytes()) {
+          refuse(
+              HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
+              "RequestHeaderFieldsTooLarge",
+              "the request's line and headers are " + headBytes + " bytes, over " + limits.limit());
           return;
         }
         long declaredBody;
@@ -272,25 +281,16 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
   }
 
   private void refuseMalformed(Throwable cause) {
-    String limit =
-        "the limit for the request line and headers together is "
-            + limits.maxBytes()
-            + " bytes ("
-            + limits.maxBytesSetting()
-            + ")";
     if (cause instanceof TooLongHttpHeaderException) {
       refuse(
           HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE,
           "RequestHeaderFieldsTooLarge",
-          "the request's headers are over "
-              + NettyHttpServer.decoderLimit(limits)
-              + " bytes; "
-              + limit);
+          "the request's headers are over " + limits.limit());
     } else if (cause instanceof TooLongHttpLineException) {
       refuse(
           HttpResponseStatus.REQUEST_URI_TOO_LONG,
           "RequestURITooLong",
-          "the request line is over " + NettyHttpServer.decoderLimit(limits) + " bytes; " + limit);
+          "the request line is over " + limits.limit());
     } else {
       refuse(
           HttpResponseStatus.BAD_REQUEST,
@@ -299,7 +299,10 @@ final class HttpConnection extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Answers with a Status, then discards whatever the client still sends, and closes. */
+  /**
+   * Answers with a Status and {@code Connection: close} at once, then reads and throws away what
+   * the client still sends for {@link #LINGER_MILLIS}, and closes.
+   */
   private void refuse(HttpResponseStatus status, String reason, String message) {
     refused = true;
     cancelHeadDeadline();

@@ -53,6 +53,11 @@ final class NettyExchange extends HttpExchange {
   private final Map<String, Object> attributes = new ConcurrentHashMap<>();
   private final RequestBody requestBody = new RequestBody();
   private final ResponseBody responseBody = new ResponseBody();
+
+  /** What the handler reads and writes: the bodies, or what {@link #setStreams} put over them. */
+  private volatile InputStream requestStream = requestBody;
+
+  private volatile OutputStream responseStream = responseBody;
   private volatile int responseCode = -1;
   private boolean responseEnded;
   private ChannelFuture lastWrite;
@@ -108,12 +113,12 @@ final class NettyExchange extends HttpExchange {
 
   @Override
   public InputStream getRequestBody() {
-    return requestBody;
+    return requestStream;
   }
 
   @Override
   public OutputStream getResponseBody() {
-    return responseBody;
+    return responseStream;
   }
 
   /**
@@ -184,10 +189,18 @@ final class NettyExchange extends HttpExchange {
     }
   }
 
-  /** Not supported: the server has no filters that could wrap the streams. */
+  /**
+   * As the JDK's: what {@link #getRequestBody} and {@link #getResponseBody} return from now on,
+   * streams that wrap (or replay) the bodies; null leaves one as it is.
+   */
   @Override
   public void setStreams(InputStream in, OutputStream out) {
-    throw new UnsupportedOperationException("NettyHttpServer has no filters");
+    if (in != null) {
+      requestStream = in;
+    }
+    if (out != null) {
+      responseStream = out;
+    }
   }
 
   @Override

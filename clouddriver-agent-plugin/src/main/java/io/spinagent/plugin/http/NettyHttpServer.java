@@ -27,9 +27,10 @@ import javax.net.ssl.SSLEngine;
  * {@link RequestHeadLimits} and a {@link RequestBodyLimit}: a client that is too slow to send a
  * request's line and headers is answered {@code 408}, one whose line or headers are too large
  * {@code 414}/{@code 431}, one whose body is too large {@code 413}, each with a Kubernetes {@code
- * Status} naming the setting, and the connection is closed. The JDK server can only drop such
- * clients without an answer, or not at all. The tunnel and the forwarding endpoint between replicas
- * run on it.
+ * Status} naming the setting and {@code Connection: close}; what the client still sends is read and
+ * thrown away for a moment, so that it reads the answer rather than a reset, and the connection is
+ * closed. The JDK server can only drop such clients without an answer, or not at all. The tunnel
+ * and the forwarding endpoint between replicas run on it.
  *
  * <p>Threads: the event loop {@code <name>-io-*} ({@link #IO_THREADS} threads, accepting
  * connections, TLS and HTTP framing; never blocks), and the caller's {@code handlers} executor, one
@@ -122,12 +123,12 @@ public final class NettyHttpServer implements AutoCloseable {
   }
 
   /**
-   * What the HTTP decoder reads of a request line, and of its headers, before it gives up: twice
-   * the limit, so that the handler can tell a client by how much a request over the limit is over
-   * it, while no client makes the server hold more than that.
+   * What the HTTP decoder reads of a request line, and of its headers, before it gives up: the
+   * limit itself, so that a client that stops sending to wait for an answer once it has sent a
+   * little more than the limit (curl does at 128 KiB) gets its answer.
    */
   static int decoderLimit(RequestHeadLimits limits) {
-    return (int) Math.min(Integer.MAX_VALUE / 2, limits.maxBytes()) * 2;
+    return (int) Math.min(Integer.MAX_VALUE, limits.maxBytes());
   }
 
   public InetSocketAddress address() {

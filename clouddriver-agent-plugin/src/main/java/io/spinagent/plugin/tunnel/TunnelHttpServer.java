@@ -62,7 +62,6 @@ public final class TunnelHttpServer implements AutoCloseable {
   private final TunnelTls tls;
   private final TunnelRouting routing;
   private final int window;
-  private final long maxHeaderBytes;
   private final Duration timeout;
   private final TunnelOperationListener listener;
   private final SessionTunnels sessionTunnels = new SessionTunnels();
@@ -78,7 +77,6 @@ public final class TunnelHttpServer implements AutoCloseable {
     this.tls = tls;
     this.routing = routing;
     this.window = (int) tunnel.getWindow().toBytes();
-    this.maxHeaderBytes = tunnel.getMaxHeaderSize().toBytes();
     this.timeout = operations.getTimeout();
     this.listener = listener;
     InetSocketAddress address = new InetSocketAddress(tunnel.getAddress(), tunnel.getPort());
@@ -87,7 +85,7 @@ public final class TunnelHttpServer implements AutoCloseable {
         Executors.newCachedThreadPool(DaemonThreads.numbered("spinagent-tunnel"));
     RequestHeadLimits limits =
         new RequestHeadLimits(
-            maxHeaderBytes,
+            tunnel.getMaxHeaderSize().toBytes(),
             "spinagent.tunnel.max-header-size",
             tunnel.getHeaderTimeout(),
             "spinagent.tunnel.header-timeout");
@@ -200,19 +198,6 @@ public final class TunnelHttpServer implements AutoCloseable {
       throws IOException {
     boolean cutShort = false;
     try {
-      long headerBytes = RequestHeadLimits.headBytes(exchange);
-      if (headerBytes > maxHeaderBytes) {
-        status(
-            exchange,
-            431,
-            "RequestHeaderFieldsTooLarge",
-            "the request's line and headers are "
-                + headerBytes
-                + " bytes, over the tunnel's limit of "
-                + maxHeaderBytes
-                + " (spinagent.tunnel.max-header-size)");
-        return;
-      }
       String rawPath = exchange.getRequestURI().getRawPath();
       if (rawPath == null || !rawPath.startsWith(PREFIX)) {
         status(

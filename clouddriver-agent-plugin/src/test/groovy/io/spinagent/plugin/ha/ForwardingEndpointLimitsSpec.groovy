@@ -62,23 +62,26 @@ class ForwardingEndpointLimitsSpec extends Specification {
   }
 
   @Unroll
-  def "headers over spinagent.ha.max-header-size (#size bytes of them) are answered 431 naming the setting"() {
+  def "a request over spinagent.ha.max-header-size (#what) is answered 431 naming the setting, and the connection closed"() {
     given:
     start(true)
 
     when:
-    def answer = RawHttp.exchange(connect(true), command('{}', "X-Padding: ${'x' * size}\r\n"))
+    def answer = RawHttp.exchange(connect(true), command('{}', "X-Padding: ${'x' * size}\r\n", query))
 
     then:
     answer.statusLine == 'HTTP/1.1 431 Request Header Fields Too Large'
+    answer.headers['connection'] == 'close'
     answer.status.reason == 'RequestHeaderFieldsTooLarge'
     answer.status.message ==~ message
+    answer.closed
     commandsServed.isEmpty()
 
     where:
-    size        | message
-    12 * 1024   | /the request's line and headers are \d+ bytes, over the limit of 8192 \(spinagent.ha.max-header-size\)/
-    1024 * 1024 | /the request's headers are over 16384 bytes; the limit for the request line and headers together is 8192 bytes \(spinagent.ha.max-header-size\)/
+    what                                        | size        | query        || message
+    'headers of 12Ki'                           | 12 * 1024   | ''           || /the request's headers are over the limit of 8192 bytes for the request line and headers together \(spinagent.ha.max-header-size\)/
+    'headers of 1Mi'                            | 1024 * 1024 | ''           || /the request's headers are over the limit of 8192 bytes for the request line and headers together \(spinagent.ha.max-header-size\)/
+    'a line and headers, each within, together' | 5 * 1024    | 'q' * 5_000  || /the request's line and headers are \d+ bytes, over the limit of 8192 bytes for the request line and headers together \(spinagent.ha.max-header-size\)/
   }
 
   def "a request line far over the limit is answered 414, and the connection closed"() {
@@ -90,8 +93,43 @@ class ForwardingEndpointLimitsSpec extends Specification {
 
     then:
     answer.status.code == 414
-    answer.status.message.startsWith('the request line is over 16384 bytes; the limit for the request line and headers together is 8192 bytes (spinagent.ha.max-header-size)')
+    answer.status.message == 'the request line is over the limit of 8192 bytes for the request line and headers together (spinagent.ha.max-header-size)'
     answer.closed
+  }
+
+  @Unroll
+  def "POST /commands with the body #body is answered 400 with a Status, and no command runs"() {
+    given:
+    start(true)
+    def socket = connect(true)
+
+    when:
+    RawHttp.send(socket, command(body))
+    def answer = RawHttp.readAnswer(socket.inputStream)
+
+    then:
+    answer.statusLine == 'HTTP/1.1 400 Bad Request'
+    answer.status.reason == 'BadRequest'
+    answer.status.message.startsWith("an account command is a JSON object; this one is $problem")
+    commandsServed.isEmpty()
+
+    when: 'the connection serves the next request'
+    RawHttp.send(socket, command('{"kind":"DELETE"}'))
+    def next = RawHttp.readAnswer(socket.inputStream)
+
+    then:
+    next.body == 'read 17 bytes'
+
+    cleanup:
+    socket?.close()
+
+    where:
+    body       || problem
+    'null'     || 'null'
+    '[]'       || 'array'
+    '"x"'      || 'string'
+    ''         || 'empty'
+    '{"kind":' || 'not JSON: '
   }
 
   def "a body that declares more than spinagent.ha.max-request-body is answered 413 before any handler runs, and the connection closed"() {
@@ -109,7 +147,7 @@ class ForwardingEndpointLimitsSpec extends Specification {
     commandsServed.isEmpty()
   }
 
-  def "a chunked body that grows past spinagent.ha.max-request-body is answered 413 although its handler began reading it"() {
+  def "a chunked body that grows past spinagent.ha.max-request-body is answered 413 although it began to be read"() {
     given:
     start(true)
     def chunk = 'x' * 40_000
@@ -124,14 +162,14 @@ class ForwardingEndpointLimitsSpec extends Specification {
     answer.statusLine == 'HTTP/1.1 413 Request Entity Too Large'
     answer.status.message == 'the request body is over the limit of 65536 bytes (spinagent.ha.max-request-body)'
     answer.closed
-    commandsServed == ['failed: the request body is over the limit of 65536 bytes (spinagent.ha.max-request-body)']
+    commandsServed.isEmpty()
   }
 
   def "requests within the limits are served one after another on a kept-alive connection"() {
     given:
     start(true)
     def socket = connect(true)
-    def body = 'y' * 60_000
+    def body = '{"padding": "' + 'y' * 59_985 + '"}'
 
     when:
     RawHttp.send(socket, command(body))
@@ -221,8 +259,8 @@ class ForwardingEndpointLimitsSpec extends Specification {
     }
   }
 
-  private static String command(String body, String extraHeaders = '') {
-    "POST /commands HTTP/1.1\r\nHost: replica-b\r\n$ForwardingEndpoint.SECRET_HEADER: $SECRET\r\n$extraHeaders" +
+  private static String command(String body, String extraHeaders = '', String query = '') {
+    "POST /commands${query ? '?' + query : ''} HTTP/1.1\r\nHost: replica-b\r\n$ForwardingEndpoint.SECRET_HEADER: $SECRET\r\n$extraHeaders" +
       "Content-Type: application/json\r\nContent-Length: ${body.length()}\r\n\r\n$body"
   }
 

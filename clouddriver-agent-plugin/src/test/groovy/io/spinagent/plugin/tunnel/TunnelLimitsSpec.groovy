@@ -14,6 +14,7 @@ import spock.lang.Specification
 
 import javax.net.ssl.SSLSocket
 import java.net.http.HttpClient
+import java.nio.file.Files
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.time.Duration
@@ -87,8 +88,54 @@ class TunnelLimitsSpec extends Specification {
     answer.statusLine == 'HTTP/1.1 431 Request Header Fields Too Large'
     answer.status.code == 431
     answer.status.reason == 'RequestHeaderFieldsTooLarge'
-    answer.status.message == "the request's headers are over 131072 bytes; the limit for the request line and" +
-      " headers together is 65536 bytes (spinagent.tunnel.max-header-size)"
+    answer.headers['connection'] == 'close'
+    answer.status.message == "the request's headers are over the limit of 65536 bytes for the request line and" +
+      " headers together (spinagent.tunnel.max-header-size)"
+    answer.closed
+    agent.received.every { it.bodyCase != TUNNEL }
+  }
+
+  def "curl, sending #size bytes of headers, gets the 431 and Connection: close"() {
+    given: 'curl reads headers from a file: this is more than one command-line argument may hold'
+    def dir = Files.createTempDirectory('tunnel-curl')
+    def ca = dir.resolve('ca.pem')
+    Files.writeString(ca, tunnel.caCertificatePem())
+    def headers = dir.resolve('headers')
+    Files.writeString(headers, "Authorization: Bearer ${tokens.issue('prod')}\nX-Padding: ${'x' * size}\n")
+
+    when:
+    def curl = new ProcessBuilder('curl', '--silent', '--show-error', '--max-time', '20', '--cacert', ca.toString(),
+      '--header', "@$headers", '--dump-header', '-', '--output', '/dev/null',
+      "https://127.0.0.1:${tunnel.port()}/clusters/prod/api/v1/pods").redirectErrorStream(true).start()
+    def output = curl.inputStream.text
+    curl.waitFor()
+
+    then:
+    output.readLines()[0] == 'HTTP/1.1 431 Request Header Fields Too Large'
+    output.toLowerCase().contains('connection: close')
+    curl.exitValue() == 0
+    agent.received.every { it.bodyCase != TUNNEL }
+
+    cleanup:
+    dir?.toFile()?.deleteDir()
+
+    where: 'curl sends 128 KiB of a request, then waits for an answer before it sends more; it sends at most 1 MiB of head'
+    size << [100_000, 200_000, 900_000]
+  }
+
+  def "a request line and headers each within the limit but over it together are answered 431, and the connection closed"() {
+    given:
+    def token = tokens.issue('prod')
+    def request = "GET /clusters/prod/api/v1/pods?labelSelector=${'a' * 40_000} HTTP/1.1\r\nHost: localhost\r\n" +
+      "Authorization: Bearer $token\r\nX-Padding: ${'x' * 40_000}\r\n\r\n"
+
+    when:
+    def answer = RawHttp.exchange(connect(), request)
+
+    then:
+    answer.statusLine == 'HTTP/1.1 431 Request Header Fields Too Large'
+    answer.headers['connection'] == 'close'
+    answer.status.message ==~ /the request's line and headers are \d+ bytes, over the limit of 65536 bytes for the request line and headers together \(spinagent.tunnel.max-header-size\)/
     answer.closed
     agent.received.every { it.bodyCase != TUNNEL }
   }
@@ -99,7 +146,8 @@ class TunnelLimitsSpec extends Specification {
 
     then:
     answer.status.code == 414
-    answer.status.message.startsWith("the request line is over 131072 bytes; the limit")
+    answer.status.message == "the request line is over the limit of 65536 bytes for the request line and" +
+      " headers together (spinagent.tunnel.max-header-size)"
     answer.closed
     agent.received.every { it.bodyCase != TUNNEL }
   }
