@@ -7,6 +7,7 @@ import io.spinagent.agent.AgentRuntime;
 import io.spinagent.sandbox.agent.SandboxAgent;
 import io.spinagent.sandbox.cluster.DemoApplication;
 import io.spinagent.sandbox.cluster.DemoController;
+import io.spinagent.sandbox.cluster.DemoNodes;
 import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverProcess;
 import io.spinagent.sandbox.host.StandInRequests;
@@ -35,7 +36,7 @@ import java.util.stream.Stream;
 
 /**
  * Everything the README's command starts, in order, and stops in reverse: the database, the
- * simulated cluster with its demo application and controller, Clouddriver with the plugin, the
+ * simulated cluster with its nodes, demo application and controller, Clouddriver with the plugin, the
  * agent, and the live view of the cache. All files (certificates, kubeconfigs, the plugins root)
  * live in one temporary directory that {@link #close()} deletes.
  */
@@ -89,6 +90,7 @@ public final class Sandbox implements AutoCloseable {
     step("Simulated Kubernetes cluster");
     cluster = KubernetesApiServer.builder().port(options.kubernetesPort()).start();
     started.push(cluster);
+    DemoNodes.seed(cluster);
     DemoApplication.seed(cluster);
     clusterKubeconfig =
         cluster.kubeconfig().name(options.account()).writeTo(workDir.resolve("cluster.kubeconfig"));
