@@ -39,6 +39,11 @@ final class ServletCredentialsExchange implements CredentialsExchange {
   }
 
   @Override
+  public String contentType() {
+    return request.getContentType();
+  }
+
+  @Override
   public String path() {
     String uri = request.getRequestURI();
     String context = request.getContextPath();
