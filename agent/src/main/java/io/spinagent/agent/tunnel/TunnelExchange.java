@@ -3,6 +3,7 @@ package io.spinagent.agent.tunnel;
 import com.google.protobuf.ByteString;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.spinagent.common.HopByHopHeaders;
 import io.spinagent.common.KubernetesRequest;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelEnd;
@@ -45,18 +46,8 @@ final class TunnelExchange {
   private static final com.google.gson.Gson GSON = new com.google.gson.Gson();
   static final int REQUEST_WINDOW = 256 * 1024;
   private static final int CHUNK = 64 * 1024;
-  private static final Set<String> NOT_RELAYED =
-      Set.of(
-          "authorization",
-          "host",
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "content-length");
+  // Nor the caller's credentials: the account's own reach the API server.
+  private static final Set<String> NOT_RELAYED = HopByHopHeaders.and("authorization");
 
   /** Methods OkHttp only sends with a body. */
   private static final Set<String> METHODS_WITH_BODY = Set.of("POST", "PUT", "PATCH");
