@@ -340,10 +340,6 @@ public final class AgentStreamClient implements AutoCloseable {
         .map(AccountDecision::getRole);
   }
 
-  public Outbox outbox() {
-    return outbox;
-  }
-
   /** Ends the session and the channel. The outbox stays open; its owner closes it. */
   @Override
   public void close() {
