@@ -33,12 +33,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,8 +154,7 @@ public final class AgentStreamClient implements AutoCloseable {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(listener, "listener");
-    java.util.concurrent.atomic.AtomicReference<Thread> created =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Thread> created = new AtomicReference<>();
     ScheduledThreadPoolExecutor streamThread =
         new ScheduledThreadPoolExecutor(
             1,
@@ -361,9 +362,7 @@ public final class AgentStreamClient implements AutoCloseable {
           .get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException
-        | TimeoutException
-        | java.util.concurrent.RejectedExecutionException e) {
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
       log.debug("Cancelling the session while stopping failed", e);
     }
     connection.close();
@@ -700,7 +699,7 @@ public final class AgentStreamClient implements AutoCloseable {
               session.drain();
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+    } catch (RejectedExecutionException stopping) {
       drainScheduled.set(false);
     }
   }
