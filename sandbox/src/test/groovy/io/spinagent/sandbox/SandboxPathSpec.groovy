@@ -62,7 +62,7 @@ class SandboxPathSpec extends Specification {
 
     and: 'the rows are where Clouddriver reads them, bodies and relationships alike'
     rows('cats_v1_pod') == 2
-    rows('cats_v1_replicaset') == 1
+    rows('cats_v1_replicaSet') == 1
     rows('cats_v1_deployment') == 1
     rows('cats_v1_service') == 1
     rows('cats_v1_ingress') == 1
