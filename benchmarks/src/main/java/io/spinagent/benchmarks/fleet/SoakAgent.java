@@ -154,6 +154,22 @@ final class SoakAgent implements AutoCloseable {
     return objects;
   }
 
+  /**
+   * The state of every account the agent holds ({@code /accounts}: READY, STANDBY, REFUSED, …), by
+   * name; null when it does not answer.
+   */
+  Map<String, String> accountStates() {
+    Map<String, String> states = new TreeMap<>();
+    try {
+      for (JsonNode account : JSON.readTree(AgentJar.accounts(adminPort)).path("accounts")) {
+        states.put(account.path("name").asText(), account.path("state").asText());
+      }
+      return states;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
   /** What the agent's metrics say: accounts READY, changes not yet acknowledged. */
   record Health(int ready, int unacknowledged) {}
 
