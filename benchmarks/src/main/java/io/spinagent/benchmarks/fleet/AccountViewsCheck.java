@@ -49,6 +49,9 @@ final class AccountViewsCheck {
     this.agents = List.copyOf(agents);
   }
 
+  /** The dynamic accounts by state at the last check, when their views agreed. */
+  private Map<String, Integer> dynamicStates = Map.of();
+
   /** One row of {@code spinagent_accounts}, as far as the check needs it. */
   private record Row(String state, boolean clouddriverDefinition) {}
 
@@ -105,6 +108,18 @@ final class AccountViewsCheck {
             issues.add(problem);
           }
         });
+    if (issues.isEmpty()) {
+      Map<String, Integer> states = new TreeMap<>();
+      dynamic
+          .keySet()
+          .forEach(
+              account -> {
+                Row row = rows.get(account);
+                String state = row == null || row.state().equals("REMOVED") ? ABSENT : row.state();
+                states.merge(state, 1, Integer::sum);
+              });
+      dynamicStates = states;
+    }
     return issues;
   }
 
@@ -185,6 +200,14 @@ final class AccountViewsCheck {
         .append(definition == null ? ABSENT : spinAgents ? "SpinAgent's" : "another writer's");
     line.append(", agent ").append(agentId).append(' ').append(atAgent);
     return line.toString();
+  }
+
+  /**
+   * How many dynamic accounts were in each state ({@code ACTIVE}, {@code INACTIVE}, {@code absent})
+   * when the views last agreed.
+   */
+  Map<String, Integer> dynamicStates() {
+    return dynamicStates;
   }
 
   private static Map<String, Row> rows(Statement statement) throws SQLException {

@@ -289,7 +289,12 @@ public final class FaultSoak {
       result.worstRecovery = recovery;
       result.worstRound = "round " + round + " " + names;
     }
-    out.printf("  round %3d clean in %5.1f s: %s%n", round, recovery.toMillis() / 1000.0, names);
+    out.printf(
+        "  round %3d clean in %5.1f s: %s%s%n",
+        round,
+        recovery.toMillis() / 1000.0,
+        names,
+        apiChurn == null ? "" : "; dynamic accounts " + quiet.dynamicStates());
     out.flush();
     return true;
   }

@@ -44,6 +44,11 @@ final class QuietCheck {
     }
   }
 
+  /** The dynamic accounts by state when the fleet was last quiet. */
+  Map<String, Integer> dynamicStates() {
+    return views.dynamicStates();
+  }
+
   /** What keeps the fleet from being quiet now; empty when it is. */
   List<String> unsettled() {
     List<String> issues = new ArrayList<>();
