@@ -159,9 +159,9 @@ final class ApiChurn {
    */
   void run(int count) {
     List<String> names = new ArrayList<>(new TreeMap<>(agentOf).keySet());
-    List<Operation> planned = new ArrayList<>();
+    List<Operation> operations = new ArrayList<>();
     for (int i = 0; i < count; i++) {
-      planned.add(plan(names));
+      operations.add(plan(names));
     }
     AtomicInteger callers = new AtomicInteger();
     ThreadFactory named =
@@ -172,7 +172,7 @@ final class ApiChurn {
         };
     ExecutorService pool = Executors.newFixedThreadPool(CALLERS, named);
     try {
-      for (Operation operation : planned) {
+      for (Operation operation : operations) {
         pool.execute(() -> record(operation, send(operation)));
       }
       pool.shutdown();

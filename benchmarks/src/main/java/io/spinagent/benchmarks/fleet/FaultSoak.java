@@ -359,7 +359,7 @@ public final class FaultSoak {
     }
   }
 
-  /** The round's API operations, if any; a failure to make them is the round's failure. */
+  /** The round's API operations, if any. */
   private void callApi() {
     if (apiChurn != null) {
       apiChurn.run(options.apiChurn());
