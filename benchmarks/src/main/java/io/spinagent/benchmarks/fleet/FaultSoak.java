@@ -7,6 +7,7 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -129,6 +130,7 @@ public final class FaultSoak {
 
   /** Sets the fleet up, runs the rounds, prints the report and stops everything. */
   Result run() {
+    Instant began = Instant.now();
     environment = new FleetEnvironment(options.fleet());
     out.printf(
         "%nFault soak: seed %d, %d rounds, %d agents × %d accounts of %d objects, 2 replicas on %s;"
@@ -146,7 +148,7 @@ public final class FaultSoak {
     out.printf("  logs: %s%n", environment.logs());
     out.flush();
     try {
-      setUp();
+      setUp(began);
       for (int round = 1; round <= options.rounds(); round++) {
         if (!round(round)) {
           break;
@@ -159,7 +161,7 @@ public final class FaultSoak {
     return result;
   }
 
-  private void setUp() {
+  private void setUp(Instant began) {
     database = FleetDatabase.start(options.database());
     scenario = database.freshScenario("fault_soak");
     replicas.add(new PluginReplica("a", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
@@ -202,7 +204,7 @@ public final class FaultSoak {
             apiChurn == null ? Map.of() : apiChurn.accounts(),
             scenario,
             options.database());
-    sessionEnds = new SessionEndWatch(environment.logs());
+    sessionEnds = new SessionEndWatch(environment.logs(), began);
     long start = System.nanoTime();
     List<String> issues = awaitQuiet(options.startLimit());
     if (!issues.isEmpty()) {
@@ -220,6 +222,7 @@ public final class FaultSoak {
   /** One round; false when it failed. */
   private boolean round(int round) {
     result.roundsRun++;
+    long roundStart = System.nanoTime();
     List<Fault> faults = chooseFaults();
     AtomicBoolean churning = new AtomicBoolean(true);
     Thread churn = new Thread(() -> churn(churning), "fault-soak-churn");
@@ -290,9 +293,10 @@ public final class FaultSoak {
       result.worstRound = "round " + round + " " + names;
     }
     out.printf(
-        "  round %3d clean in %5.1f s: %s%s%n",
+        "  round %3d clean in %5.1f s (round %5.1f s): %s%s%n",
         round,
         recovery.toMillis() / 1000.0,
+        (System.nanoTime() - roundStart) / 1e9,
         names,
         apiChurn == null ? "" : "; dynamic accounts " + quiet.dynamicStates());
     out.flush();

@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +22,7 @@ import java.util.Map;
  * sessions otherwise (a cut connection, a killed process), which is logged differently.
  *
  * <p>Reads every replica's logs ({@code plugin-*.log}, one per start) from where the last call
- * stopped.
+ * stopped, leaving out those of earlier runs of the soak (not written since the watch began).
  */
 final class SessionEndWatch {
 
@@ -28,9 +30,14 @@ final class SessionEndWatch {
 
   private final Path logs;
   private final Map<Path, Long> read = new HashMap<>();
+  private final FileTime began;
 
-  SessionEndWatch(Path logs) {
+  /**
+   * @param began when this run of the soak began: logs last written before are an earlier run's
+   */
+  SessionEndWatch(Path logs, Instant began) {
     this.logs = logs;
+    this.began = FileTime.from(began);
   }
 
   /** The lines logged since the last call that end a session over an account. */
@@ -38,6 +45,9 @@ final class SessionEndWatch {
     List<String> found = new ArrayList<>();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(logs, "plugin-*.log")) {
       for (Path file : files) {
+        if (Files.getLastModifiedTime(file).compareTo(began) < 0) {
+          continue;
+        }
         long from = read.getOrDefault(file, 0L);
         try (RandomAccessFile log = new RandomAccessFile(file.toFile(), "r")) {
           long to = log.length();
