@@ -263,6 +263,22 @@ class AgentSessionSpec extends Specification {
     !agent.hasEnded()
   }
 
+  def "an account deleted while switched off is not granted again to the agent that claimed it"() {
+    given: 'the agent claimed the account while it was switched off'
+    fixture.start()
+    fixture.accounts.deactivate('prod')
+    def agent = fixture.agent()
+    assert !agent.hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0).accepted
+
+    when: 'the account is deleted'
+    fixture.accounts.delete('prod', 'deleted through the API')
+
+    then: 'the agent is told it is gone, and the registry does not hand the name back to it'
+    !agent.next(DECISIONS).decisions.getAccounts(0).accepted
+    fixture.accounts.find('prod').isEmpty()
+    !agent.hasEnded()
+  }
+
   def "a malformed change is refused with a message naming the field"() {
     given:
     fixture.start()

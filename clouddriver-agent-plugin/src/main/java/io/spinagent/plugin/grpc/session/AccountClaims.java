@@ -46,7 +46,9 @@ final class AccountClaims {
 
   /**
    * The claims the registry refused (say, a name another cluster held), by account, until granted
-   * or withdrawn: claimed again when the name comes free. Guarded by this.
+   * or withdrawn: claimed again when the name comes free. A claim of a switched-off account is not
+   * among them: the registry keeps it, and sends its decision when the account is switched on.
+   * Guarded by this.
    */
   private final Map<String, AccountInfo> refused = new LinkedHashMap<>();
 
@@ -109,6 +111,11 @@ final class AccountClaims {
           Status.UNAVAILABLE.withDescription(
               e.getMessage() + "; reconnect to claim the accounts again"));
     }
+    // Asked before taking this lock: the registry's lock is never taken inside it.
+    List<Boolean> kept =
+        decided.stream()
+            .map(d -> !d.getAccepted() && registry.isMember(member, d.getAccount()))
+            .toList();
     synchronized (this) {
       for (int i = 0; i < decided.size(); i++) {
         AccountDecision decision = decided.get(i);
@@ -116,7 +123,7 @@ final class AccountClaims {
         if (decision.getAccepted()) {
           accepted.add(decision.getAccount());
           refused.remove(decision.getAccount());
-        } else {
+        } else if (!kept.get(i)) {
           refused.put(decision.getAccount(), toDecide.get(i));
         }
       }
