@@ -385,6 +385,15 @@ public final class AccountRegistry {
   }
 
   /**
+   * Whether {@code member} is one of {@code account}'s members, streaming it or not: a claim of a
+   * switched-off account is kept, and the member hears when the account is switched on.
+   */
+  public synchronized boolean isMember(AccountMember member, String account) {
+    Entry entry = accounts.get(account);
+    return entry != null && entry.members.containsKey(member);
+  }
+
+  /**
    * The principal each claimed account is bound to; an account nobody holds is bound to the
    * member's principal here. Known bindings come from memory; the others from {@link
    * AccountBindings}, for all of them in one call, outside the lock.
