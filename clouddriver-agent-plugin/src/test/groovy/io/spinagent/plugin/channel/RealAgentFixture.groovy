@@ -18,6 +18,7 @@ import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.CommitOutcome
@@ -92,7 +93,7 @@ class RealAgentFixture implements Closeable {
   RealAgentFixture startPlugin(int port = 0) {
     properties.grpc.port = port
     accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { [] as Set },
-        AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
+        AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding), SwitchedOffRecord.NONE)
     accounts.addListener(store)
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {

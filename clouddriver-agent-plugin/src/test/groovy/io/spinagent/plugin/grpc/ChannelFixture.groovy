@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.accounts.OrphanSweep
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
@@ -35,6 +36,7 @@ class ChannelFixture implements Closeable {
   ChangeSink sink = store
   ResumePoints resumePoints = ResumePoints.NONE
   AgentWelcomeListener welcomeListener = AgentWelcomeListener.NONE
+  SwitchedOffRecord switchedOffRecord = SwitchedOffRecord.NONE
   AccountRegistry accounts
   AgentChannel channel
   OrphanSweep orphanSweep
@@ -54,7 +56,7 @@ class ChannelFixture implements Closeable {
 
   ChannelFixture start() {
     accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { [] as Set },
-      AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
+      AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding), switchedOffRecord)
     accounts.addListener(store)
     channel = inProcess
       ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), properties, 'replica-under-test', accounts,
