@@ -33,7 +33,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The fault soak's callers of the account API (issue 34): while a round's faults are injected,
  * {@value #CALLERS} threads at once create, switch on and off ({@code PUT} state {@code
  * ACTIVE}/{@code INACTIVE}), change and delete dynamic accounts, each request sent to either
- * replica, through SpinAgent's {@code /spinagent/accounts} or Armory's {@code /armory/accounts}.
+ * replica, through SpinAgent's {@code /spinagent/accounts}, Armory's {@code /armory/accounts} or,
+ * for the accounts of {@link #CREDENTIALS_AGENT}, Clouddriver's {@code /credentials} (created,
+ * changed and deleted; it cannot switch an account off or on).
  * Every answer is recorded by the operation's kind and API; none is judged here, since under
  * concurrent callers and faults a {@code 404}, {@code 409} or {@code 503} can be right. What must
  * hold once the round is quiet is checked by {@link AccountViewsCheck}.
@@ -50,6 +52,13 @@ final class ApiChurn {
     Kind.ACTIVATE, Kind.ACTIVATE, Kind.DEACTIVATE, Kind.DEACTIVATE,
     Kind.UPDATE, Kind.UPDATE, Kind.DELETE, Kind.CREATE
   };
+
+  /**
+   * The agent that Clouddriver's {@code /credentials} interceptor gives the accounts created
+   * through it: the replicas are started with it as {@code
+   * spinagent.accounts.credentials-interceptor.agent-id}.
+   */
+  static final String CREDENTIALS_AGENT = "soak-agent-1";
 
   /** Callers sending requests at once. */
   static final int CALLERS = 3;
@@ -88,7 +97,8 @@ final class ApiChurn {
   /** Which of the plugin's APIs a request goes through. */
   enum Api {
     SPINAGENT("/spinagent/accounts"),
-    ARMORY("/armory/accounts");
+    ARMORY("/armory/accounts"),
+    CREDENTIALS("/credentials");
 
     final String path;
 
@@ -246,11 +256,23 @@ final class ApiChurn {
         };
     return new Operation(
         kind,
-        random.nextBoolean() ? Api.SPINAGENT : Api.ARMORY,
+        api(kind, account),
         account,
         replicas.get(random.nextInt(replicas.size())),
         namespaces,
         random.nextInt(MAX_PAUSE_MILLIS));
+  }
+
+  /**
+   * Through which API: SpinAgent's or Armory's, or, for an account of {@link #CREDENTIALS_AGENT}
+   * created, changed or deleted, as often Clouddriver's {@code /credentials}.
+   */
+  private Api api(Kind kind, String account) {
+    boolean credentials =
+        CREDENTIALS_AGENT.equals(agentOf.get(account))
+            && kind != Kind.ACTIVATE
+            && kind != Kind.DEACTIVATE;
+    return Api.values()[random.nextInt(credentials ? 3 : 2)];
   }
 
   /** Sends the operation's request; its answer as recorded: the status, or why there was none. */
@@ -284,6 +306,9 @@ final class ApiChurn {
   }
 
   private HttpRequest request(Operation operation) {
+    if (operation.api() == Api.CREDENTIALS) {
+      return credentialsRequest(operation);
+    }
     String name = operation.account();
     boolean armory = operation.api() == Api.ARMORY;
     HttpRequest.Builder request = HttpRequest.newBuilder().timeout(REQUEST_TIMEOUT);
@@ -334,6 +359,34 @@ final class ApiChurn {
             body == null
                 ? HttpRequest.BodyPublishers.noBody()
                 : HttpRequest.BodyPublishers.ofString(body.toString()))
+        .build();
+  }
+
+  /**
+   * The operation through Clouddriver's {@code /credentials}: a {@code kubernetes} definition
+   * created ({@code POST}) or changed ({@code PUT}), or the account deleted.
+   */
+  private HttpRequest credentialsRequest(Operation operation) {
+    HttpRequest.Builder request = HttpRequest.newBuilder().timeout(REQUEST_TIMEOUT);
+    if (operation.kind() == Kind.DELETE) {
+      return request
+          .uri(operation.replica().uri("/credentials/" + operation.account()))
+          .DELETE()
+          .build();
+    }
+    ObjectNode definition =
+        JSON.createObjectNode()
+            .put("type", "kubernetes")
+            .put("name", operation.account())
+            .put("kubeconfigContents", kubeconfig);
+    ArrayNode namespaces = definition.putArray("namespaces");
+    operation.namespaces().forEach(namespaces::add);
+    return request
+        .uri(operation.replica().uri("/credentials"))
+        .header("Content-Type", "application/json")
+        .method(
+            operation.kind() == Kind.CREATE ? "POST" : "PUT",
+            HttpRequest.BodyPublishers.ofString(definition.toString()))
         .build();
   }
 

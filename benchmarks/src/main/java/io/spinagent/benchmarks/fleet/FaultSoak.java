@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -164,8 +165,14 @@ public final class FaultSoak {
   private void setUp(Instant began) {
     database = FleetDatabase.start(options.database());
     scenario = database.freshScenario("fault_soak");
-    replicas.add(new PluginReplica("a", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
-    replicas.add(new PluginReplica("b", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
+    Map<String, String> properties = new HashMap<>(SoakTrace.PLUGIN_PROPERTIES);
+    if (options.apiChurn() > 0) {
+      // Accounts created through Clouddriver's /credentials go to the first agent (issue 34).
+      properties.put("spinagent.accounts.credentials-interceptor.enabled", "true");
+      properties.put("spinagent.accounts.credentials-interceptor.agent-id", ApiChurn.CREDENTIALS_AGENT);
+    }
+    replicas.add(new PluginReplica("a", environment, scenario, true, properties));
+    replicas.add(new PluginReplica("b", environment, scenario, true, properties));
     List<String> agentJvmOptions = SoakTrace.agentJvmOptions(environment.work());
     // One after the other: the first creates the schema.
     replicas.get(0).start();
