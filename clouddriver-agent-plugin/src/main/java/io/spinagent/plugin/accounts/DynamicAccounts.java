@@ -13,6 +13,7 @@ import io.spinagent.protocol.v1.RemoveAccount;
 import io.spinagent.protocol.v1.UpdateAccount;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -38,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * <p>Past 500 lines because create, update, switch, delete and migrate share one rule (stored
  * first, pushed, settled by the agents' answers, whenever they come) and its bookkeeping.
  */
-public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.Expired {
+public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.Listener {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
@@ -499,6 +500,38 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
           .find(name)
           .map(StoredAccount::definition)
           .ifPresent(definition -> agentsOf(definition).forEach(agent -> removeFrom(agent, name)));
+    }
+  }
+
+  /**
+   * Withdraws the dynamic accounts a session here serves that another replica deleted meanwhile:
+   * their agent moved here while the delete ran there, too late for the delete to be sent here and
+   * too early for the claim here to see it. Run after every orphan sweep.
+   */
+  @Override
+  public void swept() {
+    List<AgentAccount> servedHere =
+        registry.all().stream().filter(account -> !account.agentIds().isEmpty()).toList();
+    if (servedHere.isEmpty()) {
+      return;
+    }
+    Map<String, StoredAccount> rows =
+        store.find(servedHere.stream().map(AgentAccount::name).toList());
+    for (AgentAccount account : servedHere) {
+      StoredAccount row = rows.get(account.name());
+      if (row == null || row.definition() == null || row.state() != AccountState.REMOVED) {
+        continue;
+      }
+      String reason =
+          "account '" + account.name() + "' was deleted through another Clouddriver replica";
+      if (registry.deletedElsewhere(account.name(), account.stateSince(), reason)) {
+        log.warn(
+            "Account '{}' was deleted through another Clouddriver replica while agent(s) {} moved"
+                + " here; deleted here too",
+            account.name(),
+            account.agentIds());
+        agentsOf(row.definition()).forEach(agent -> removeFrom(agent, account.name()));
+      }
     }
   }
 

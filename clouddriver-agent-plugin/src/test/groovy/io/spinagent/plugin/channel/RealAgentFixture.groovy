@@ -26,6 +26,7 @@ import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.grpc.AgentChannel
+import io.spinagent.plugin.grpc.ChannelParts
 import io.spinagent.plugin.grpc.session.SessionRegistry
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.ChangeType
@@ -99,8 +100,8 @@ class RealAgentFixture implements Closeable {
     while (true) {
       try {
         sessions = new SessionRegistry()
-        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, sessions, sink(), ResumePoints.NONE, pluginMeters,
-            Clock.systemUTC())
+        channel = AgentChannel.startOnAgentPort(new ChannelParts(properties, 'replica-1', accounts,
+            AgentWelcomeListener.NONE, sessions, sink(), ResumePoints.NONE, pluginMeters, Clock.systemUTC()))
         return this
       } catch (UncheckedIOException e) {
         // The port of a plugin just stopped may take a moment to be free again.

@@ -58,12 +58,12 @@ class ChannelFixture implements Closeable {
     accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { [] as Set },
       AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding), switchedOffRecord)
     accounts.addListener(store)
+    def parts = new ChannelParts(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
+      resumePoints, meters, clock)
     channel = inProcess
-      ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), properties, 'replica-under-test', accounts,
-          welcomeListener, sessions, sink, resumePoints, meters, clock)
-      : AgentChannel.start(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
-          resumePoints, meters, clock)
-    orphanSweep = new OrphanSweep(accounts, OrphanSweep.Expired.NONE, properties.accounts.gracePeriod)
+      ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), parts)
+      : AgentChannel.startOnAgentPort(parts)
+    orphanSweep = new OrphanSweep(accounts, OrphanSweep.Listener.NONE, properties.accounts.gracePeriod)
     orphanSweep.start()
     this
   }
