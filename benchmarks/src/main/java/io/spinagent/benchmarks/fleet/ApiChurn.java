@@ -35,10 +35,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ACTIVE}/{@code INACTIVE}), change and delete dynamic accounts, each request sent to either
  * replica, through SpinAgent's {@code /spinagent/accounts}, Armory's {@code /armory/accounts} or,
  * for the accounts of {@link #CREDENTIALS_AGENT}, Clouddriver's {@code /credentials} (created,
- * changed and deleted; it cannot switch an account off or on).
- * Every answer is recorded by the operation's kind and API; none is judged here, since under
- * concurrent callers and faults a {@code 404}, {@code 409} or {@code 503} can be right. What must
- * hold once the round is quiet is checked by {@link AccountViewsCheck}.
+ * changed and deleted; it cannot switch an account off or on). Every answer is recorded by the
+ * operation's kind and API; none is judged here, since under concurrent callers and faults a {@code
+ * 404}, {@code 409} or {@code 503} can be right. What must hold once the round is quiet is checked
+ * by {@link AccountViewsCheck}.
  *
  * <p>The accounts are a fixed set of names, each given to one agent and reaching one cluster that
  * only they use (so that the soak's cache comparison of the agents' own accounts is not changed by

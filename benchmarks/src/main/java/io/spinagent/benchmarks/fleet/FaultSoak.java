@@ -11,8 +11,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -169,7 +169,8 @@ public final class FaultSoak {
     if (options.apiChurn() > 0) {
       // Accounts created through Clouddriver's /credentials go to the first agent (issue 34).
       properties.put("spinagent.accounts.credentials-interceptor.enabled", "true");
-      properties.put("spinagent.accounts.credentials-interceptor.agent-id", ApiChurn.CREDENTIALS_AGENT);
+      properties.put(
+          "spinagent.accounts.credentials-interceptor.agent-id", ApiChurn.CREDENTIALS_AGENT);
     }
     replicas.add(new PluginReplica("a", environment, scenario, true, properties));
     replicas.add(new PluginReplica("b", environment, scenario, true, properties));
