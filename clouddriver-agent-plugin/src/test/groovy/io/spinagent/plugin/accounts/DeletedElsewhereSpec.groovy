@@ -13,7 +13,6 @@ import spock.lang.Shared
 import spock.lang.Specification
 
 import java.time.Clock
-import java.time.Duration
 
 import static io.spinagent.plugin.grpc.RawAgent.account
 import static io.spinagent.protocol.v1.PluginMessage.BodyCase.COMMAND
@@ -35,7 +34,7 @@ class DeletedElsewhereSpec extends Specification {
   @AutoCleanup
   ChannelFixture fixture = ChannelFixture.inProcess()
 
-  DynamicAccounts dynamicAccounts
+  DynamicAccountReconciler reconciler
 
   def setupSpec() {
     jooq = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
@@ -49,15 +48,14 @@ class DeletedElsewhereSpec extends Specification {
 
   def setup() {
     ['dyn', 'kept'].each { table.insertDynamic(spec(it), AccountSource.API) }
-    // The registry the dynamic accounts need is built by start(): the listener hands over to them.
+    // The registry the reconciler needs is built by start(): the listener hands over to it.
     fixture.welcomeListener = new AgentWelcomeListener() {
-      void welcomed(AgentLink agent) { dynamicAccounts.welcomed(agent) }
+      void welcomed(AgentLink agent) { reconciler.welcomed(agent) }
 
-      Optional<String> refusal(AgentLink agent, AccountInfo account) { dynamicAccounts.refusal(agent, account) }
+      Optional<String> refusal(AgentLink agent, AccountInfo account) { reconciler.refusal(agent, account) }
     }
     fixture.start()
-    dynamicAccounts = new DynamicAccounts(fixture.accounts, fixture.sessions, table, Optional.empty(),
-        new DynamicAccountLimits(Duration.ofMillis(200), 100, 100), { Optional.empty() } as StreamsElsewhere)
+    reconciler = new DynamicAccountReconciler(fixture.accounts, fixture.sessions, table)
   }
 
   def "a dynamic account another replica deleted is deleted here and withdrawn from its agent; the others stay"() {
@@ -68,7 +66,7 @@ class DeletedElsewhereSpec extends Specification {
 
     when: 'another replica marks dyn deleted, and the sweep runs here'
     table.markRemoved('dyn')
-    dynamicAccounts.swept()
+    reconciler.swept()
 
     then: 'dyn is gone here, its agent is told to stop streaming it and to remove it'
     fixture.accounts.find('dyn').isEmpty()
