@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.channel.Kubectl
 
 import io.spinagent.agent.AgentRuntime
@@ -194,6 +195,22 @@ class AccountLifecycleSpec extends Specification {
       assert deployments('prod').contains('while-off')
       assert !table.find('prod').get().inactive()
     }
+  }
+
+  def "a deleted dynamic account cannot be switched on or off: 404 says it was deleted"() {
+    given:
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'gone', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec), AccountSource.API)
+    table.markRemoved('gone')
+
+    when:
+    dynamic.setActive('gone', true)
+
+    then:
+    def e = thrown(AccountRequestException)
+    e.problem() == AccountRequestException.Problem.NOT_FOUND
+    e.message == "account 'gone' was deleted; create it again to use it"
+    !table.find('gone').get().inactive()
   }
 
   def "a restarted replica keeps its accounts, and an INACTIVE account stays off"() {
