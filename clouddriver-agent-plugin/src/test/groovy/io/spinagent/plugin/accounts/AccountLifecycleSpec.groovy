@@ -197,6 +197,24 @@ class AccountLifecycleSpec extends Specification {
     }
   }
 
+  def "a migrated account switched off before its agent serves it loses its original definition"() {
+    given: "Clouddriver's own account, migrated to agent-1, then switched off before the agent came"
+    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'theirs'))
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'legacy', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
+        AccountSource.MIGRATED)
+    dynamic.setActive('legacy', false)
+
+    when: 'the agent claims it'
+    startAgent('agent-1', clusterA, 'prod', 'legacy')
+
+    then: 'it stays off, and Clouddriver no longer reaches the cluster through the original definition'
+    eventually.eventually {
+      assert registry.find('legacy').get().state() == AccountState.INACTIVE
+      assert definition('legacy') == null
+    }
+  }
+
   def "a deleted dynamic account cannot be switched on or off: 404 says it was deleted"() {
     given:
     table.insertDynamic(new ObjectMapper().convertValue(
