@@ -108,23 +108,29 @@ public final class AgentRuntime implements AutoCloseable {
     this.stream =
         AgentStreamClient.create(
             config.clouddriver(), identity, outbox, new StreamEvents(), registry);
-    this.clusters =
-        new ClusterManager(
-            outbox,
-            config.tasks(),
-            config.kubernetes().cacheGroups(),
-            config.timeoutSeconds(),
-            options,
-            new ClusterEvents(),
-            registry);
-    this.tunnels =
-        new TunnelExecutor(
-            clusters::apiClient, stream::sendTunnel, config.operations(), identity.agentId());
-    this.commands =
-        new AccountCommands(identity.agentId(), clusters, config.kubernetes().noProxy());
-    this.commandThread =
-        Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-commands"));
-    ClusterMetrics.register(registry, clusters);
+    try {
+      this.clusters =
+          new ClusterManager(
+              outbox,
+              config.tasks(),
+              config.kubernetes().cacheGroups(),
+              config.timeoutSeconds(),
+              options,
+              new ClusterEvents(),
+              registry);
+      this.tunnels =
+          new TunnelExecutor(
+              clusters::apiClient, stream::sendTunnel, config.operations(), identity.agentId());
+      this.commands =
+          new AccountCommands(identity.agentId(), clusters, config.kubernetes().noProxy());
+      this.commandThread =
+          Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-commands"));
+      ClusterMetrics.register(registry, clusters);
+    } catch (RuntimeException e) {
+      // Nothing else was started yet; the stream's channel is the one thing to free.
+      stream.close();
+      throw e;
+    }
   }
 
   /** Starts everything for a configuration that {@code loader} loaded from {@code configFile}. */
