@@ -150,9 +150,15 @@ public final class DynamicAccounts {
 
   /** Switches an account on ({@code ACTIVE}) or off ({@code INACTIVE}). */
   public void setActive(String name, boolean active) {
-    boolean known = registry.find(name).isPresent() || store.find(name).isPresent();
+    Optional<StoredAccount> stored = store.find(name);
+    boolean deleted =
+        stored.filter(s -> s.definition() != null && s.state() == AccountState.REMOVED).isPresent();
+    boolean known = registry.find(name).isPresent() || (stored.isPresent() && !deleted);
     if (!known) {
-      throw notFound("no account named '" + name + "'");
+      throw notFound(
+          deleted
+              ? "account '" + name + "' was deleted; create it again to use it"
+              : "no account named '" + name + "'");
     }
     refuseWhenServedElsewhere(name, active ? "switch on" : "switch off");
     store.setInactive(name, !active);
