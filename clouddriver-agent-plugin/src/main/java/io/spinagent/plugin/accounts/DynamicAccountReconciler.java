@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DynamicAccountReconciler implements AgentWelcomeListener, OrphanSweep.Listener {
 
+  // Dynamic accounts log under one name, whichever part of them acts.
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
   private final AccountRegistry registry;
@@ -156,8 +157,12 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
    */
   @Override
   public void swept() {
+    // Only what agents claimed as dynamic: their own accounts have no row to delete them by.
     List<AgentAccount> servedHere =
-        registry.all().stream().filter(account -> !account.agentIds().isEmpty()).toList();
+        registry.all().stream()
+            .filter(AgentAccount::servedHere)
+            .filter(account -> account.reported() != null && account.reported().getDynamic())
+            .toList();
     if (servedHere.isEmpty()) {
       return;
     }

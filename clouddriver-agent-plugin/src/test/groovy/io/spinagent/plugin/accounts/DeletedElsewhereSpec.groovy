@@ -61,7 +61,7 @@ class DeletedElsewhereSpec extends Specification {
   def "a dynamic account another replica deleted is deleted here and withdrawn from its agent; the others stay"() {
     given: 'the agent serves both dynamic accounts here'
     def agent = fixture.agent()
-    def welcome = agent.hello('agent-1', [account('dyn'), account('kept', 'https://10.0.0.2:6443')]).next(WELCOME).welcome
+    def welcome = agent.hello('agent-1', [dynamic(account('dyn')), dynamic(account('kept', 'https://10.0.0.2:6443'))]).next(WELCOME).welcome
     assert welcome.accountsList*.accepted == [true, true]
 
     when: 'another replica marks dyn deleted, and the sweep runs here'
@@ -80,7 +80,7 @@ class DeletedElsewhereSpec extends Specification {
 
   def "an account whose state changed since the sweep read it is left alone"() {
     given:
-    fixture.agent().hello('agent-1', [account('dyn')]).next(WELCOME)
+    fixture.agent().hello('agent-1', [dynamic(account('dyn'))]).next(WELCOME)
     def seen = fixture.accounts.find('dyn').get()
 
     when: 'the account moved on (switched off here) before the sweep acts on what it read'
@@ -90,6 +90,11 @@ class DeletedElsewhereSpec extends Specification {
     then:
     !deleted
     fixture.accounts.find('dyn').isPresent()
+  }
+
+  /** As an agent claims an account Clouddriver sent it. */
+  private static AccountInfo dynamic(AccountInfo account) {
+    account.toBuilder().setDynamic(true).build()
   }
 
   private static DynamicAccountSpec spec(String name) {
