@@ -11,6 +11,7 @@ import org.jooq.impl.DSL
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 import java.time.Clock
 
@@ -35,6 +36,8 @@ class DeletedElsewhereSpec extends Specification {
   ChannelFixture fixture = ChannelFixture.inProcess()
 
   DynamicAccountReconciler reconciler
+
+  PollingConditions eventually = new PollingConditions(timeout: 10)
 
   def setupSpec() {
     jooq = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
@@ -90,6 +93,39 @@ class DeletedElsewhereSpec extends Specification {
     then:
     !deleted
     fixture.accounts.find('dyn').isPresent()
+  }
+
+  def "an orphaned dynamic account whose row another replica deleted is forgotten, not kept until the grace period ends"() {
+    given: 'the agent served both accounts here, then left: they wait ORPHANED for it'
+    def agent = fixture.agent()
+    agent.hello('agent-1', [dynamic(account('dyn')), dynamic(account('kept', 'https://10.0.0.2:6443'))]).next(WELCOME)
+    agent.complete()
+    eventually.eventually {
+      assert ['dyn', 'kept'].every { fixture.accounts.find(it).get().state() == AccountState.ORPHANED }
+    }
+
+    when: "another replica deletes dyn's row (as a create there whose push failed does), and the sweep runs here"
+    table.delete('dyn')
+    reconciler.swept()
+
+    then: 'dyn is forgotten here; kept, whose row is still there, waits for its agent'
+    fixture.accounts.find('dyn').isEmpty()
+    fixture.accounts.find('kept').get().state() == AccountState.ORPHANED
+  }
+
+  def "an orphaned account from an agent's configuration has no row to go by and waits for its agent"() {
+    given:
+    def agent = fixture.agent()
+    agent.hello('agent-1', [account('own', 'https://10.0.0.3:6443')]).next(WELCOME)
+    agent.complete()
+    eventually.eventually { assert fixture.accounts.find('own').get().state() == AccountState.ORPHANED }
+
+    when: 'its row is not written yet (rows of agents\' own accounts are written after the claim)'
+    table.delete('own')
+    reconciler.swept()
+
+    then:
+    fixture.accounts.find('own').get().state() == AccountState.ORPHANED
   }
 
   /** As an agent claims an account Clouddriver sent it. */
