@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.grpc.Status;
 import io.spinagent.plugin.accounts.AccountMember;
 import io.spinagent.plugin.accounts.AccountRegistry;
@@ -41,7 +42,7 @@ final class AccountClaims {
   private final AgentWelcomeListener welcomeListener;
   private final ResumePoints resumePoints;
 
-  // Guarded by this.
+  @GuardedBy("this")
   private final Set<String> accepted = new LinkedHashSet<>();
 
   /**

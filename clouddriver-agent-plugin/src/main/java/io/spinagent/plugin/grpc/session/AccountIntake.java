@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.plugin.cache.CommitOutcome;
 import io.spinagent.plugin.cache.SinkBatch;
 import io.spinagent.plugin.cache.SinkEntry;
@@ -44,11 +45,19 @@ final class AccountIntake {
   private final Pipelines pipelines;
   private final Committed report;
 
-  // Guarded by this.
+  @GuardedBy("this")
   private final Map<String, AccountPipeline> byAccount = new HashMap<>();
+
+  @GuardedBy("this")
   private final Map<String, Long> lastReceivedSequence = new HashMap<>();
+
+  @GuardedBy("this")
   private int pendingBatches;
+
+  @GuardedBy("this")
   private boolean readDeferred;
+
+  @GuardedBy("this")
   private boolean closed;
 
   /**

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import io.spinagent.protocol.v1.PluginMessage;
@@ -29,7 +30,7 @@ final class AgentCommands {
   private final Consumer<PluginMessage> send;
   private final PendingCommands pending = new PendingCommands();
 
-  // Guarded by this.
+  @GuardedBy("this")
   private boolean ended;
 
   /**

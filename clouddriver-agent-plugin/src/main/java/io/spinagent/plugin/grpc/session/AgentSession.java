@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -79,7 +80,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private volatile String zoneId = "";
   private volatile Instant connectedAt;
 
-  // Guarded by this.
+  @GuardedBy("this")
   private boolean closed;
 
   AgentSession(

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.protocol.v1.TunnelFrame;
 
 /**
@@ -12,7 +13,7 @@ final class TunnelFrameRoute {
   // Set under this; read without it on every tunnel frame.
   private volatile TunnelFrameSubscriber subscriber;
 
-  // Guarded by this.
+  @GuardedBy("this")
   private boolean closed;
 
   /**
