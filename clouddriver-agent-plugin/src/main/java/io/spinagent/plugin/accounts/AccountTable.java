@@ -15,12 +15,14 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -33,7 +35,7 @@ import org.jooq.impl.DSL;
  * through the API — its definition. Shared by all Clouddriver replicas; created by {@link
  * SpinAgentSchema}.
  */
-public final class AccountTable implements AccountBindings, AccountStore {
+public final class AccountTable implements AccountBindings, AccountStore, SwitchedOffRecord {
 
   private static final Table<Record> ACCOUNTS = table("spinagent_accounts");
   private static final Field<String> NAME = field("name", String.class);
@@ -78,10 +80,15 @@ public final class AccountTable implements AccountBindings, AccountStore {
   }
 
   /**
-   * Records what the registry now says of an account served (or last served) by {@code replica}.
+   * Records what the registry now says of an account served (or last served) by {@code replica},
+   * unless the row holds a later state: each replica records through its own queue, so the record
+   * of a replica whose agent left may reach the database after that of the replica the agent moved
+   * to, or after a delete. A deleted dynamic account's row stays deleted until the account is
+   * created again (which replaces the row).
    */
   public void recordState(AgentAccount account, String replica) {
     long now = clock.millis();
+    long since = account.stateSince().toEpochMilli();
     ClusterIdentity cluster = account.cluster();
     String permissions =
         account.reported() == null
@@ -90,43 +97,44 @@ public final class AccountTable implements AccountBindings, AccountStore {
                 new AccountPermissions(
                     account.reported().getPermissions().getReadList(),
                     account.reported().getPermissions().getWriteList()));
-    jooq.insertInto(ACCOUNTS)
-        .set(NAME, account.name())
-        .set(SOURCE, AccountSource.AGENT.name())
-        .set(STATE, account.state().name())
-        .set(INACTIVE, account.state() == AccountState.INACTIVE)
-        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
-        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
-        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
-        .set(CACHING_AGENT, account.cachingAgentId())
-        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
-        .set(OWNER_REPLICA, replica)
-        .set(PERMISSIONS, permissions)
-        .set(LAST_ERROR, account.lastError())
-        .set(RETRY_COUNT, 0)
-        .set(CLOUDDRIVER_DEFINITION, false)
-        .set(STATE_SINCE, account.stateSince().toEpochMilli())
-        .set(CREATED_AT, now)
-        .set(UPDATED_AT, now)
-        .onConflict(NAME)
-        .doUpdate()
-        .set(STATE, account.state().name())
-        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
-        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
-        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
-        .set(CACHING_AGENT, account.cachingAgentId())
-        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
-        .set(OWNER_REPLICA, replica)
-        // Qualified: on PostgreSQL a bare column in ON CONFLICT … DO UPDATE is ambiguous with
-        // EXCLUDED's.
-        .set(
-            PERMISSIONS,
-            DSL.coalesce(
-                DSL.val(permissions),
-                field(DSL.name("spinagent_accounts", "permissions"), String.class)))
-        .set(LAST_ERROR, account.lastError())
-        .set(STATE_SINCE, account.stateSince().toEpochMilli())
-        .set(UPDATED_AT, now)
+    // What the registry says, written whether the row is new or not.
+    Map<Field<?>, Object> state = new LinkedHashMap<>();
+    state.put(STATE, account.state().name());
+    state.put(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost());
+    state.put(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256());
+    state.put(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion());
+    state.put(CACHING_AGENT, account.cachingAgentId());
+    state.put(STANDBY_AGENTS, write(account.standbyAgentIds()));
+    state.put(OWNER_REPLICA, replica);
+    state.put(LAST_ERROR, account.lastError());
+    state.put(STATE_SINCE, since);
+    state.put(UPDATED_AT, now);
+    int inserted =
+        jooq.insertInto(ACCOUNTS)
+            .set(state)
+            .set(NAME, account.name())
+            .set(SOURCE, AccountSource.AGENT.name())
+            .set(INACTIVE, account.state() == AccountState.INACTIVE)
+            .set(PERMISSIONS, permissions)
+            .set(RETRY_COUNT, 0)
+            .set(CLOUDDRIVER_DEFINITION, false)
+            .set(CREATED_AT, now)
+            .onConflictDoNothing()
+            .execute();
+    if (inserted > 0) {
+      return;
+    }
+    Condition notLater = STATE_SINCE.isNull().or(STATE_SINCE.le(since));
+    Condition notDeletedDynamic =
+        account.state() == AccountState.REMOVED
+            ? DSL.trueCondition()
+            : DSL.not(STATE.eq(AccountState.REMOVED.name()).and(DEFINITION.isNotNull()));
+    jooq.update(ACCOUNTS)
+        .set(state)
+        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), PERMISSIONS))
+        .where(NAME.eq(account.name()))
+        .and(notLater)
+        .and(notDeletedDynamic)
         .execute();
   }
 
@@ -358,6 +366,20 @@ public final class AccountTable implements AccountBindings, AccountStore {
         .where(DEFINITION.isNotNull())
         .orderBy(NAME)
         .fetch(this::read);
+  }
+
+  @Override
+  public Map<String, Boolean> switchedOff(Collection<String> names) {
+    Map<String, Boolean> switches = new HashMap<>();
+    List<String> all = List.copyOf(names);
+    for (int from = 0; from < all.size(); from += NAMES_PER_STATEMENT) {
+      List<String> chunk = all.subList(from, Math.min(from + NAMES_PER_STATEMENT, all.size()));
+      jooq.select(NAME, INACTIVE)
+          .from(ACCOUNTS)
+          .where(NAME.in(chunk))
+          .forEach(row -> switches.put(row.value1(), Boolean.TRUE.equals(row.value2())));
+    }
+    return switches;
   }
 
   public Set<String> inactiveNames() {

@@ -10,12 +10,14 @@ import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.AutoMigration;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccountLimits;
+import io.spinagent.plugin.accounts.DynamicAccountReconciler;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.OrphanSweep;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
+import io.spinagent.plugin.grpc.ChannelParts;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HaProperties;
 import io.spinagent.plugin.ha.ReplicaGroup;
@@ -35,6 +37,7 @@ import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import io.spinagent.plugin.web.AccountCommands;
 import io.spinagent.plugin.web.CommandRouting;
 import io.spinagent.plugin.web.CredentialsInterceptor;
+import java.time.Clock;
 import java.util.Optional;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -115,11 +118,20 @@ public class PluginConfiguration {
         replicas);
   }
 
+  /** Sends agents their dynamic accounts as they connect; withdraws those gone. */
+  @Bean
+  DynamicAccountReconciler dynamicAccountReconciler(
+      AccountRegistry registry, SessionRegistry sessions, AccountStore store) {
+    return new DynamicAccountReconciler(registry, sessions, store);
+  }
+
   /** Removes accounts orphaned past the grace period; withdraws the dynamic ones from agents. */
   @Bean
   OrphanSweep orphanSweep(
-      AccountRegistry registry, DynamicAccounts dynamicAccounts, SpinAgentProperties properties) {
-    return new OrphanSweep(registry, dynamicAccounts, properties.getAccounts().getGracePeriod());
+      AccountRegistry registry,
+      DynamicAccountReconciler reconciler,
+      SpinAgentProperties properties) {
+    return new OrphanSweep(registry, reconciler, properties.getAccounts().getGracePeriod());
   }
 
   /** Off (no thread) unless {@code spinagent.accounts.auto-migrate.name-patterns} are given. */
@@ -221,17 +233,31 @@ public class PluginConfiguration {
     return new TunnelKubeconfigs(tunnel, tokens);
   }
 
+  /** What the agent channel's sessions work with; the reconciler decides agents' claims first. */
   @Bean
-  AgentGrpcServer agentGrpcServer(
+  ChannelParts channelParts(
       SpinAgentProperties properties,
       ReplicaIdentity replica,
       AccountRegistry accounts,
-      DynamicAccounts dynamicAccounts,
+      DynamicAccountReconciler reconciler,
       SessionRegistry sessions,
       ChangeSink sink,
       ResumePoints resumePoints,
       MeterRegistry meters) {
-    return new AgentGrpcServer(
-        properties, replica, accounts, dynamicAccounts, sessions, sink, resumePoints, meters);
+    return new ChannelParts(
+        properties,
+        replica.id(),
+        accounts,
+        reconciler,
+        sessions,
+        sink,
+        resumePoints,
+        meters,
+        Clock.systemUTC());
+  }
+
+  @Bean
+  AgentGrpcServer agentGrpcServer(ChannelParts parts) {
+    return new AgentGrpcServer(parts);
   }
 }
