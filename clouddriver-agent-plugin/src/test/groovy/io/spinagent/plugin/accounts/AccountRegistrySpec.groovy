@@ -27,7 +27,7 @@ class AccountRegistrySpec extends Specification {
   /** Accounts another replica serves now, as the shared table would say. */
   Set<String> servedElsewhere = []
   AccountRegistry registry = new AccountRegistry(time.clock, GRACE, { names -> servedElsewhere.intersect(names) as Set },
-    AccountBindings.inMemory(), BindingPolicy.DEFAULT)
+    AccountBindings.inMemory(), BindingPolicy.DEFAULT, SwitchedOffRecord.NONE)
 
   /** Every state change the listeners heard, as {@code prod: ACTIVATING -> ACTIVE}. */
   List<String> changes = []
@@ -308,7 +308,7 @@ class AccountRegistrySpec extends Specification {
     given:
     def bindings = AccountBindings.inMemory()
     bindings.bind(['prod'], 'token:team-a')
-    def bound = new AccountRegistry(time.clock, GRACE, { names -> [] as Set }, bindings, BindingPolicy.DEFAULT)
+    def bound = new AccountRegistry(time.clock, GRACE, { names -> [] as Set }, bindings, BindingPolicy.DEFAULT, SwitchedOffRecord.NONE)
 
     when:
     def known = bound.delete('prod', 'deleted')

@@ -17,7 +17,8 @@ import static io.spinagent.plugin.accounts.RecordingAgentLink.accepting
 import static io.spinagent.plugin.accounts.RecordingAgentLink.refusing
 
 /**
- * Dynamic accounts through their public methods only: stored first, pushed to the agents, settled
+ * Dynamic accounts ({@link DynamicAccounts} and its {@link DynamicAccountReconciler}) through their
+ * public methods only: stored first, pushed to the agents, settled
  * by the agents' answers whenever they come. The agents are recorded links whose answers the spec
  * gives; the store, Clouddriver's account storage and the registry are in memory, on a fake clock.
  * The wait for answers is zero: an agent that answers as the command arrives answered in time, one
@@ -49,6 +50,8 @@ class DynamicAccountsSpec extends Specification {
   /** Which other replica holds the stream of an account's agents: none, unless a feature says. */
   Closure<Optional<String>> replicaServing = { name -> Optional.empty() }
   DynamicAccounts accounts = dynamicAccounts()
+  /** What keeps agents in step with the stored accounts as they connect and the sweep runs. */
+  DynamicAccountReconciler reconciler = new DynamicAccountReconciler(registry, { connected } as ConnectedAgents, store)
 
   DynamicAccounts dynamicAccounts(Map options = [:]) {
     new DynamicAccounts(registry, { connected } as ConnectedAgents, options.store ?: store,
@@ -523,7 +526,7 @@ class DynamicAccountsSpec extends Specification {
     def reconnected = new RecordingAgentLink('agent-1', 'zone-a')
 
     when:
-    accounts.welcomed(reconnected)
+    reconciler.welcomed(reconnected)
 
     then:
     reconnected.commands() == ['add by-agent', 'add by-zone']
@@ -543,7 +546,7 @@ class DynamicAccountsSpec extends Specification {
     store.failure = new IllegalStateException('database down')
 
     when:
-    accounts.welcomed(agent)
+    reconciler.welcomed(agent)
 
     then:
     noExceptionThrown()
@@ -560,14 +563,14 @@ class DynamicAccountsSpec extends Specification {
     def agent = new RecordingAgentLink('agent-1')
 
     expect: 'its own, and any account of its configuration, pass'
-    !accounts.refusal(agent, dynamicClaim('mine')).present
-    !accounts.refusal(agent, RecordingMember.claimOf('theirs')).present
+    !reconciler.refusal(agent, dynamicClaim('mine')).present
+    !reconciler.refusal(agent, RecordingMember.claimOf('theirs')).present
     agent.commands().isEmpty()
 
     when:
-    def deleted = accounts.refusal(agent, dynamicClaim('deleted'))
-    def theirs = accounts.refusal(agent, dynamicClaim('theirs'))
-    def unknown = accounts.refusal(agent, dynamicClaim('unknown'))
+    def deleted = reconciler.refusal(agent, dynamicClaim('deleted'))
+    def theirs = reconciler.refusal(agent, dynamicClaim('theirs'))
+    def unknown = reconciler.refusal(agent, dynamicClaim('unknown'))
 
     then:
     deleted.get() == "dynamic account 'deleted' is not stored in Clouddriver for agent 'agent-1' (deleted through" +
@@ -583,7 +586,7 @@ class DynamicAccountsSpec extends Specification {
     store.failure = new IllegalStateException('database down')
 
     expect:
-    !accounts.refusal(agent, dynamicClaim('prod')).present
+    !reconciler.refusal(agent, dynamicClaim('prod')).present
     agent.commands().isEmpty()
   }
 
@@ -595,7 +598,7 @@ class DynamicAccountsSpec extends Specification {
     accounts.create(account())
 
     when:
-    accounts.removed(['prod', 'of-a-configuration'])
+    reconciler.removed(['prod', 'of-a-configuration'])
 
     then:
     first.commands() == ['add prod', 'remove prod']
