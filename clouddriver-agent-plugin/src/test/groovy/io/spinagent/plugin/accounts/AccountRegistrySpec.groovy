@@ -1,203 +1,389 @@
 package io.spinagent.plugin.accounts
 
-import io.grpc.InsecureChannelCredentials
-import io.spinagent.plugin.cache.sql.SqlWriterFixture.MutableClock
-import io.spinagent.plugin.grpc.ChannelFixture
-import io.spinagent.plugin.grpc.RawAgent
-import io.spinagent.protocol.v1.ResyncPhase
+import io.spinagent.plugin.time.FakeClock
+import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.Role
-import spock.lang.AutoCleanup
 import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
+import spock.lang.Tag
 
 import java.time.Duration
+import java.util.concurrent.TimeUnit
 
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import static io.spinagent.plugin.accounts.RecordingMember.DEPLOYMENT
+import static io.spinagent.plugin.accounts.RecordingMember.claimOf
 
 /**
- * The account registry's state machine, fast: real sessions on gRPC's in-process transport are its
- * members, and the spec owns the clock the grace period is measured with.
+ * The account registry alone: its members are recording connections, its listener records every
+ * state change, and the grace period is measured on a fake clock. What agents hear over a real
+ * session is {@link AccountRegistrySessionsSpec}'s.
  */
+@Tag('one-class')
 class AccountRegistrySpec extends Specification {
 
   static final Duration GRACE = Duration.ofMinutes(10)
+  static final Kind SERVICE = Kind.newBuilder().setVersion('v1').setKind('Service').setPlural('services').build()
 
-  @AutoCleanup
-  ChannelFixture fixture = ChannelFixture.inProcess()
+  FakeClock time = new FakeClock()
+  /** Accounts another replica serves now, as the shared table would say. */
+  Set<String> servedElsewhere = []
+  AccountRegistry registry = new AccountRegistry(time.clock, GRACE, { names -> servedElsewhere.intersect(names) as Set },
+    AccountBindings.inMemory(), BindingPolicy.DEFAULT, SwitchedOffRecord.NONE)
 
-  MutableClock clock = new MutableClock(1_700_000_000_000L)
+  /** Every state change the listeners heard, as {@code prod: ACTIVATING -> ACTIVE}. */
+  List<String> changes = []
+  /** Notifications made while the registry's lock was held: there must be none. */
+  int underLock
 
-  PollingConditions conditions = new PollingConditions(timeout: 10)
+  RecordingMember first = new RecordingMember('agent-1')
+  RecordingMember second = new RecordingMember('agent-2')
+  RecordingMember third = new RecordingMember('agent-3')
 
   def setup() {
-    fixture.clock = clock
-    fixture.properties.accounts.gracePeriod = GRACE
-    // Sessions never go silent on this clock's account: the spec moves it by minutes.
-    fixture.properties.sessions.heartbeatInterval = Duration.ofHours(1)
+    registry.addListener { account, previous ->
+      underLock += Thread.holdsLock(registry) ? 1 : 0
+      changes << "${account.name()}: ${previous} -> ${account.state()}".toString()
+    }
+    [first, second, third]*.lock = registry
   }
 
-  AccountRegistry getAccounts() {
-    fixture.accounts
+  def cleanup() {
+    assert underLock == 0
+    assert [first, second, third]*.heardUnderLock == [0, 0, 0]
   }
 
-  def "an account nobody serves waits ORPHANED for the grace period, then is removed with its objects"() {
-    given: 'prod is listed and ACTIVE'
-    fixture.start()
-    def agent = fixture.agent()
-    agent.hello('agent-1', [account('prod')]).next(WELCOME)
-    agent.resync('prod', 1, ResyncPhase.RESYNC_PHASE_BEGIN).upsert('prod', 2, 'web').resync('prod', 3, ResyncPhase.RESYNC_PHASE_END)
-    agent.awaitAck('prod', 3)
-    conditions.eventually { assert accounts.find('prod').get().state() == AccountState.ACTIVE }
-
-    when: 'its agent leaves'
-    agent.complete()
-    agent.awaitClosed()
+  def "the first member to claim an account streams it and the next stand by; it is ACTIVE once every kind it reported is in sync"() {
+    when:
+    def streaming = registry.claim(first, claimOf('prod', 'https://10.0.0.1:6443', [DEPLOYMENT, SERVICE]))
+    def standing = registry.claim(second, claimOf('prod'))
 
     then:
-    conditions.eventually { assert accounts.find('prod').get().state() == AccountState.ORPHANED }
-    accounts.find('prod').get().cachingAgentId() == null
+    streaming.accepted && streaming.role == Role.ROLE_CACHING && streaming.resyncRequired
+    standing.accepted && standing.role == Role.ROLE_STANDBY
+    registry.find('prod').get().cachingAgentId() == 'agent-1'
+    registry.find('prod').get().standbyAgentIds() == ['agent-2']
+    registry.isCaching(first, 'prod')
+    !registry.isCaching(second, 'prod')
+    registry.isMember(second, 'prod')
 
-    when: 'just short of the grace period'
-    clock.advance(GRACE.minusSeconds(1).toMillis())
-    accounts.expireOrphans()
-
-    then:
-    accounts.find('prod').get().state() == AccountState.ORPHANED
-    fixture.store.objects('prod').size() == 1
-
-    when: 'past it'
-    clock.advance(2_000)
-    accounts.expireOrphans()
+    when: 'a standby reports its kinds in sync, then the streaming member one kind, then the other'
+    registry.kindsInSync(second, 'prod', [DEPLOYMENT, SERVICE])
+    registry.kindsInSync(first, 'prod', [DEPLOYMENT])
 
     then:
-    accounts.find('prod').isEmpty()
-    fixture.store.objects('prod').isEmpty()
+    registry.find('prod').get().state() == AccountState.ACTIVATING
+
+    when:
+    registry.kindsInSync(first, 'prod', [SERVICE])
+
+    then:
+    registry.find('prod').get().state() == AccountState.ACTIVE
+    changes == ['prod: null -> ACTIVATING', 'prod: ACTIVATING -> ACTIVE']
   }
 
-  def "an agent back within the grace period serves its account again from what was committed"() {
+  def "a claim from another cluster is refused while the account exists, and counted"() {
     given:
-    fixture.start()
-    def agent = fixture.agent()
-    agent.hello('agent-1', [account('prod')]).next(WELCOME)
-    agent.upsert('prod', 1, 'web').upsert('prod', 2, 'api')
-    agent.awaitAck('prod', 2)
-    agent.complete()
-    conditions.eventually { assert accounts.find('prod').get().state() == AccountState.ORPHANED }
+    registry.claim(first, claimOf('prod'))
 
     when:
-    clock.advance(GRACE.minusMinutes(1).toMillis())
-    def back = fixture.agent()
-    def decision = back.hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
-    clock.advance(GRACE.toMillis())
-    accounts.expireOrphans()
-
-    then: 'it caches prod, told where its acknowledged stream ended, and prod is no orphan any more'
-    decision.accepted
-    decision.role == Role.ROLE_CACHING
-    decision.committedSequence == 2
-    accounts.find('prod').get().state() == AccountState.ACTIVATING
-    accounts.find('prod').get().cachingAgentId() == 'agent-1'
-    fixture.store.objects('prod').size() == 2
-  }
-
-  def "agents of the same cluster stand by, and the oldest takes over when the caching one leaves"() {
-    given:
-    fixture.start()
-    def first = fixture.agent()
-    def second = fixture.agent()
-    def third = fixture.agent()
-
-    when:
-    first.hello('agent-1', [account('prod')]).next(WELCOME)
-    def secondDecision = second.hello('agent-2', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
-    clock.advance(1_000)
-    third.hello('agent-3', [account('prod')]).next(WELCOME)
-
-    then:
-    secondDecision.accepted
-    secondDecision.role == Role.ROLE_STANDBY
-    accounts.find('prod').get().cachingAgentId() == 'agent-1'
-    accounts.find('prod').get().standbyAgentIds() == ['agent-2', 'agent-3']
-
-    when:
-    first.complete()
-    def takeover = second.next(DECISIONS).decisions.getAccounts(0)
-
-    then: 'the oldest standby streams it; the account never was an orphan'
-    takeover.account == 'prod'
-    takeover.role == Role.ROLE_CACHING
-    accounts.find('prod').get().cachingAgentId() == 'agent-2'
-    accounts.find('prod').get().standbyAgentIds() == ['agent-3']
-    accounts.find('prod').get().state() == AccountState.ACTIVATING
-  }
-
-  def "switched off, its agent is told to stop; switched on, the agent streams it again without reconnecting"() {
-    given:
-    fixture.start()
-    def agent = fixture.agent()
-    agent.hello('agent-1', [account('prod')]).next(WELCOME)
-
-    when:
-    accounts.deactivate('prod')
-    def off = agent.next(DECISIONS).decisions.getAccounts(0)
-
-    then:
-    !off.accepted
-    off.reason.contains('prod')
-    accounts.find('prod').get().state() == AccountState.INACTIVE
-    accounts.isInactive('prod')
-
-    when:
-    accounts.activate('prod')
-    def on = agent.next(DECISIONS).decisions.getAccounts(0)
-
-    then:
-    on.accepted
-    on.role == Role.ROLE_CACHING
-    accounts.find('prod').get().cachingAgentId() == 'agent-1'
-    !accounts.isInactive('prod')
-
-    when: 'it streams again on the same session'
-    agent.upsert('prod', 1, 'web')
-
-    then:
-    agent.awaitAck('prod', 1) == 1
-  }
-
-  def "deleted, its agents are told why, and the name binds to the next principal that claims it"() {
-    given: 'two agents with tokens of their own'
-    fixture.properties.grpc.auth.tokens.values = ['team-a a-token', 'team-b b-token']
-    fixture.start()
-    def teamA = fixture.agent(InsecureChannelCredentials.create(), 'a-token')
-    def teamB = fixture.agent(InsecureChannelCredentials.create(), 'b-token')
-    teamA.hello('agent-a', [account('prod')]).next(WELCOME)
-
-    when: "team B's agent claims prod while it is bound to team A"
-    def refused = teamB.hello('agent-b', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
+    def refused = registry.claim(second, claimOf('prod', 'https://10.9.9.9:6443'))
 
     then:
     !refused.accepted
-    refused.reason.contains("bound to principal 'token:team-a'")
-    accounts.refusedClaims(AccountRegistry.RefusedClaim.PRINCIPAL) == 1
+    refused.reason.startsWith("account name 'prod' belongs to another cluster (https://10.0.0.1:6443")
+    refused.reason.endsWith('Account names must be unique across clusters.')
+    registry.refusedClaims(AccountRegistry.RefusedClaim.CLUSTER) == 1
+    registry.find('prod').get().agentIds() == ['agent-1']
+  }
+
+  def "an account is bound to the principal that claimed it first; deleted, it binds to the next one that claims it"() {
+    given:
+    def teamA = new RecordingMember('agent-a', 'token:team-a')
+    def teamB = new RecordingMember('agent-b', 'token:team-b')
+    registry.claim(teamA, claimOf('prod'))
 
     when:
-    accounts.delete('prod', 'deleted by the operator')
-    def gone = teamA.next(DECISIONS).decisions.getAccounts(0)
+    def refused = registry.claim(teamB, claimOf('prod'))
 
     then:
-    !gone.accepted
-    gone.reason == 'deleted by the operator'
-    accounts.find('prod').isEmpty()
+    !refused.accepted
+    refused.reason.startsWith("account 'prod' is bound to principal 'token:team-a', which registered it")
+    registry.refusedClaims(AccountRegistry.RefusedClaim.PRINCIPAL) == 1
+    !registry.isMember(teamB, 'prod')
 
-    when: 'team B claims it again'
-    def again = fixture.agent(InsecureChannelCredentials.create(), 'b-token')
-    def taken = again.hello('agent-b2', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
+    when:
+    registry.delete('prod', 'deleted by the operator')
+    def taken = registry.claim(teamB, claimOf('prod'))
 
     then:
+    teamA.decisions*.reason == ['deleted by the operator']
     taken.accepted
     taken.role == Role.ROLE_CACHING
-    accounts.find('prod').get().cachingAgentId() == 'agent-b2'
+  }
+
+  def "when the streaming member withdraws, the oldest standby takes over, told where its own stream was committed"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+    registry.claim(second, claimOf('prod'))
+    registry.claim(third, claimOf('prod'))
+    registry.recordCommitted(second, 'prod', 7)
+    registry.kindsInSync(first, 'prod', [DEPLOYMENT])
+
+    when: 'a standby withdraws: nobody hears of it'
+    registry.withdraw(third, 'prod')
+
+    then:
+    [first, second, third]*.decisions.flatten().isEmpty()
+    registry.find('prod').get().standbyAgentIds() == ['agent-2']
+
+    when:
+    registry.withdraw(first, 'prod')
+
+    then:
+    second.heard() == ['prod: caching']
+    second.decisions[0].committedSequence == 7
+    second.decisions[0].resyncRequired
+    registry.find('prod').get().cachingAgentId() == 'agent-2'
+    registry.find('prod').get().state() == AccountState.ACTIVATING
+    changes == ['prod: null -> ACTIVATING', 'prod: ACTIVATING -> ACTIVE', 'prod: ACTIVE -> ACTIVATING']
+  }
+
+  def "an account whose last member left waits ORPHANED; a member back within the grace period streams it again, and past it the account is removed"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+    registry.release(first)
+
+    expect:
+    registry.find('prod').get().state() == AccountState.ORPHANED
+    registry.find('prod').get().cachingAgentId() == null
+
+    when: 'just short of the grace period'
+    time.forwardTime(GRACE.minusSeconds(1).toSeconds(), TimeUnit.SECONDS)
+
+    then:
+    registry.expireOrphans().isEmpty()
+
+    when: 'its agent is back, reconnected'
+    def back = registry.claim(second, claimOf('prod'))
+    time.forwardTime(GRACE.toSeconds(), TimeUnit.SECONDS)
+
+    then: 'served, it is no orphan'
+    back.accepted && back.role == Role.ROLE_CACHING
+    registry.expireOrphans().isEmpty()
+
+    when: 'it leaves again: the grace period starts from then'
+    registry.release(second)
+    time.forwardTime(GRACE.minusSeconds(1).toSeconds(), TimeUnit.SECONDS)
+
+    then:
+    registry.expireOrphans().isEmpty()
+
+    when:
+    time.forwardTime(1, TimeUnit.SECONDS)
+    time.forwardTime(GRACE.toSeconds(), TimeUnit.SECONDS)
+
+    then:
+    registry.expireOrphans() == ['prod']
+    registry.find('prod').isEmpty()
+    changes == ['prod: null -> ACTIVATING', 'prod: ACTIVATING -> ORPHANED', 'prod: ORPHANED -> ACTIVATING',
+                'prod: ACTIVATING -> ORPHANED', 'prod: ORPHANED -> REMOVED']
+  }
+
+  def "an orphan another replica serves now is forgotten here, never removed"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+    registry.claim(first, claimOf('dev'))
+    registry.release(first)
+    servedElsewhere << 'prod'
+
+    when:
+    def removed = registry.expireOrphans()
+
+    then:
+    removed.isEmpty()
+    registry.find('prod').isEmpty()
+    registry.find('dev').get().state() == AccountState.ORPHANED
+    !changes.contains('prod: ORPHANED -> REMOVED')
+  }
+
+  def "switched off, its members are told why and stay members; switched on, the oldest streams it again and the others stand by"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+    registry.claim(second, claimOf('prod'))
+
+    when:
+    registry.deactivate('prod')
+
+    then:
+    [first, second]*.heard() == [['prod: refused'], ['prod: refused']]
+    first.decisions[0].reason.startsWith("account 'prod' is INACTIVE: an operator switched it off")
+    registry.find('prod').get().state() == AccountState.INACTIVE
+    registry.isInactive('prod')
+    registry.inactiveNames() == ['prod'] as Set
+    !registry.isCaching(first, 'prod')
+    registry.isMember(first, 'prod') && registry.isMember(second, 'prod')
+
+    when: 'switched off again: nothing more is said'
+    registry.deactivate('prod')
+
+    then:
+    first.decisions.size() == 1
+
+    when:
+    registry.activate('prod')
+
+    then:
+    first.heard() == ['prod: refused', 'prod: caching']
+    second.heard() == ['prod: refused', 'prod: standby']
+    registry.isCaching(first, 'prod')
+    registry.find('prod').get().state() == AccountState.ACTIVATING
+    changes == ['prod: null -> ACTIVATING', 'prod: ACTIVATING -> INACTIVE', 'prod: INACTIVE -> ACTIVATING']
+  }
+
+  def "a claim of a switched-off account is refused but kept as a member, and granted when the account is switched on"() {
+    given:
+    registry.deactivate('prod')
+
+    when:
+    def refused = registry.claim(first, claimOf('prod'))
+
+    then:
+    !refused.accepted
+    refused.reason.contains("account 'prod' is INACTIVE")
+    registry.isMember(first, 'prod')
+    !registry.isCaching(first, 'prod')
+    registry.find('prod').get().state() == AccountState.INACTIVE
+
+    when:
+    registry.activate('prod')
+
+    then:
+    first.heard() == ['prod: caching']
+    first.decisions[0].resyncRequired
+    registry.isCaching(first, 'prod')
+    registry.find('prod').get().state() == AccountState.ACTIVATING
+  }
+
+  def "a switched-off account that is deleted is not granted again to the member that claimed it"() {
+    given:
+    registry.deactivate('prod')
+    registry.claim(first, claimOf('prod'))
+
+    when:
+    def known = registry.delete('prod', "account 'prod' was deleted through the SpinAgent API")
+
+    then:
+    known
+    first.heard() == ['prod: refused']
+    first.decisions[0].reason == "account 'prod' was deleted through the SpinAgent API"
+    !registry.isMember(first, 'prod')
+    !registry.isInactive('prod')
+    registry.find('prod').isEmpty()
+    changes == ['prod: null -> INACTIVE', 'prod: INACTIVE -> DELETING', 'prod: DELETING -> REMOVED']
+
+    when: 'the name is switched on, or its orphans swept'
+    registry.activate('prod')
+    time.forwardTime(GRACE.toSeconds() * 2, TimeUnit.SECONDS)
+    registry.expireOrphans()
+
+    then: 'nothing is granted'
+    first.heard() == ['prod: refused']
+    registry.find('prod').isEmpty()
+  }
+
+  def "an account switched on when none of its members is left waits ORPHANED"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+    registry.deactivate('prod')
+    registry.release(first)
+
+    when:
+    registry.activate('prod')
+
+    then:
+    registry.find('prod').get().state() == AccountState.ORPHANED
+    first.heard() == ['prod: refused']
+  }
+
+  def "deleting an account the registry does not know still ends its binding"() {
+    given:
+    def bindings = AccountBindings.inMemory()
+    bindings.bind(['prod'], 'token:team-a')
+    def bound = new AccountRegistry(time.clock, GRACE, { names -> [] as Set }, bindings, BindingPolicy.DEFAULT, SwitchedOffRecord.NONE)
+
+    when:
+    def known = bound.delete('prod', 'deleted')
+    def taken = bound.claim(new RecordingMember('agent-b', 'token:team-b'), claimOf('prod'))
+
+    then:
+    !known
+    taken.accepted
+  }
+
+  def "an account whose Clouddriver definition cannot be written is FAILED until it can"() {
+    given:
+    registry.claim(first, claimOf('prod'))
+
+    when:
+    registry.markFailed('prod', 'account storage is read-only')
+
+    then:
+    registry.find('prod').get().state() == AccountState.FAILED
+    registry.find('prod').get().lastError() == 'account storage is read-only'
+
+    when: 'recovered before its listing was complete'
+    registry.markRecovered('prod')
+
+    then:
+    registry.find('prod').get().state() == AccountState.ACTIVATING
+
+    when: 'an account not served cannot fail'
+    registry.release(first)
+    registry.markFailed('prod', 'again')
+
+    then:
+    registry.find('prod').get().state() == AccountState.ORPHANED
+  }
+
+  def "a restarted replica's accounts wait ORPHANED for their agents, bound as before; switched-off names stay off"() {
+    given:
+    def cluster = new ClusterIdentity('https://10.0.0.1:6443', 'ab' * 32, 'v1.29.4')
+    def served = new AgentAccount('prod', cluster, AccountState.ACTIVE, time.clock.instant(), 'agent-1', [], null, null)
+
+    when:
+    registry.restore(['off'] as Set, [served], [prod: first.principal])
+
+    then:
+    registry.find('prod').get().state() == AccountState.ORPHANED
+    registry.isInactive('off')
+
+    when:
+    def stranger = registry.claim(new RecordingMember('agent-9', 'x509:CN=stranger'), claimOf('prod'))
+    def owner = registry.claim(first, claimOf('prod'))
+
+    then:
+    !stranger.accepted
+    owner.accepted && owner.role == Role.ROLE_CACHING
+
+    when: 'restored but never claimed, an account is removed after the grace period'
+    registry.restore([] as Set, [new AgentAccount('dev', cluster, AccountState.ACTIVE, time.clock.instant(), null, [], null, null)], [:])
+    time.forwardTime(GRACE.toSeconds(), TimeUnit.SECONDS)
+
+    then:
+    registry.expireOrphans() == ['dev']
+  }
+
+  def "a listener that fails neither stops the change nor keeps the next listener from hearing it"() {
+    given:
+    def heard = []
+    def failing = new AccountRegistry(time.clock, GRACE)
+    failing.addListener { account, previous -> throw new IllegalStateException('listener broke') }
+    failing.addListener { account, previous -> heard << account.state() }
+
+    when:
+    failing.claim(first, claimOf('prod'))
+
+    then:
+    heard == [AccountState.ACTIVATING]
+    failing.find('prod').get().state() == AccountState.ACTIVATING
   }
 }

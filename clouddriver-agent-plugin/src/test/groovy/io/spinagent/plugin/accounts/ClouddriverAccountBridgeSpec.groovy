@@ -3,7 +3,9 @@ package io.spinagent.plugin.accounts
 import io.spinagent.plugin.config.SpinAgentProperties
 import java.time.Duration
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class ClouddriverAccountBridgeSpec extends Specification {
 
   def "a timing that cannot work is refused at start, naming the setting"() {

@@ -1,7 +1,9 @@
 package io.spinagent.plugin.accounts
 
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class MigrationTargetSpec extends Specification {
 
   def "exactly one of zone-id and agent-id; a blank one counts as unset (#zone, #agent)"() {

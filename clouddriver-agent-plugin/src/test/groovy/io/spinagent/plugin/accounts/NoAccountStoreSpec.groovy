@@ -1,8 +1,10 @@
 package io.spinagent.plugin.accounts
 
 import spock.lang.Specification
+import spock.lang.Tag
 
 /** A Clouddriver without a SQL database: accounts are the registry's only, dynamic ones refused. */
+@Tag('one-class')
 class NoAccountStoreSpec extends Specification {
 
   AccountStore store = AccountStore.NONE

@@ -2,7 +2,9 @@ package io.spinagent.plugin.accounts
 
 import io.spinagent.plugin.config.SpinAgentProperties
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class PrincipalBindingsSpec extends Specification {
 
   static BindingPolicy policy(Map<String, String> alsoAllowed = [:]) {

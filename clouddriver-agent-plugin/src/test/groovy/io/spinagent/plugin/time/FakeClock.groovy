@@ -30,7 +30,7 @@ class FakeClock {
   /** Runs what it is given when the spec runs the due tasks. */
   final Executor executor = { Runnable command -> schedule(command, 0) } as Executor
 
-  /** Schedules on this clock; the periodic and shut-down methods are not needed here. */
+  /** Schedules on this clock, periodic tasks included; shutting it down does nothing. */
   final ScheduledExecutorService scheduler = new FakeScheduler()
 
   /** {@link System#nanoTime} on this clock. */
@@ -74,33 +74,56 @@ class FakeClock {
     tasks.size()
   }
 
-  private synchronized Task schedule(Runnable command, long delayNanos) {
-    def task = new Task(command, nanos + Math.max(0, delayNanos), sequence++)
+  private synchronized Task schedule(Runnable command, long delayNanos, long periodNanos = 0) {
+    def task = new Task(command, nanos + Math.max(0, delayNanos), periodNanos, sequence++)
     tasks.add(task)
     task
+  }
+
+  private static long requirePositive(long period) {
+    if (period <= 0) {
+      throw new IllegalArgumentException("a period must be positive: $period ns")
+    }
+    period
+  }
+
+  /** A periodic task ran: it is due again a period after it was due, unless it was cancelled. */
+  private synchronized void reschedule(Task task) {
+    task.due += task.period
+    task.order = sequence++
+    tasks.add(task)
   }
 
   private synchronized boolean cancel(Task task) {
     tasks.remove(task)
   }
 
-  /** A task on the clock: cancelled only while it waits, as a real scheduler's. */
+  /**
+   * A task on the clock: a one-off task is cancelled only while it waits, a periodic one until it
+   * is cancelled, as a real scheduler's. Its due time and order change only while it is out of the
+   * queue.
+   */
   private final class Task implements ScheduledFuture<Object> {
     final Runnable command
-    final long due
-    final long order
+    final long period
+    long due
+    long order
     boolean started
     boolean cancelled
 
-    Task(Runnable command, long due, long order) {
+    Task(Runnable command, long due, long period, long order) {
       this.command = command
       this.due = due
+      this.period = period
       this.order = order
     }
 
     void run() {
       started = true
       command.run()
+      if (period > 0 && !cancelled) {
+        reschedule(this)
+      }
     }
 
     long getDelay(TimeUnit unit) { unit.convert(due - nanos, TimeUnit.NANOSECONDS) }
@@ -108,15 +131,16 @@ class FakeClock {
     int compareTo(Delayed other) { Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS)) }
 
     boolean cancel(boolean mayInterruptIfRunning) {
-      if (started || cancelled) {
+      if (cancelled || (started && period == 0)) {
         return false
       }
-      cancelled = FakeClock.this.cancel(this)
+      FakeClock.this.cancel(this)
+      cancelled = true
     }
 
     boolean isCancelled() { cancelled }
 
-    boolean isDone() { started || cancelled }
+    boolean isDone() { cancelled || (started && period == 0) }
 
     Object get() { throw new UnsupportedOperationException('a fake clock\'s task has no result to wait for') }
 
@@ -134,12 +158,14 @@ class FakeClock {
     }
 
     ScheduledFuture<?> scheduleAtFixedRate(Runnable command, long initialDelay, long period, TimeUnit unit) {
-      throw new UnsupportedOperationException('not needed by the specs')
+      FakeClock.this.schedule(command, unit.toNanos(initialDelay), requirePositive(unit.toNanos(period)))
     }
 
+    /** As {@link #scheduleAtFixedRate}: on this clock a task takes no time. */
     ScheduledFuture<?> scheduleWithFixedDelay(Runnable command, long initialDelay, long delay, TimeUnit unit) {
-      throw new UnsupportedOperationException('not needed by the specs')
+      FakeClock.this.schedule(command, unit.toNanos(initialDelay), requirePositive(unit.toNanos(delay)))
     }
+
 
     void execute(Runnable command) { FakeClock.this.schedule(command, 0) }
 

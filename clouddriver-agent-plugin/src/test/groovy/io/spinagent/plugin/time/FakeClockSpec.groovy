@@ -1,10 +1,12 @@
 package io.spinagent.plugin.time
 
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Instant
 import java.util.concurrent.TimeUnit
 
+@Tag('one-class')
 class FakeClockSpec extends Specification {
 
   FakeClock time = new FakeClock()
@@ -65,5 +67,40 @@ class FakeClockSpec extends Specification {
     waiting.cancelled
     time.forwardTime(1, TimeUnit.SECONDS) == 0
     ran == ['now']
+  }
+
+  def "a periodic task runs each period, at the time it is due, until it is cancelled"() {
+    given:
+    def periodic = time.scheduler.scheduleAtFixedRate({ -> ran << "at ${time.nanoTime.asLong}".toString() }, 10, 5, TimeUnit.NANOSECONDS)
+
+    when:
+    time.forwardTime(24, TimeUnit.NANOSECONDS)
+
+    then:
+    ran == ['at 10', 'at 15', 'at 20']
+    !periodic.done
+
+    when:
+    periodic.cancel(false)
+    time.forwardTime(100, TimeUnit.NANOSECONDS)
+
+    then:
+    ran.size() == 3
+    periodic.cancelled
+    time.pendingTasks() == 0
+  }
+
+  def "a periodic task may cancel itself as it runs"() {
+    given:
+    def runs = 0
+    def periodic
+    periodic = time.scheduler.scheduleWithFixedDelay({ -> if (++runs == 2) { periodic.cancel(false) } }, 1, 1, TimeUnit.SECONDS)
+
+    when:
+    time.forwardTime(1, TimeUnit.MINUTES)
+
+    then:
+    runs == 2
+    time.pendingTasks() == 0
   }
 }

@@ -4,12 +4,14 @@ import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory
 import io.spinagent.plugin.tunnel.history.OperationRecord
 import io.spinagent.plugin.accounts.AccountRequestException
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Clock
 import java.time.Instant
 import java.time.ZoneOffset
 
 /** {@code GET /spinagent/operations} over the in-memory history (Clouddriver without a database). */
+@Tag('one-class')
 class OperationsControllerSpec extends Specification {
 
   static final Instant NOW = Instant.parse('2026-11-22T07:00:00Z')

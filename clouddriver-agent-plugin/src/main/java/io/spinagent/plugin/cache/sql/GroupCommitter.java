@@ -19,6 +19,7 @@ import java.util.Set;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
@@ -114,6 +115,7 @@ final class GroupCommitter {
   private final int maxCommitters;
   private final WriterMetrics metrics;
   private final LongSupplier nanoTime;
+  private final Consumer<Duration> pause;
   private final AccountVolumes volumes = new AccountVolumes();
 
   @GuardedBy("this")
@@ -148,20 +150,26 @@ final class GroupCommitter {
    */
   GroupCommitter(
       Transactions transactions, Executor committers, int maxCommitters, WriterMetrics metrics) {
-    this(transactions, committers, maxCommitters, metrics, System::nanoTime);
+    this(transactions, committers, maxCommitters, metrics, System::nanoTime, GroupCommitter::sleep);
   }
 
+  /**
+   * With the time read and the pause before a conflict's retry taken as given, so a spec can step
+   * them.
+   */
   GroupCommitter(
       Transactions transactions,
       Executor committers,
       int maxCommitters,
       WriterMetrics metrics,
-      LongSupplier nanoTime) {
+      LongSupplier nanoTime,
+      Consumer<Duration> pause) {
     this.transactions = transactions;
     this.committers = committers;
     this.maxCommitters = Math.max(1, maxCommitters);
     this.metrics = metrics;
     this.nanoTime = nanoTime;
+    this.pause = pause;
     this.otherAccountAt = nanoTime.getAsLong() - SHARED_WINDOW.toNanos();
     metrics.busyAccounts(() -> volumes.busy(nanoTime.getAsLong()));
   }
@@ -389,7 +397,7 @@ final class GroupCommitter {
         }
         if (isConflict(e) && ++conflicts < MAX_CONFLICT_RETRIES) {
           metrics.retried("conflict");
-          pause(conflicts);
+          pause.accept(CONFLICT_PAUSES.delay(conflicts));
           continue;
         }
         if (group.size() > 1 && !isConnectionFailure(e)) {
@@ -434,9 +442,9 @@ final class GroupCommitter {
     committing.remove(work.account());
   }
 
-  private static void pause(int conflicts) {
+  private static void sleep(Duration pause) {
     try {
-      Thread.sleep(CONFLICT_PAUSES.delay(conflicts).toMillis());
+      Thread.sleep(pause.toMillis());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

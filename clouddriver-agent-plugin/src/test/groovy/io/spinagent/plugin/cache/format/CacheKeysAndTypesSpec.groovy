@@ -2,10 +2,12 @@ package io.spinagent.plugin.cache.format
 
 import com.google.common.hash.Hashing
 import spock.lang.Specification
+import spock.lang.Tag
 import spock.lang.Unroll
 
 import java.nio.charset.StandardCharsets
 
+@Tag('one-class')
 class CacheKeysAndTypesSpec extends Specification {
 
   // Keys.createKeyFromParts: "kubernetes.v2" + parts joined by ':', null → "", ':' → ';'

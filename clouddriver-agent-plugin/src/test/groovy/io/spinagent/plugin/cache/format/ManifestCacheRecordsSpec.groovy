@@ -3,6 +3,7 @@ package io.spinagent.plugin.cache.format
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.util.RawValue
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.cache.format.Manifests.*
 
@@ -19,6 +20,7 @@ import static io.spinagent.plugin.cache.format.Manifests.*
  *  - moniker: description/manifest/KubernetesManifestAnnotater.getMoniker;
  *  - ignore / onlySpinnakerManaged: caching/agent/KubernetesCachingAgent.shouldCacheManifest.
  */
+@Tag('one-class')
 class ManifestCacheRecordsSpec extends Specification {
 
   static final String APP_SHOP = 'kubernetes.v2:logical:applications:shop'

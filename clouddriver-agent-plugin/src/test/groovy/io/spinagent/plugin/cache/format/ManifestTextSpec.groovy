@@ -2,9 +2,11 @@ package io.spinagent.plugin.cache.format
 
 import java.nio.charset.StandardCharsets
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.cache.format.Manifests.MAPPER
 
+@Tag('one-class')
 class ManifestTextSpec extends Specification {
 
   static String manifestText(String json) {

@@ -1,10 +1,12 @@
 package io.spinagent.plugin.cache.format
 
 import spock.lang.Specification
+import spock.lang.Tag
 import spock.lang.Unroll
 
 import static io.spinagent.plugin.cache.format.Manifests.json
 
+@Tag('one-class')
 class MonikerResolverSpec extends Specification {
 
   // frigga 0.24.0 Names.parseName, plus KubernetesResourceAwareNames for "system:" names

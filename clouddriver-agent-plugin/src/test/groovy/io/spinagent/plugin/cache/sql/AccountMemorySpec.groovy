@@ -1,8 +1,10 @@
 package io.spinagent.plugin.cache.sql
 
 import spock.lang.Specification
+import spock.lang.Tag
 
 /** What the writer keeps of an account between transactions, and what a claim does to it. */
+@Tag('one-class')
 class AccountMemorySpec extends Specification {
 
   AccountMemory memory = new AccountMemory('prod')

@@ -1,7 +1,9 @@
 package io.spinagent.plugin.cache.sql
 
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class AccountVolumesSpec extends Specification {
 
   static final long SECOND = 1_000_000_000L

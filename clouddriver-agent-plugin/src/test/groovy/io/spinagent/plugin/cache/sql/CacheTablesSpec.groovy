@@ -5,8 +5,10 @@ import io.spinagent.protocol.v1.Kind
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import spock.lang.Specification
+import spock.lang.Tag
 
 /** Cache types of kinds, and the names cats-sql gives their tables and agent values. */
+@Tag('one-class')
 class CacheTablesSpec extends Specification {
 
   static Kind kind(String group, String version, String name) {

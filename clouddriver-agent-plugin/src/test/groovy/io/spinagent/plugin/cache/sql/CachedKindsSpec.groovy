@@ -2,7 +2,9 @@ package io.spinagent.plugin.cache.sql
 
 import io.spinagent.plugin.config.SpinAgentProperties
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class CachedKindsSpec extends Specification {
 
   def "defaults to Clouddriver's default kinds"() {

@@ -10,10 +10,12 @@ import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.ResyncMarker
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
 
 /** What each change yields on its own: records and body, skipped, or refused with a reason. */
+@Tag('one-class')
 class DerivationSpec extends Specification {
 
   Derivation derivation = new Derivation(new CachedKinds(['Pod', 'Service', 'Secret'], [], false), new ObjectMapper(), Runnable::run)

@@ -1,7 +1,9 @@
 package io.spinagent.plugin.cache.sql
 
 import spock.lang.Specification
+import spock.lang.Tag
 
+@Tag('one-class')
 class RepeatedRowsSqlSpec extends Specification {
 
   def "a statement of any number of rows repeats the text the second row adds"() {

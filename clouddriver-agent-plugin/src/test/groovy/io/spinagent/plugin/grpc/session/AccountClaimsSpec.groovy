@@ -17,6 +17,7 @@ import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.ResumePoint
 import io.spinagent.protocol.v1.Role
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Clock
 import java.time.Duration
@@ -29,6 +30,7 @@ import static io.spinagent.plugin.grpc.RawAgent.account
  * The accounts one session serves, decided by a real account registry; the session is stood in for
  * by a member that only says who it is.
  */
+@Tag('one-class')
 class AccountClaimsSpec extends Specification {
 
   static class Member implements AccountMember, AgentLink {

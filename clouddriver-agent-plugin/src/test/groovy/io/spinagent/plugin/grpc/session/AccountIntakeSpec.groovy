@@ -5,35 +5,40 @@ import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.grpc.GatedSink
+import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.ChangeType
+import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ObjectChange
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Duration
 import java.util.concurrent.Executor
-import java.util.concurrent.Executors
-import java.util.concurrent.ScheduledExecutorService
-
-import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
+import java.util.concurrent.TimeUnit
 
 /**
  * A session's intake under inbound flow control, alone: real account pipelines committing to a sink
- * the spec holds, on the calling thread, and the reads the intake asks of the transport counted.
+ * the spec holds, on the calling thread, their commit intervals timed on a fake clock, and the reads
+ * the intake asks of the transport counted.
  */
+@Tag('one-class')
 class AccountIntakeSpec extends Specification {
 
+  static final Kind DEPLOYMENT = Kind.newBuilder().setGroup('apps').setVersion('v1').setKind('Deployment').build()
+
   GatedSink sink = new GatedSink(new InMemoryObjectStore())
-  ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor()
+  FakeClock time = new FakeClock()
   Executor direct = { it.run() } as Executor
   int reads
   List<String> reported = []
 
-  AccountIntake intake = new AccountIntake(2, { reads++ },
-    { account, stalled, committed -> new AccountPipeline(account, 'agent-1', sink, direct, scheduler, Duration.ZERO, stalled, committed) },
-    { account, batch, CommitOutcome outcome -> reported << "$account:${batch.lastSequence()}:reads=$reads".toString() })
+  AccountIntake intake = intake(Duration.ZERO)
 
-  def cleanup() {
-    scheduler.shutdownNow()
+  /** An intake whose pipelines commit an account at most once per {@code interval}. */
+  AccountIntake intake(Duration interval) {
+    new AccountIntake(2, { reads++ },
+      { account, stalled, committed -> new AccountPipeline(account, 'agent-1', sink, direct, time.scheduler, interval, stalled, time.nanoTime, committed) },
+      { account, batch, CommitOutcome outcome -> reported << "$account:${batch.lastSequence()}:reads=$reads".toString() })
   }
 
   static List<SinkEntry> changes(long... sequences) {
@@ -119,9 +124,7 @@ class AccountIntakeSpec extends Specification {
 
   def "when reading stops, an account waiting for its commit interval commits at once"() {
     given: 'pipelines that wait ten minutes between two commits of an account'
-    def paced = new AccountIntake(2, { reads++ },
-      { account, stalled, committed -> new AccountPipeline(account, 'agent-1', sink, direct, scheduler, Duration.ofMinutes(10), stalled, committed) },
-      { account, batch, CommitOutcome outcome -> reported << "$account:${batch.lastSequence()}".toString() })
+    def paced = intake(Duration.ofMinutes(10))
     paced.submit('prod', changes(1))
     sink.commitNext('prod')
     paced.submit('prod', changes(2))
@@ -137,6 +140,24 @@ class AccountIntakeSpec extends Specification {
     paced.readingDeferred()
     reads == 0
     sink.inFlight().collect { it.account() + ':' + it.lastSequence() } as Set == ['prod:2', 'dev:1'] as Set
+
+    and: 'its timer is gone'
+    time.pendingTasks() == 0
+  }
+
+  def "while reading goes on, an account waiting for its commit interval commits when the interval has passed"() {
+    given:
+    def paced = intake(Duration.ofMinutes(10))
+    paced.submit('prod', changes(1))
+    sink.commitNext('prod')
+    paced.submit('prod', changes(2))
+
+    when:
+    time.forwardTime(10, TimeUnit.MINUTES)
+
+    then:
+    sink.inFlight()*.lastSequence() == [2L]
+    !paced.readingDeferred()
   }
 
   def "an account removed while its batches await their commit frees their places, and reading resumes"() {

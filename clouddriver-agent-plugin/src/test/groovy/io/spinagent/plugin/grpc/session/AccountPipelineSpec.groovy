@@ -9,6 +9,7 @@ import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.RefusedChange
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
@@ -22,6 +23,7 @@ import java.util.concurrent.atomic.AtomicBoolean
  * are a {@link FakeClock} the spec steps: "while a commit runs" and "just as a timer fires" are
  * arranged exactly, without threads, sleeps or polling.
  */
+@Tag('one-class')
 class AccountPipelineSpec extends Specification {
 
   FakeClock time = new FakeClock()

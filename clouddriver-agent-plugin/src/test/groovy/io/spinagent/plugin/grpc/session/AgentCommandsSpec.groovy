@@ -5,10 +5,12 @@ import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.Disconnect
 import io.spinagent.protocol.v1.PluginMessage
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.util.concurrent.ExecutionException
 
 /** Command round-trips with one agent, with the frames the session would send recorded. */
+@Tag('one-class')
 class AgentCommandsSpec extends Specification {
 
   List<PluginMessage> sent = []

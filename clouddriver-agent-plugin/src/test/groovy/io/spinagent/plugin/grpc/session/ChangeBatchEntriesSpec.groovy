@@ -10,10 +10,12 @@ import io.spinagent.protocol.v1.ResyncMarker
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.WatchProgress
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
 
 /** An agent's change batch as the sink's entries: checked, and in sequence order. */
+@Tag('one-class')
 class ChangeBatchEntriesSpec extends Specification {
 
   static ObjectChange change(long sequence, String name) {

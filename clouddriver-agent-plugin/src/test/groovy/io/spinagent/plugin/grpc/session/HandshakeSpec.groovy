@@ -5,10 +5,12 @@ import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.Hello
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.grpc.RawAgent.account
 
 /** What a Hello must say before a session acts on it, and the Welcome that answers it. */
+@Tag('one-class')
 class HandshakeSpec extends Specification {
 
   static Hello hello(String agentId, List<Integer> versions, List<AccountInfo> accounts = []) {

@@ -1,26 +1,33 @@
 package io.spinagent.plugin.grpc.session
 
 import io.grpc.Status
-import io.spinagent.plugin.cache.sql.SqlWriterFixture.MutableClock
+import io.spinagent.plugin.time.FakeClock
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Duration
+import java.util.concurrent.TimeUnit
 
-/** Whether an agent is alive, on a clock the spec moves. */
+/** Whether an agent is alive, on a clock the spec moves, and its checks on that clock's scheduler. */
+@Tag('one-class')
 class HeartbeatWatchSpec extends Specification {
 
-  MutableClock clock = new MutableClock(1_700_000_000_000L)
-  HeartbeatWatch watch = new HeartbeatWatch(Duration.ofSeconds(10), clock)
+  FakeClock time = new FakeClock()
+  HeartbeatWatch watch = new HeartbeatWatch(Duration.ofSeconds(10), time.clock)
+
+  void advance(long millis) {
+    time.forwardTime(millis, TimeUnit.MILLISECONDS)
+  }
 
   def "an agent silent for up to three intervals is alive; past them, the session ends as UNAVAILABLE"() {
     when:
-    clock.advance(30_000)
+    advance(30_000)
 
     then:
     !watch.silence(true).present
 
     when:
-    clock.advance(1_000)
+    advance(1_000)
     def status = watch.silence(true).get()
 
     then:
@@ -30,11 +37,11 @@ class HeartbeatWatchSpec extends Specification {
 
   def "every frame from the agent starts its silence again"() {
     given:
-    clock.advance(25_000)
+    advance(25_000)
     watch.frameReceived()
 
     when:
-    clock.advance(25_000)
+    advance(25_000)
 
     then:
     !watch.silence(true).present
@@ -42,32 +49,61 @@ class HeartbeatWatchSpec extends Specification {
 
   def "a session that is not reading counts no silence, and counts again from then when it reads"() {
     given:
-    clock.advance(60_000)
+    advance(60_000)
 
     expect: 'not reading: the agent\'s heartbeats wait unread in the transport'
     !watch.silence(false).present
 
     when:
-    clock.advance(30_000)
+    advance(30_000)
 
     then:
     !watch.silence(true).present
 
     when:
-    clock.advance(1_000)
+    advance(1_000)
 
     then:
     watch.silence(true).present
   }
 
   def "the plugin's heartbeat is stamped with the clock"() {
+    given:
+    advance(1_234)
+
     expect:
-    watch.heartbeat().heartbeat.sentAtMillis == 1_700_000_000_000L
+    watch.heartbeat().heartbeat.sentAtMillis == 1_234L
+  }
+
+  def "the session's check runs every interval until the session cancels it"() {
+    given:
+    int checks = 0
+    def scheduled = watch.schedule(time.scheduler) { checks++ }
+
+    when:
+    advance(9_999)
+
+    then:
+    checks == 0
+
+    when:
+    advance(20_001)
+
+    then: 'at 10s, 20s and 30s'
+    checks == 3
+
+    when:
+    scheduled.cancel(false)
+    advance(60_000)
+
+    then:
+    checks == 3
+    time.pendingTasks() == 0
   }
 
   def "an agent is told the interval in whole seconds, rounded up, never 0"() {
     expect:
-    new HeartbeatWatch(interval, clock).intervalSeconds() == seconds
+    new HeartbeatWatch(interval, time.clock).intervalSeconds() == seconds
 
     where:
     interval                  | seconds

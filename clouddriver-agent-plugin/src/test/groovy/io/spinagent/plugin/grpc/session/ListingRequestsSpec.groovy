@@ -3,10 +3,12 @@ package io.spinagent.plugin.grpc.session
 import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.Role
 import spock.lang.Specification
+import spock.lang.Tag
 
 import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
 
 /** How an agent is asked for a new listing, by the protocol version it speaks. */
+@Tag('one-class')
 class ListingRequestsSpec extends Specification {
 
   def "a version 2 agent gets a resync request for the kinds, with the reason"() {

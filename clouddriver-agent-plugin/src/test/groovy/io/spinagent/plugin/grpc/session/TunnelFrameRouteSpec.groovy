@@ -2,8 +2,10 @@ package io.spinagent.plugin.grpc.session
 
 import io.spinagent.protocol.v1.TunnelFrame
 import spock.lang.Specification
+import spock.lang.Tag
 
 /** A session's tunnel frames go to its one subscriber, which hears when the session ends. */
+@Tag('one-class')
 class TunnelFrameRouteSpec extends Specification {
 
   TunnelFrameRoute route = new TunnelFrameRoute()

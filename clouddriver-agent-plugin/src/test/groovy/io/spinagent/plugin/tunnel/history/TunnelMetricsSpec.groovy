@@ -4,10 +4,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.tunnel.TunnelOperation
 import io.spinagent.plugin.tunnel.TunnelOperationListener
 import spock.lang.Specification
+import spock.lang.Tag
 
 import java.time.Duration
 import java.time.Instant
 
+@Tag('one-class')
 class TunnelMetricsSpec extends Specification {
 
   SimpleMeterRegistry meters = new SimpleMeterRegistry()
