@@ -103,6 +103,34 @@ class ResumeSpec extends AgentSpecification {
   }
 
   @Timeout(300)
+  def "a session whose replica holds no resume point for a watched kind gets a listing of that kind, and no other"() {
+    given: 'the agent streams prod, and Clouddriver holds resume points for both its kinds'
+    def api = cluster()
+    api.createObject(deployment('d1'))
+    api.createObject(configMap('c1'))
+    def config = yaml(prod: [kubeconfigFile: kubeconfig(api), kinds: ['Deployment', 'ConfigMap']])
+    def agent = start(config)
+    assert eventually { channel.resumePoints['prod']?.size() == 2 && channel.objects('prod').size() == 2 }
+    int endsBefore = ends('prod')
+
+    when: "the session ends, and the replica of the next one has the ConfigMap's resume point only"
+    channel.holdWelcomes = true
+    int hellosBefore = channel.hellos.size()
+    channel.dropSessions()
+    assert eventually { channel.hellos.size() > hellosBefore }
+    channel.resumePoints['prod'].remove('apps/Deployment')
+    api.requestLog().clear()
+    channel.releaseWelcomes()
+
+    then: 'the running Deployment watch lists again, so that the replica learns it is in sync'
+    eventually { ends('prod') == endsBefore + 1 }
+    eventually { agent.clusters().allSynced() }
+    !lists(api, 'deployments').isEmpty()
+
+    and: 'the ConfigMap watch goes on from where it was'
+    lists(api, 'configmaps').isEmpty()
+  }
+
   def "fifty accounts stop at once, and what they had sent without its being committed arrives after the restart"() {
     given: "fifty accounts of one cluster, streaming"
     def api = cluster(KubernetesApiServer.builder().bookmarkInterval(java.time.Duration.ofSeconds(1)))

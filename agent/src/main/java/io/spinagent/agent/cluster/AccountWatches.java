@@ -78,6 +78,11 @@ final class AccountWatches {
       if (running != null) {
         if (decision.getResyncRequired()) {
           running.requestListing("Clouddriver requires a complete listing");
+        } else if (!resumePoints.containsKey(groupKind(resource.toKind()))) {
+          // The replica deciding holds no resume point for the kind (the account moved there from
+          // a replica that recorded none, or it keeps no database): only a listing tells it that
+          // the kind is in sync.
+          running.requestListing("Clouddriver holds no resume point for it");
         }
         continue;
       }
