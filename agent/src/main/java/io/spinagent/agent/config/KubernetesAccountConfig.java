@@ -33,6 +33,10 @@ import java.util.Optional;
  *     only if it is younger than this; older ones relist at once ({@code
  *     kubernetes.accounts[].maxResumableResourceAgeMs} in the file)
  * @param noProxy connect to the cluster directly, even when proxy environment variables are set
+ * @param metrics Clouddriver's {@code metrics} for the account's definition (whether it reads pod
+ *     metrics with {@code kubectl top}); empty leaves it to Clouddriver's default (true)
+ * @param customResources Clouddriver's {@code customResources} for the account's definition; with
+ *     {@code kinds} set, their kinds are among {@code kinds} too
  */
 public record KubernetesAccountConfig(
     String name,
@@ -49,7 +53,9 @@ public record KubernetesAccountConfig(
     boolean onlySpinnakerManaged,
     AccountPermissions permissions,
     Duration maxResumableResourceAge,
-    boolean noProxy) {
+    boolean noProxy,
+    Optional<Boolean> metrics,
+    List<CustomResourceConfig> customResources) {
 
   /**
    * The API server's default etcd compaction interval: a resource version older than this has
@@ -68,9 +74,14 @@ public record KubernetesAccountConfig(
     omitKinds = List.copyOf(omitKinds);
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(maxResumableResourceAge, "maxResumableResourceAge");
+    Objects.requireNonNull(metrics, "metrics");
+    customResources = List.copyOf(customResources);
   }
 
-  /** Verifying the API server's certificate and honouring the proxy environment variables. */
+  /**
+   * Verifying the API server's certificate and honouring the proxy environment variables, with
+   * Clouddriver's defaults for metrics and custom resources.
+   */
   public KubernetesAccountConfig(
       String name,
       Optional<Path> kubeconfigFile,
@@ -100,7 +111,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        false);
+        false,
+        Optional.empty(),
+        List.of());
   }
 
   /** An account whose credentials are a kubeconfig file or the pod's service account. */
@@ -132,7 +145,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        false);
+        false,
+        Optional.empty(),
+        List.of());
   }
 
   /** The same account, connecting directly even when proxy environment variables are set. */
@@ -152,7 +167,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        true);
+        true,
+        metrics,
+        customResources);
   }
 
   /** Without the kubeconfig's contents, which hold credentials and must not reach a log. */
@@ -188,6 +205,10 @@ public record KubernetesAccountConfig(
         + maxResumableResourceAge
         + ", noProxy="
         + noProxy
+        + ", metrics="
+        + metrics
+        + ", customResources="
+        + customResources
         + "]";
   }
 }
