@@ -83,7 +83,7 @@ final class AccountBinder {
               + ": list either the kinds to watch or those to omit, not both");
     }
     List<CustomResourceConfig> customResources = CustomResourceBinder.customResources(a);
-    kinds = CustomResourceBinder.withCustomResourceKinds(a, kinds, customResources);
+    CustomResourceBinder.warnUnlimitedKinds(a, kinds);
 
     boolean onlyNamespaced = a.bool("onlyNamespacedResources", false);
     boolean onlySpinnakerManaged = a.bool("onlySpinnakerManaged", false);

@@ -24,32 +24,25 @@ final class CustomResourceBinder {
   private CustomResourceBinder() {}
 
   /**
-   * Both forms of the account {@code a}, Clouddriver's first; a kind declared twice is an error.
+   * Both forms of the account {@code a}, Clouddriver's first. A kind declared twice is an error:
+   * Clouddriver cannot load an account that declares a kind twice.
    */
   static List<CustomResourceConfig> customResources(MapReader a) {
-    List<CustomResourceConfig> declared =
-        new ArrayList<>(
-            a.mapList(CLOUDDRIVER_KEY, "custom resource", (cr, i) -> clouddriverForm(cr)));
+    List<CustomResourceConfig> declared = new ArrayList<>();
+    addOnce(
+        a,
+        CLOUDDRIVER_KEY,
+        a.mapList(CLOUDDRIVER_KEY, "custom resource", (cr, i) -> clouddriverForm(cr)),
+        declared);
     a.armoryKey(ARMORY_KEY);
     if (!a.isSet(ARMORY_KEY)) {
       return declared;
     }
-    List<CustomResourceConfig> armory =
-        a.mapList(ARMORY_KEY, "custom resource", (crd, i) -> armoryForm(crd));
-    for (CustomResourceConfig resource : armory) {
-      if (declared.stream()
-          .anyMatch(d -> d.kubernetesKind().equalsIgnoreCase(resource.kubernetesKind()))) {
-        a.problem(
-            ARMORY_KEY,
-            "declares "
-                + resource.kubernetesKind()
-                + ", which "
-                + a.pathOf(CLOUDDRIVER_KEY)
-                + " declares too; declare each kind once");
-      } else {
-        declared.add(resource);
-      }
-    }
+    addOnce(
+        a,
+        ARMORY_KEY,
+        a.mapList(ARMORY_KEY, "custom resource", (crd, i) -> armoryForm(crd)),
+        declared);
     a.rewriteValue(
         CLOUDDRIVER_KEY,
         declared.stream().map(CustomResourceBinder::asYaml).toList(),
@@ -59,28 +52,34 @@ final class CustomResourceBinder {
     return declared;
   }
 
+  private static void addOnce(
+      MapReader a, String key, List<CustomResourceConfig> items, List<CustomResourceConfig> into) {
+    for (CustomResourceConfig item : items) {
+      if (into.stream().anyMatch(d -> d.kubernetesKind().equalsIgnoreCase(item.kubernetesKind()))) {
+        a.problem(
+            key,
+            "declares "
+                + item.kubernetesKind()
+                + " more than once; declare each kind once: Clouddriver cannot load an account"
+                + " that declares a kind twice");
+      } else {
+        into.add(item);
+      }
+    }
+  }
+
   /**
-   * The kinds to watch: {@code kinds} and the custom resources' kinds, when {@code kinds} limits
-   * them; without {@code kinds} every kind is watched, custom resources among them.
+   * Warns that Armory's custom resources without {@code kinds} do not limit what is watched: every
+   * kind is, custom resources among them. (With {@code kinds}, the account adds the custom
+   * resources' kinds to it.)
    */
-  static List<String> withCustomResourceKinds(
-      MapReader a, List<String> kinds, List<CustomResourceConfig> customResources) {
-    if (kinds.isEmpty()) {
-      if (a.isSet(ARMORY_KEY)) {
-        a.warn(
-            ARMORY_KEY,
-            "without kinds, SpinAgent watches every custom resource the credentials may list,"
-                + " not only these; to watch only some kinds, list them all in kinds");
-      }
-      return kinds;
+  static void warnUnlimitedKinds(MapReader a, List<String> kinds) {
+    if (kinds.isEmpty() && a.isSet(ARMORY_KEY)) {
+      a.warn(
+          ARMORY_KEY,
+          "without kinds, SpinAgent watches every custom resource the credentials may list,"
+              + " not only these; to watch only some kinds, list them all in kinds");
     }
-    List<String> all = new ArrayList<>(kinds);
-    for (CustomResourceConfig resource : customResources) {
-      if (all.stream().noneMatch(k -> k.equalsIgnoreCase(resource.kubernetesKind()))) {
-        all.add(resource.kubernetesKind());
-      }
-    }
-    return all;
   }
 
   private static CustomResourceConfig clouddriverForm(MapReader cr) {

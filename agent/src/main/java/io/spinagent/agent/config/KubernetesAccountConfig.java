@@ -2,6 +2,7 @@ package io.spinagent.agent.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -70,12 +71,31 @@ public record KubernetesAccountConfig(
     Objects.requireNonNull(context, "context");
     namespaces = List.copyOf(namespaces);
     omitNamespaces = List.copyOf(omitNamespaces);
-    kinds = List.copyOf(kinds);
     omitKinds = List.copyOf(omitKinds);
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(maxResumableResourceAge, "maxResumableResourceAge");
     Objects.requireNonNull(metrics, "metrics");
     customResources = List.copyOf(customResources);
+    kinds = withCustomResourceKinds(kinds, customResources);
+  }
+
+  /**
+   * {@code kinds} and, when it limits what is watched, the custom resources' kinds not among them
+   * (compared ignoring case, as kinds are): a declared custom resource is always watched. Without
+   * {@code kinds} every kind is watched, custom resources among them.
+   */
+  private static List<String> withCustomResourceKinds(
+      List<String> kinds, List<CustomResourceConfig> customResources) {
+    if (kinds.isEmpty()) {
+      return List.of();
+    }
+    List<String> all = new ArrayList<>(kinds);
+    for (CustomResourceConfig resource : customResources) {
+      if (all.stream().noneMatch(k -> k.equalsIgnoreCase(resource.kubernetesKind()))) {
+        all.add(resource.kubernetesKind());
+      }
+    }
+    return List.copyOf(all);
   }
 
   /**

@@ -127,7 +127,8 @@ class CustomResourcesConfigSpec extends Specification {
     'customResources: [{kubernetesKind: Rollout.argoproj.io, deployPriority: high}]' || 'customResources[0].deployPriority'           | "'high' is not a deploy priority: write a whole number (Clouddriver's default is 100) or one of Clouddriver's names, e.g. WORKLOAD_CONTROLLER_PRIORITY; Clouddriver cannot load an account with any other"
     'customResources: [{kubernetesKind: Rollout.argoproj.io, versioned: maybe}]'     || 'customResources[0].versioned'                | "expected true or false, got 'maybe'"
     'customResources: [{kubernetesKind: Rollout.argoproj.io, kind: Rollout}]'        || 'customResources[0].kind'                     | 'unknown key; known keys here: kubernetesKind, spinnakerKind, deployPriority, versioned, namespaced'
-    'customResources: [{kubernetesKind: A.b}], customResourceDefinitions: [{kind: a.b}]' || 'customResourceDefinitions'                | 'declares a.b, which kubernetes.accounts[0].customResources declares too; declare each kind once'
+    'customResources: [{kubernetesKind: A.b}], customResourceDefinitions: [{kind: a.b}]' || 'customResourceDefinitions' | 'declares a.b more than once; declare each kind once: Clouddriver cannot load an account that declares a kind twice'
+    'customResources: [{kubernetesKind: A.b}, {kubernetesKind: a.b, versioned: true}]' || 'customResources' | 'declares a.b more than once; declare each kind once: Clouddriver cannot load an account that declares a kind twice'
     'metrics: sometimes'                                                             || 'metrics'                                     | "expected true or false, got 'sometimes'"
   }
 
