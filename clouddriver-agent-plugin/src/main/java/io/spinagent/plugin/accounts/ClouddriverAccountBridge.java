@@ -190,7 +190,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     // a
     // later removal tolerates; the other order would leave a definition nobody owns.
     table.setClouddriverDefinition(name, true);
-    definitions().save(definitions().tunnelDefinition(account, kubeconfigs.apply(name)));
+    DynamicAccountSpec dynamic = stored.map(StoredAccount::definition).orElse(null);
+    definitions().save(definitions().tunnelDefinition(account, dynamic, kubeconfigs.apply(name)));
     log.info(
         "Account '{}' is a Clouddriver Kubernetes account now (served by agent '{}', through the"
             + " tunnel)",

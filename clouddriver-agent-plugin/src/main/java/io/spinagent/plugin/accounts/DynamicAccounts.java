@@ -645,6 +645,11 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                 throw invalid(problem);
               });
     }
+    spec.customResourcesProblem()
+        .ifPresent(
+            problem -> {
+              throw invalid(problem);
+            });
   }
 
   /**
