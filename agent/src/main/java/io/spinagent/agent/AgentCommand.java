@@ -1,5 +1,6 @@
 package io.spinagent.agent;
 
+import io.spinagent.agent.config.AgentConfig;
 import io.spinagent.agent.config.ConfigLoadResult;
 import io.spinagent.agent.config.ConfigLoader;
 import io.spinagent.agent.config.ConfigProblem;
@@ -160,7 +161,6 @@ public final class AgentCommand implements Callable<Integer> {
   /** How the command starts the runtime; replaceable in tests. */
   @FunctionalInterface
   interface RuntimeStarter {
-    AgentRuntime start(
-        Path configFile, io.spinagent.agent.config.AgentConfig config, ConfigLoader loader);
+    AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader);
   }
 }

@@ -7,8 +7,10 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
+import org.springframework.context.Lifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.ConfigurationClassPostProcessor;
 import org.springframework.context.support.GenericApplicationContext;
@@ -59,6 +61,7 @@ final class GuardedSpringLoader implements ApplicationContextAware {
     pluginContext
         .getBeanFactory()
         .addBeanPostProcessor(new SpringLoaderBeanPostProcessor(pluginContext, promoter));
+    pluginContext.getBeanFactory().addBeanPostProcessor(new StopOnDestroy());
     try {
       pluginContext.scan(packagesToScan.toArray(new String[0]));
       pluginContext.refresh();
@@ -82,6 +85,27 @@ final class GuardedSpringLoader implements ApplicationContextAware {
       Class type,
       boolean primary) {
     clouddriver.registerBean(name, type, () -> bean, definition -> definition.setPrimary(primary));
+  }
+
+  /**
+   * Stops a started lifecycle bean when its context destroys it. A refresh that fails after some
+   * phases started destroys the context's beans without stopping them on Spring 5 (the 1.36 line),
+   * which would leave the agent port or the tunnel listening in a Clouddriver without SpinAgent. On
+   * a normal close the context has already stopped them, and this does nothing.
+   */
+  static final class StopOnDestroy implements DestructionAwareBeanPostProcessor {
+
+    @Override
+    public boolean requiresDestruction(Object bean) {
+      return bean instanceof Lifecycle;
+    }
+
+    @Override
+    public void postProcessBeforeDestruction(Object bean, String beanName) {
+      if (bean instanceof Lifecycle lifecycle && lifecycle.isRunning()) {
+        lifecycle.stop();
+      }
+    }
   }
 
   private static String rootCause(Throwable e) {

@@ -3,7 +3,7 @@ package io.spinagent.plugin
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.grpc.AgentGrpcServer
-import io.spinagent.plugin.ha.HighAvailability
+import io.spinagent.plugin.ha.ReplicaGroup
 import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.tunnel.TunnelServerLifecycle
 import io.spinagent.plugin.tunnel.TunnelTokens
@@ -84,7 +84,7 @@ class PluginReplica implements Closeable {
   }
 
   String forwardingUrl() {
-    plugin.getBean(HighAvailability).endpoint().get().url()
+    plugin.getBean(ReplicaGroup).forwardingUrl()
   }
 
   double counted(String meter, String tag, String value) {

@@ -55,6 +55,12 @@ public class ClouddriverStandIn {
    */
   public static final String VERSION_PROPERTY = "standin.clouddriver-version";
 
+  /** Which timers and summaries publish histogram buckets, for {@code /standin/meters}. */
+  @Bean
+  static HistogramPublication histogramPublication() {
+    return new HistogramPublication();
+  }
+
   @Bean
   @ConditionalOnProperty(VERSION_PROPERTY)
   static VersionResolver clouddriverVersionResolver(Environment environment) {

@@ -2,14 +2,20 @@ package io.spinagent.standin;
 
 import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import com.netflix.spinnaker.kork.plugins.SpinnakerPluginManager;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.pf4j.PluginWrapper;
@@ -22,14 +28,15 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
  * What the sandbox and the specs ask the stand-in, as an operator would look at a Clouddriver: the
  * plugin framework's view of its plugins (and stopping one), the tunnel kubeconfig the plugin
- * offers its host, the plugin's change-to-row latency, the Kubernetes accounts Clouddriver loads,
- * and which {@code /credentials} requests reached Clouddriver's own handling. Not part of
- * Clouddriver.
+ * offers its host, the plugin's change-to-row latency, the meters in Clouddriver's registry, the
+ * Kubernetes accounts Clouddriver loads, and which {@code /credentials} requests reached
+ * Clouddriver's own handling. Not part of Clouddriver.
  */
 @RestController
 @RequestMapping(path = "/standin", produces = MediaType.APPLICATION_JSON_VALUE)
@@ -43,6 +50,7 @@ public class StandInController {
   private final SpinnakerPluginManager plugins;
   private final ApplicationContext clouddriver;
   private final ObjectProvider<MeterRegistry> meters;
+  private final HistogramPublication histograms;
   private final CredentialsDefinitionSource<KubernetesAccountDefinition> kubernetesAccounts;
   private final CredentialsController credentials;
 
@@ -50,11 +58,13 @@ public class StandInController {
       SpinnakerPluginManager plugins,
       ApplicationContext clouddriver,
       ObjectProvider<MeterRegistry> meters,
+      HistogramPublication histograms,
       CredentialsDefinitionSource<KubernetesAccountDefinition> kubernetesAccountSource,
       CredentialsController credentials) {
     this.plugins = plugins;
     this.clouddriver = clouddriver;
     this.meters = meters;
+    this.histograms = histograms;
     this.kubernetesAccounts = kubernetesAccountSource;
     this.credentials = credentials;
   }
@@ -123,6 +133,47 @@ public class StandInController {
       }
     }
     return snapshot.max(TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The meters of Clouddriver's registry whose names start with {@code prefix} (all by default), as
+   * a Prometheus scrape would find them: each one's name, type ({@code COUNTER}, {@code GAUGE},
+   * {@code TIMER}, {@code DISTRIBUTION_SUMMARY}, ...), base unit, tags and, for timers and
+   * distribution summaries, whether it publishes histogram buckets (the {@code _bucket} series
+   * {@code histogram_quantile} reads; see {@link HistogramPublication}). Only Micrometer API of
+   * every line's Micrometer (1.9 to 1.15) is used.
+   */
+  @GetMapping("/meters")
+  public List<Map<String, Object>> meters(@RequestParam(defaultValue = "") String prefix) {
+    // The same meter can be reached through a composite registry and the registry under it.
+    Map<Meter.Id, Map<String, Object>> found = new LinkedHashMap<>();
+    for (MeterRegistry registry : meters) {
+      for (Meter meter : registry.getMeters()) {
+        if (meter.getId().getName().startsWith(prefix)) {
+          found.putIfAbsent(meter.getId(), meter(meter));
+        }
+      }
+    }
+    List<Map<String, Object>> listed = new ArrayList<>(found.values());
+    listed.sort(Comparator.comparing(m -> (String) m.get("name")));
+    return listed;
+  }
+
+  private Map<String, Object> meter(Meter meter) {
+    Meter.Id id = meter.getId();
+    Map<String, String> tags = new TreeMap<>();
+    for (Tag tag : id.getTags()) {
+      tags.put(tag.getKey(), tag.getValue());
+    }
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("name", id.getName());
+    view.put("type", id.getType().name());
+    view.put("baseUnit", id.getBaseUnit());
+    view.put("tags", tags);
+    if (meter instanceof Timer || meter instanceof DistributionSummary) {
+      view.put("histogram", histograms.publishesHistogram(id).orElse(false));
+    }
+    return view;
   }
 
   /** The Kubernetes accounts Clouddriver loads, each definition whole. */

@@ -7,6 +7,7 @@ import io.spinagent.agent.AgentRuntime;
 import io.spinagent.sandbox.agent.SandboxAgent;
 import io.spinagent.sandbox.cluster.DemoApplication;
 import io.spinagent.sandbox.cluster.DemoController;
+import io.spinagent.sandbox.cluster.DemoNodes;
 import io.spinagent.sandbox.db.SandboxDatabase;
 import io.spinagent.sandbox.host.ClouddriverProcess;
 import io.spinagent.sandbox.host.StandInRequests;
@@ -25,8 +26,10 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Base64;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -35,9 +38,10 @@ import java.util.stream.Stream;
 
 /**
  * Everything the README's command starts, in order, and stops in reverse: the database, the
- * simulated cluster with its demo application and controller, Clouddriver with the plugin, the
- * agent, and the live view of the cache. All files (certificates, kubeconfigs, the plugins root)
- * live in one temporary directory that {@link #close()} deletes.
+ * simulated cluster with its nodes, demo application and controller, Clouddriver with the plugin
+ * (one replica, or two with high availability), the agent, and the live view of the cache. All
+ * files (certificates, kubeconfigs, the plugins root) live in one temporary directory that {@link
+ * #close()} deletes.
  */
 public final class Sandbox implements AutoCloseable {
 
@@ -50,8 +54,11 @@ public final class Sandbox implements AutoCloseable {
   private SandboxDatabase database;
   private KubernetesApiServer cluster;
   private ClouddriverProcess clouddriver;
+  private Optional<ClouddriverProcess> secondReplica = Optional.empty();
   private Path clusterKubeconfig;
   private Path tunnelKubeconfig;
+  private Optional<Path> secondTunnelKubeconfig = Optional.empty();
+  private Optional<Path> caCertificate = Optional.empty();
   private int grpcPort;
   private int agentAdminPort;
   private boolean closed;
@@ -89,6 +96,7 @@ public final class Sandbox implements AutoCloseable {
     step("Simulated Kubernetes cluster");
     cluster = KubernetesApiServer.builder().port(options.kubernetesPort()).start();
     started.push(cluster);
+    DemoNodes.seed(cluster);
     DemoApplication.seed(cluster);
     clusterKubeconfig =
         cluster.kubeconfig().name(options.account()).writeTo(workDir.resolve("cluster.kubeconfig"));
@@ -96,7 +104,6 @@ public final class Sandbox implements AutoCloseable {
         DemoController.start(watchingClient(clusterKubeconfig), DemoApplication.NAMESPACE));
 
     step("Certificates");
-    Optional<Path> caCertificate = Optional.empty();
     Map<String, Object> properties = new LinkedHashMap<>();
     if (!options.plaintext()) {
       TestPki pki = TestPki.create("SpinAgent sandbox CA");
@@ -117,6 +124,14 @@ public final class Sandbox implements AutoCloseable {
     properties.put("spinagent.grpc.address", "127.0.0.1");
     properties.put("spinagent.grpc.port", grpcPort);
     properties.put("spinagent.tunnel.port", options.tunnelPort());
+    if (options.replicas() > 1) {
+      // Every replica forwards to the one holding the agent's stream, over loopback, with a
+      // secret only they share.
+      properties.put("spinagent.ha.shared-secret", randomSecret());
+      properties.put("spinagent.ha.address", "127.0.0.1");
+      properties.put("spinagent.ha.advertise-address", "127.0.0.1");
+      properties.put("spinagent.ha.port", 0);
+    }
     if (this.database.jdbcUrl().startsWith("jdbc:mariadb:")) {
       // As a MariaDB user configures Clouddriver: jOOQ's MySQL dialect writes MySQL 8's upserts
       // from Spinnaker 2026.2 on, which MariaDB cannot read.
@@ -132,6 +147,23 @@ public final class Sandbox implements AutoCloseable {
             properties,
             workDir.resolve("clouddriver.log"));
     started.push(clouddriver);
+    if (options.replicas() > 1) {
+      step("Clouddriver replica 2, forwarding to the first");
+      Map<String, Object> second = new LinkedHashMap<>(properties);
+      second.put("server.port", 0);
+      // No agent connects to it: its agent port is merely taken.
+      second.put("spinagent.grpc.port", 0);
+      second.put("spinagent.tunnel.port", 0);
+      ClouddriverProcess replica =
+          ClouddriverProcess.start(
+              options.line(),
+              bundle,
+              Optional.of(database.connection()),
+              second,
+              workDir.resolve("clouddriver-2.log"));
+      started.push(replica);
+      secondReplica = Optional.of(replica);
+    }
 
     step("Agent");
     agentAdminPort = portOrFree(options.agentAdminPort());
@@ -140,7 +172,9 @@ public final class Sandbox implements AutoCloseable {
             workDir, options.account(), clusterKubeconfig, grpcPort, caCertificate, agentAdminPort);
     started.push(agent);
 
-    tunnelKubeconfig = writeTunnelKubeconfig();
+    tunnelKubeconfig = writeTunnelKubeconfig(clouddriver, "tunnel.kubeconfig");
+    secondTunnelKubeconfig =
+        secondReplica.map(replica -> writeTunnelKubeconfig(replica, "tunnel-2.kubeconfig"));
     printWhereEverythingIs(Duration.ofNanos(System.nanoTime() - startedAt));
     started.push(
         LiveView.start(
@@ -151,16 +185,21 @@ public final class Sandbox implements AutoCloseable {
             options.refresh()));
   }
 
-  /** The kubeconfig Clouddriver is given for the account: the plugin's tunnel. */
-  private Path writeTunnelKubeconfig() {
-    Path file = workDir.resolve("tunnel.kubeconfig");
+  /** The kubeconfig a Clouddriver replica is given for the account: its plugin's tunnel. */
+  private Path writeTunnelKubeconfig(ClouddriverProcess replica, String name) {
+    Path file = workDir.resolve(name);
     try {
       return Files.writeString(
-          file,
-          StandInRequests.get(clouddriver, "/standin/tunnel-kubeconfig/" + options.account()));
+          file, StandInRequests.get(replica, "/standin/tunnel-kubeconfig/" + options.account()));
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + file, e);
     }
+  }
+
+  private static String randomSecret() {
+    byte[] secret = new byte[24];
+    new SecureRandom().nextBytes(secret);
+    return Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
   }
 
   private void printWhereEverythingIs(Duration took) {
@@ -184,7 +223,7 @@ SpinAgent sandbox is running (started in %.1f s). Ctrl-C stops everything.
 
   Database              %s
   Clouddriver           %s   (Spinnaker %s stand-in, log %s; plugin %s: %s/spinagent/info)
-  Agent gRPC port       127.0.0.1:%d  (%s)
+%s  Agent gRPC port       127.0.0.1:%d  (%s)
   Kubernetes tunnel     %s
   Simulated cluster     %s  (demo application '%s' in namespace %s)
   Agent                 %s, account '%s', status %s
@@ -199,7 +238,7 @@ Tunnel kubeconfig: %s
   kubectl "as Clouddriver": through the plugin's tunnel, the agent's stream and the agent's credentials:
     kubectl --kubeconfig %s get deployments,replicasets,pods
     kubectl --kubeconfig %s scale deployment %s --replicas=1
-%s
+%s%s
 """,
         took.toMillis() / 1000.0,
         database,
@@ -208,6 +247,12 @@ Tunnel kubeconfig: %s
         clouddriver.log(),
         PLUGIN_ID,
         clouddriverUrl,
+        secondReplica
+            .map(
+                replica ->
+                    "  Clouddriver replica 2 %s   (log %s; forwards to the first, which holds the agent's stream)%n"
+                        .formatted(replica.url(), replica.log()))
+            .orElse(""),
         grpcPort,
         options.plaintext() ? "plaintext" : "TLS, CA " + workDir.resolve("pki/ca.crt"),
         kubeconfigServer(),
@@ -228,7 +273,18 @@ Tunnel kubeconfig: %s
         tunnelKubeconfig,
         tunnelKubeconfig,
         DemoApplication.DEPLOYMENT,
-        tunnelKubeconfigText);
+        tunnelKubeconfigText,
+        secondTunnelKubeconfig
+            .map(
+                file ->
+                    """
+
+Tunnel kubeconfig of replica 2: %1$s
+  The same account through the second replica, which forwards to the first:
+    kubectl --kubeconfig %1$s get pods
+"""
+                        .formatted(file))
+            .orElse(""));
     out.flush();
   }
 
@@ -268,6 +324,31 @@ Tunnel kubeconfig: %s
 
   public ClouddriverProcess clouddriver() {
     return clouddriver;
+  }
+
+  /** The second Clouddriver replica, with {@code --replicas 2}. */
+  public Optional<ClouddriverProcess> secondReplica() {
+    return secondReplica;
+  }
+
+  /** The account's kubeconfig through the second replica's tunnel, with {@code --replicas 2}. */
+  public Optional<Path> secondTunnelKubeconfig() {
+    return secondTunnelKubeconfig;
+  }
+
+  /** The CA that signed the plugin's gRPC certificate; empty with {@code --plaintext}. */
+  public Optional<Path> caCertificate() {
+    return caCertificate;
+  }
+
+  /** The plugin's port for agents. */
+  public int grpcPort() {
+    return grpcPort;
+  }
+
+  /** The agent's admin port: {@code /health}, {@code /accounts}, {@code /metrics}. */
+  public int agentAdminPort() {
+    return agentAdminPort;
   }
 
   /** Stops everything started, newest first; safe to call twice. */

@@ -24,6 +24,8 @@ import java.util.Optional;
  * @param refresh how often the live view reads the cache tables
  * @param account the Spinnaker account name of the simulated cluster
  * @param line the Spinnaker line whose Clouddriver stand-in runs the plugin
+ * @param replicas Clouddriver replicas on the one database: 1, or 2 for high availability (the
+ *     agent streams to the first; the second forwards to it)
  */
 public record SandboxOptions(
     Optional<String> jdbcUrl,
@@ -38,7 +40,8 @@ public record SandboxOptions(
     boolean color,
     Duration refresh,
     String account,
-    String line) {
+    String line,
+    int replicas) {
 
   public static final String USAGE =
       """
@@ -55,6 +58,8 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
   --agent-admin-port N    the agent's /health endpoint (default 8082)
   --random-ports          free random ports for all of the above
   --plaintext             agent <-> plugin gRPC without TLS (default: TLS with generated certificates)
+  --replicas N            Clouddriver replicas on the database: 1 (the default), or 2 to try high
+                          availability (the second forwards tunnel requests and commands to the first)
   --account NAME          account name of the simulated cluster (default sandbox)
   --refresh-millis N      how often the live view reads the cache (default 500)
   --no-color              no ANSI colours
@@ -84,6 +89,7 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
     Duration refresh = Duration.ofMillis(500);
     String account = "sandbox";
     String line = ClouddriverProcess.NEWEST_LINE;
+    int replicas = 1;
     List<String> rest = new ArrayList<>(List.of(args));
     while (!rest.isEmpty()) {
       String flag = rest.remove(0);
@@ -102,6 +108,12 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
         case "--color" -> color = true;
         case "--account" -> account = value(flag, rest);
         case "--line" -> line = value(flag, rest);
+        case "--replicas" -> {
+          replicas = integer(flag, rest);
+          if (replicas != 1 && replicas != 2) {
+            throw new UsageException("--replicas must be 1 or 2, not " + replicas);
+          }
+        }
         case "--refresh-millis" -> {
           int millis = integer(flag, rest);
           if (millis < 50) {
@@ -147,7 +159,8 @@ Usage: ./mvnw -Psandbox -DskipTests verify [-Dsandbox.args="<flags>"]
         color,
         refresh,
         account,
-        line);
+        line,
+        replicas);
   }
 
   public static boolean wantsHelp(String... args) {

@@ -111,6 +111,11 @@ class AccountsApiSpec extends Specification {
       nullUpdate: send('PUT', '/spinagent/accounts/prod', 'null'),
       nullMigrate: send('POST', '/spinagent/accounts/migrate', 'null'),
       emptyCreate: send('POST', '/spinagent/accounts', ''),
+      deeplyNested: send('PUT', '/spinagent/accounts/prod', '{"a":' * 20_000 + '1' + '}' * 20_000),
+      duplicateKey: send('POST', '/spinagent/accounts', '{"name": "x", "name": "y", "agentId": "agent-1"}'),
+      secretReference: send('POST', '/spinagent/accounts',
+        JsonOutput.toJson([name: 'x', agentId: 'agent-1', kubeconfigContents: 'encryptedFile:k8s!n:kubeconfig!k:config'])),
+      plainText: send('POST', '/spinagent/accounts', '{"name": "x", "agentId": "agent-1"}', 'text/plain'),
       oversized: send('POST', '/spinagent/accounts',
         JsonOutput.toJson([name: 'x', agentId: 'agent-1', serviceAccount: true, namespaces: ['ns'] * 60_000])),
     ]
@@ -120,7 +125,8 @@ class AccountsApiSpec extends Specification {
       malformed: 400, noName: 400, badName: 400, unknownField: 400, badKubeconfig: 400, noContext: 400,
       unknownAgent: 404, unknownZone: 404, taken: 409, unknownAccount: 404, unknownAgentGet: 404,
       badState: 400, badFilter: 400, deleteConfigured: 409, migrateMissing: 400,
-      nullCreate: 400, nullUpdate: 400, nullMigrate: 400, emptyCreate: 400, oversized: 413]
+      nullCreate: 400, nullUpdate: 400, nullMigrate: 400, emptyCreate: 400, oversized: 413,
+      deeplyNested: 400, duplicateKey: 400, secretReference: 400, plainText: 415]
     responses.malformed.body.message.contains('malformed JSON')
     responses.noName.body.message == 'name: required'
     responses.badName.body.message.startsWith('name:')
@@ -136,6 +142,10 @@ class AccountsApiSpec extends Specification {
     [responses.nullCreate, responses.nullUpdate, responses.nullMigrate]*.body*.message ==
       ['body: a JSON object is required, not null'] * 3
     responses.emptyCreate.body.message == 'body: a JSON object is required'
+    responses.deeplyNested.body.message == 'body: JSON nested deeper than 64 levels, which no account needs'
+    responses.duplicateKey.body.message == "body: field 'name' is given twice"
+    responses.secretReference.body.message.startsWith(
+      "kubeconfigContents: 'encryptedFile:k8s!n:kubeconfig!k:config' is a secret reference, which SpinAgent does not resolve")
     responses.oversized.body.message ==
       'body: more than 262144 bytes is over the limit of 262144 bytes (spinagent.accounts.max-request-body)'
 
@@ -175,6 +185,7 @@ class AccountsApiSpec extends Specification {
     then:
     created.status == 201
     created.body.source == 'API'
+    created.body.state in ['ACTIVATING', 'ACTIVE']
     created.body.definition.kubeconfigContents == '<redacted>'
     eventually.eventually {
       assert getJson('/spinagent/accounts/dyn').body.state == 'ACTIVE'
@@ -317,8 +328,8 @@ class AccountsApiSpec extends Specification {
     send('GET', path, null)
   }
 
-  private Map send(String method, String path, String body) {
-    SandboxSpecSupport.send(host, method, path, body)
+  private Map send(String method, String path, String body, String contentType = 'application/json') {
+    SandboxSpecSupport.send(host, method, path, body, contentType)
   }
 
   private static int freePort() {

@@ -195,12 +195,12 @@ class CredentialsInterceptorSpec extends Specification {
     then:
     answer.status == status
     answer.body.message.contains(problem)
-    reached() == reached
+    reached() == clouddriverSaw
     clouddrivers('team-a') == before
     send('GET', '/spinagent/accounts/team-a').body.definition.kinds == ['Deployment']
 
     where:
-    path                     | fields                                                        || status | reached | problem
+    path                     | fields                                                        || status | clouddriverSaw | problem
     '/credentials'           | [kubectlExecutable: '/opt/kubectl-1.20', kinds: ['Pod']]      || 400    | []      | 'kubectlExecutable: not kept for an account SpinAgent serves'
     '/credentials'           | [permissions: [READ: ['dev'], EXECUTE: ['ci']]]               || 400    | []      | 'permissions.EXECUTE: SpinAgent accounts have READ and WRITE roles only'
     '/credentials'           | [kubeconfigFile: '/nowhere/kubeconfig.yaml']                  || 400    | []      | "kubeconfigFile: cannot read '/nowhere/kubeconfig.yaml'"

@@ -18,4 +18,24 @@ class Kubectl {
     readers*.join()
     [exit: process.exitValue(), out: out.toString(), err: err.toString()]
   }
+
+  /**
+   * The tables kubectl printed (one per kind, separated by blank lines), each a list of rows of
+   * cells: kubectl pads columns with at least three spaces, and no cell here holds two in a row.
+   * The cells of an AGE column read {@code <age>}, once they are checked to be ages ({@code 5s},
+   * {@code 3m2s}, ...).
+   */
+  static List<List<List<String>>> tables(String out) {
+    out.trim().split(/\n\s*\n/).collect { block ->
+      def rows = block.readLines()*.trim().collect { it.split(/\s{2,}/).toList() }
+      int age = rows[0].indexOf('AGE')
+      rows.withIndex().collect { row, i ->
+        if (i == 0 || age < 0) {
+          return row
+        }
+        assert row[age] ==~ /\d+[smhdy](\d+[smh])?/: "not an age: ${row[age]} in $row"
+        row.withIndex().collect { cell, j -> j == age ? '<age>' : cell }
+      }
+    }
+  }
 }

@@ -1,6 +1,8 @@
 package io.spinagent.sandbox
 
 import groovy.json.JsonSlurper
+import io.spinagent.sandbox.cluster.DemoApplication
+import io.spinagent.sandbox.cluster.DemoNodes
 import io.spinagent.sandbox.host.PluginBundle
 import io.spinagent.sandbox.view.CacheTables
 import io.spinagent.sandbox.view.CacheView
@@ -19,6 +21,8 @@ import java.nio.file.Path
  * components only: kubectl changes the simulated cluster → the agent's watch → the gRPC stream (TLS)
  * → the plugin → rows in Clouddriver's cache tables (PostgreSQL) → the live view; and kubectl through the tunnel
  * kubeconfig → the plugin's tunnel → the agent → the cluster → back through the stream into the cache.
+ * Through the tunnel, kubectl prints the demo as it prints a real cluster: its tables, its nodes,
+ * its pods' and nodes' metrics.
  */
 @Stepwise
 class SandboxPathSpec extends Specification {
@@ -58,7 +62,7 @@ class SandboxPathSpec extends Specification {
 
     and: 'the rows are where Clouddriver reads them, bodies and relationships alike'
     rows('cats_v1_pod') == 2
-    rows('cats_v1_replicaset') == 1
+    rows('cats_v1_replicaSet') == 1
     rows('cats_v1_deployment') == 1
     rows('cats_v1_service') == 1
     rows('cats_v1_ingress') == 1
@@ -66,6 +70,58 @@ class SandboxPathSpec extends Specification {
 
     and: 'the printed view shows them'
     eventually.eventually { assert output.instances().size() == 2 }
+  }
+
+  def "kubectl through the tunnel prints the demo as a real cluster's: ready pods on nodes, and their metrics"() {
+    given: 'the names the demo controller generated'
+    def replicaSet = names('replicasets').first()
+    def pods = names('pods').sort()
+
+    when:
+    def listed = Kubectl.run(tunnelKubeconfig(), 'get', 'deployments,replicasets,pods,services')
+
+    then: "a real API server's columns and cells"
+    listed.exit == 0
+    Kubectl.tables(listed.out) == [
+      [['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE'],
+       ['deployment.apps/frontend', '2/2', '2', '2', '<age>']],
+      [['NAME', 'DESIRED', 'CURRENT', 'READY', 'AGE'],
+       ["replicaset.apps/$replicaSet".toString(), '2', '2', '2', '<age>']],
+      [['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']] + pods.collect { ["pod/$it".toString(), '1/1', 'Running', '0', '<age>'] },
+      [['NAME', 'TYPE', 'CLUSTER-IP', 'EXTERNAL-IP', 'PORT(S)', 'AGE'],
+       ['service/frontend', 'ClusterIP', DemoApplication.SERVICE_IP, '<none>', '80/TCP', '<age>']]]
+
+    when:
+    def widePods = Kubectl.run(tunnelKubeconfig(), 'get', 'pods', '-o', 'wide')
+    def nodes = Kubectl.run(tunnelKubeconfig(), 'get', 'nodes', '-o', 'wide')
+
+    then: "the pods are spread over the two nodes, each with an address of its node's pod range"
+    def podRows = Kubectl.tables(widePods.out)[0]
+    podRows[0] == ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']
+    podRows.tail().collect { it[6] }.sort() == DemoNodes.NAMES
+    podRows.tail().every { it[5].startsWith("10.244.${DemoNodes.NAMES.indexOf(it[6]) + 1}.") }
+
+    and: 'the nodes are Ready, with their addresses and what their kubelets report'
+    Kubectl.tables(nodes.out) == [
+      [['NAME', 'STATUS', 'ROLES', 'AGE', 'VERSION', 'INTERNAL-IP', 'EXTERNAL-IP', 'OS-IMAGE', 'KERNEL-VERSION', 'CONTAINER-RUNTIME']] +
+        DemoNodes.NAMES.withIndex().collect { name, i ->
+          [name, 'Ready', '<none>', '<age>', sandbox.cluster().gitVersion(), "192.168.49.${i + 2}".toString(), '<none>',
+           'Debian GNU/Linux 12 (bookworm)', '6.1.0-sandbox', 'containerd://1.7.13'] }]
+
+    when:
+    def topPods = Kubectl.run(tunnelKubeconfig(), 'top', 'pod')
+    def topNodes = Kubectl.run(tunnelKubeconfig(), 'top', 'node')
+
+    then: 'each pod uses what a container requesting nothing is given, each node the sum of its pods'
+    topPods.exit == 0
+    Kubectl.tables(topPods.out) == [[['NAME', 'CPU(cores)', 'MEMORY(bytes)']] + pods.collect { [it, '1m', '16Mi'] }]
+    topNodes.exit == 0
+    Kubectl.tables(topNodes.out) ==
+      [[['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)']] + DemoNodes.NAMES.collect { [it, '1m', '0%', '16Mi', '0%'] }]
+
+    and: 'the tunnel answers what the cluster answers'
+    Kubectl.run(clusterKubeconfig(), 'top', 'node').out == topNodes.out
+    Kubectl.run(clusterKubeconfig(), 'top', 'pod').out == topPods.out
   }
 
   def "kubectl on the cluster: scale → agent → plugin → cache rows → view"() {
@@ -137,6 +193,13 @@ class SandboxPathSpec extends Specification {
     then: 'the tunnel refuses it'
     refused.exit != 0
     refused.err.contains('Unauthorized') || refused.err.contains('the tunnel token')
+  }
+
+  /** The names of the objects of {@code resource} in the demo's namespace, as the cluster has them. */
+  protected List<String> names(String resource) {
+    def listed = Kubectl.run(clusterKubeconfig(), 'get', resource, '-o', 'json')
+    assert listed.exit == 0: listed.err
+    new JsonSlurper().parseText(listed.out).items*.metadata.name
   }
 
   /** The sandbox's database flags: none, for its embedded PostgreSQL. */

@@ -86,10 +86,11 @@ class SandboxSpecSupport {
   }
 
   /** Sends a JSON request to the host's web port: {@code [status, headers, body]} (the body parsed). */
-  static Map send(ClouddriverProcess host, String method, String path, String body = null) {
+  static Map send(ClouddriverProcess host, String method, String path, String body = null,
+      String contentType = 'application/json') {
     def request = HttpRequest.newBuilder(URI.create("${host.url()}$path"))
       .timeout(java.time.Duration.ofSeconds(60))
-      .header('Content-Type', 'application/json')
+      .header('Content-Type', contentType)
       .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
       .build()
     def response = HTTP.send(request, HttpResponse.BodyHandlers.ofString())

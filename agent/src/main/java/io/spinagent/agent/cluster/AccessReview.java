@@ -7,6 +7,7 @@ import io.kubernetes.client.openapi.models.V1SelfSubjectAccessReview;
 import io.kubernetes.client.openapi.models.V1SelfSubjectAccessReviewSpec;
 import io.kubernetes.client.openapi.models.V1SubjectAccessReviewStatus;
 import java.io.IOException;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import okhttp3.Response;
@@ -51,7 +52,7 @@ final class AccessReview {
     List<String> scopes =
         resource.namespaced() && !namespaces.isEmpty()
             ? namespaces
-            : java.util.Collections.singletonList(null);
+            : Collections.singletonList(null);
     for (String namespace : scopes) {
       for (String verb : List.of("list", "watch")) {
         V1SubjectAccessReviewStatus status =

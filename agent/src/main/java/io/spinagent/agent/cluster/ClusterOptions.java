@@ -37,11 +37,6 @@ public record ClusterOptions(
         base, max, rediscoveryInterval, pageSize, progressInterval, scrubSecrets);
   }
 
-  public ClusterOptions withRediscoveryInterval(Duration interval) {
-    return new ClusterOptions(
-        retryBaseDelay, retryMaxDelay, interval, pageSize, progressInterval, scrubSecrets);
-  }
-
   public ClusterOptions withPageSize(int size) {
     return new ClusterOptions(
         retryBaseDelay, retryMaxDelay, rediscoveryInterval, size, progressInterval, scrubSecrets);

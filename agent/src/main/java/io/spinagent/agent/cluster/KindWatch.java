@@ -1,5 +1,6 @@
 package io.spinagent.agent.cluster;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ResyncPhase;
@@ -96,10 +97,16 @@ final class KindWatch {
   private volatile boolean stopped;
   private volatile ScheduledFuture<?> progressFlush;
 
-  // Guarded by lock.
+  @GuardedBy("lock")
   private int listingsDone;
+
+  @GuardedBy("lock")
   private Listing open;
+
+  @GuardedBy("lock")
   private String progressSent;
+
+  @GuardedBy("lock")
   private long progressSentAt;
 
   KindWatch(Account account, ApiResource resource, List<ScopeListerWatcher> scopes) {
@@ -301,7 +308,8 @@ final class KindWatch {
 
   // ------------------------------------------------------------------------------------ progress
 
-  /** Must hold the lock. Never blocks: progress never waits for space in the outbox. */
+  /** Never blocks: progress never waits for space in the outbox. */
+  @GuardedBy("lock")
   private void maybeReportProgress(boolean now) {
     if (stopped
         || !account.progressEnabled()

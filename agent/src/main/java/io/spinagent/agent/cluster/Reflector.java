@@ -1,5 +1,6 @@
 package io.spinagent.agent.cluster;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import com.google.protobuf.UnsafeByteOperations;
 import io.kubernetes.client.openapi.ApiException;
 import io.kubernetes.client.util.Watch;
@@ -72,10 +73,15 @@ final class Reflector implements Runnable {
   private final CompletableFuture<Void> done = new CompletableFuture<>();
   private volatile Future<?> task;
 
-  // Guarded by calls.
   private final Object calls = new Object();
+
+  @GuardedBy("calls")
   private Call current;
+
+  @GuardedBy("calls")
   private boolean currentIsWatch;
+
+  @GuardedBy("calls")
   private boolean watchInterrupted;
 
   Reflector(KindWatch kind, ScopeListerWatcher requests, KindWatch.Account account) {

@@ -1,5 +1,6 @@
 package io.spinagent.agent.cluster;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.agent.config.KubernetesConfig;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -34,10 +35,17 @@ final class StaggeredStart {
   private final ScheduledExecutorService timers;
   private final LongSupplier nanoTime;
 
-  // Guarded by this. Invariant: while accounts wait, a release is scheduled.
+  /** Invariant: while accounts wait, a release is scheduled. */
+  @GuardedBy("this")
   private final Deque<Runnable> waiting = new ArrayDeque<>();
+
+  @GuardedBy("this")
   private long windowStart;
+
+  @GuardedBy("this")
   private int startedInWindow;
+
+  @GuardedBy("this")
   private boolean windowOpen;
 
   StaggeredStart(KubernetesConfig.CacheGroups groups, ScheduledExecutorService timers) {
@@ -118,7 +126,7 @@ final class StaggeredStart {
     group.forEach(Runnable::run);
   }
 
-  /** Must hold the lock. */
+  @GuardedBy("this")
   private void schedule(long delay) {
     try {
       ScheduledFuture<?> unused =

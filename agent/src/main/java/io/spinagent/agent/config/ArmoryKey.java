@@ -1,5 +1,6 @@
 package io.spinagent.agent.config;
 
+import java.util.Locale;
 import java.util.Objects;
 
 /**
@@ -40,7 +41,7 @@ public record ArmoryKey(
 
     /** As the mapping tables in the docs write it. */
     public String label() {
-      return name().toLowerCase(java.util.Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT);
     }
   }
 

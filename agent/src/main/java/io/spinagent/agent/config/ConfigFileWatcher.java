@@ -15,6 +15,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -152,7 +153,7 @@ public final class ConfigFileWatcher implements AutoCloseable {
         // Let a burst of events (a ConfigMap swap is several) settle, then check once.
         // check() catches and logs its own failures: the future never holds one.
         ScheduledFuture<?> unused = scheduler.schedule(this::check, 100, TimeUnit.MILLISECONDS);
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         return;
       }
     }

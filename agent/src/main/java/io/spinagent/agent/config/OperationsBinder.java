@@ -3,6 +3,7 @@ package io.spinagent.agent.config;
 import io.spinagent.agent.config.OperationsConfig.AllowRule;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
 
 /** Binds and checks {@code operations.*}. */
 final class OperationsBinder {
@@ -51,7 +52,7 @@ final class OperationsBinder {
   }
 
   private static List<String> required(
-      MapReader rule, String key, java.util.function.Function<String, String> check, String what) {
+      MapReader rule, String key, Function<String, String> check, String what) {
     if (!rule.isSet(key)) {
       rule.problem(key, "is required: list " + what);
       return List.of();

@@ -33,12 +33,14 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -152,8 +154,7 @@ public final class AgentStreamClient implements AutoCloseable {
     Objects.requireNonNull(identity, "identity");
     Objects.requireNonNull(outbox, "outbox");
     Objects.requireNonNull(listener, "listener");
-    java.util.concurrent.atomic.AtomicReference<Thread> created =
-        new java.util.concurrent.atomic.AtomicReference<>();
+    AtomicReference<Thread> created = new AtomicReference<>();
     ScheduledThreadPoolExecutor streamThread =
         new ScheduledThreadPoolExecutor(
             1,
@@ -194,7 +195,7 @@ public final class AgentStreamClient implements AutoCloseable {
             throw new IllegalStateException("the client was already started");
           }
           started = true;
-          copy.forEach(account -> accounts.put(account.getName(), account));
+          accounts.putAll(byName(copy));
           attempt();
         });
   }
@@ -208,63 +209,71 @@ public final class AgentStreamClient implements AutoCloseable {
     List<AccountInfo> copy = List.copyOf(current);
     onStreamThread(
         () -> {
-          Map<String, AccountInfo> next = new LinkedHashMap<>();
-          copy.forEach(account -> next.put(account.getName(), account));
-          List<String> removed = new ArrayList<>();
-          List<AccountInfo> added = new ArrayList<>();
-          for (var existing : accounts.entrySet()) {
-            AccountInfo replacement = next.get(existing.getKey());
-            if (replacement == null || !replacement.equals(existing.getValue())) {
-              removed.add(existing.getKey());
-            }
-          }
-          for (AccountInfo account : next.values()) {
-            if (!account.equals(accounts.get(account.getName()))) {
-              added.add(account);
-            }
-          }
-          for (String name : removed) {
+          AccountsDiff diff = AccountsDiff.between(accounts, byName(copy));
+          for (String name : diff.removed()) {
             accounts.remove(name);
             decisions.remove(name);
             stopStreaming(name);
             outbox.suspend(name);
           }
-          for (AccountInfo account : added) {
+          for (AccountInfo account : diff.added()) {
             accounts.put(account.getName(), account);
             // Undecided: keep what producers put until Clouddriver decides.
             outbox.resume(account.getName());
           }
           if (session != null) {
-            announce(session, removed, added);
+            diff.announce(session);
           }
-          if (!removed.isEmpty() || !added.isEmpty()) {
+          if (!diff.removed().isEmpty() || !diff.added().isEmpty()) {
             log.info(
                 "Agent '{}': accounts changed: added or updated {}, removed or updated {}",
                 identity.agentId(),
-                added.stream().map(AccountInfo::getName).toList(),
-                removed);
+                diff.added().stream().map(AccountInfo::getName).toList(),
+                diff.removed());
           }
         });
   }
 
+  private static Map<String, AccountInfo> byName(List<AccountInfo> accounts) {
+    Map<String, AccountInfo> byName = new LinkedHashMap<>();
+    accounts.forEach(account -> byName.put(account.getName(), account));
+    return byName;
+  }
+
   /**
-   * Sends AccountsChanged. Before Welcome nothing can be sent; {@link SessionEvents#welcomed} then
-   * announces whatever changed since Hello.
+   * The accounts to withdraw (removed or changed) and to announce (added or changed) between two
+   * lists: a changed account is withdrawn and announced again.
    */
-  private static void announce(
-      ChannelSession session, List<String> removed, List<AccountInfo> added) {
-    // Removals first: the plugin handles additions before removals within one frame.
-    if (!removed.isEmpty()) {
-      session.sendControl(
-          AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed))
-              .build());
+  private record AccountsDiff(List<String> removed, List<AccountInfo> added) {
+
+    static AccountsDiff between(Map<String, AccountInfo> before, Map<String, AccountInfo> after) {
+      return new AccountsDiff(
+          before.keySet().stream()
+              .filter(name -> !before.get(name).equals(after.get(name)))
+              .toList(),
+          after.values().stream()
+              .filter(account -> !account.equals(before.get(account.getName())))
+              .toList());
     }
-    if (!added.isEmpty()) {
-      session.sendControl(
-          AgentMessage.newBuilder()
-              .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added))
-              .build());
+
+    /**
+     * Sends AccountsChanged. Before Welcome nothing can be sent; {@link SessionEvents#welcomed}
+     * then announces whatever changed since Hello.
+     */
+    void announce(ChannelSession session) {
+      // Removals first: the plugin handles additions before removals within one frame.
+      if (!removed.isEmpty()) {
+        session.sendControl(
+            AgentMessage.newBuilder()
+                .setAccountsChanged(AccountsChanged.newBuilder().addAllRemoved(removed))
+                .build());
+      }
+      if (!added.isEmpty()) {
+        session.sendControl(
+            AgentMessage.newBuilder()
+                .setAccountsChanged(AccountsChanged.newBuilder().addAllAdded(added))
+                .build());
+      }
     }
   }
 
@@ -340,10 +349,6 @@ public final class AgentStreamClient implements AutoCloseable {
         .map(AccountDecision::getRole);
   }
 
-  public Outbox outbox() {
-    return outbox;
-  }
-
   /** Ends the session and the channel. The outbox stays open; its owner closes it. */
   @Override
   public void close() {
@@ -365,9 +370,7 @@ public final class AgentStreamClient implements AutoCloseable {
           .get(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-    } catch (ExecutionException
-        | TimeoutException
-        | java.util.concurrent.RejectedExecutionException e) {
+    } catch (ExecutionException | TimeoutException | RejectedExecutionException e) {
       log.debug("Cancelling the session while stopping failed", e);
     }
     connection.close();
@@ -434,22 +437,8 @@ public final class AgentStreamClient implements AutoCloseable {
           () -> listener.connected(welcome.getReplicaId(), welcome.getSessionId(), version),
           "connected");
       welcome.getAccountsList().forEach(this::apply);
-      announceChangesSinceHello(s);
-    }
-
-    /** Accounts that started, changed or stopped between Hello and Welcome. */
-    private void announceChangesSinceHello(ChannelSession s) {
-      Map<String, AccountInfo> announced = new LinkedHashMap<>();
-      s.hello().getAccountsList().forEach(account -> announced.put(account.getName(), account));
-      List<String> removed =
-          announced.keySet().stream()
-              .filter(name -> !announced.get(name).equals(accounts.get(name)))
-              .toList();
-      List<AccountInfo> added =
-          accounts.values().stream()
-              .filter(account -> !account.equals(announced.get(account.getName())))
-              .toList();
-      announce(s, removed, added);
+      // Accounts that started, changed or stopped between Hello and Welcome.
+      AccountsDiff.between(byName(s.hello().getAccountsList()), accounts).announce(s);
     }
 
     @Override
@@ -565,7 +554,13 @@ public final class AgentStreamClient implements AutoCloseable {
         log.info("Agent '{}': session with Clouddriver closed", identity.agentId());
         return;
       }
-      logEnd(status, wasWelcomed);
+      SessionEndAdvice advice =
+          SessionEndAdvice.of(identity.agentId(), connection.target(), status, wasWelcomed);
+      if (advice.mustAct()) {
+        log.error(advice.message());
+      } else {
+        log.warn(advice.message());
+      }
       if (wasWelcomed && s.age().compareTo(STABLE_SESSION) >= 0) {
         reconnectFailures = 0;
       }
@@ -611,80 +606,6 @@ public final class AgentStreamClient implements AutoCloseable {
     }
   }
 
-  /** The operator's view of why a session ended, at a level that says whether to act. */
-  private void logEnd(Status status, boolean wasWelcomed) {
-    String agent = identity.agentId();
-    String target = connection.target();
-    String description = status.getDescription() == null ? "" : status.getDescription();
-    Throwable cause = status.getCause();
-    String causeText = cause == null ? "" : " (" + cause + ")";
-    if (cause instanceof ChannelSetupException setup) {
-      // The agent's own credentials failed (a token command, a token file): Clouddriver was not
-      // even asked.
-      log.warn(
-          "Agent '{}': no credentials to connect to Clouddriver at {}: {}; trying again with"
-              + " clouddriver.backoff",
-          agent,
-          target,
-          setup.getMessage());
-      return;
-    }
-    switch (status.getCode()) {
-      case UNAUTHENTICATED, PERMISSION_DENIED ->
-          log.error(
-              "Agent '{}': Clouddriver at {} refused this agent's credentials: {}. Check"
-                  + " clouddriver.auth.token / tokenFile and clouddriver.tls.clientCertFile against"
-                  + " the plugin's spinagent.grpc.auth settings.",
-              agent,
-              target,
-              description);
-      case FAILED_PRECONDITION ->
-          log.error(
-              "Agent '{}': Clouddriver at {} ended the session: {}. This usually means the agent"
-                  + " and plugin versions do not speak a common protocol version.",
-              agent,
-              target,
-              description);
-      case ALREADY_EXISTS ->
-          log.error(
-              "Agent '{}': Clouddriver at {} refused the session: {}. Another process uses the same"
-                  + " agent.id; give each agent its own.",
-              agent,
-              target,
-              description);
-      case INVALID_ARGUMENT ->
-          log.error(
-              "Agent '{}': Clouddriver at {} rejected a frame from this agent: {}. This is a bug in"
-                  + " the agent or the plugin; please report it with this message.",
-              agent,
-              target,
-              description);
-      case RESOURCE_EXHAUSTED ->
-          log.warn(
-              "Agent '{}': Clouddriver at {} ended the session for exceeding a limit: {}{}",
-              agent,
-              target,
-              description,
-              causeText);
-      case UNAVAILABLE ->
-          log.warn(
-              "Agent '{}': {} Clouddriver at {}: {}{}",
-              agent,
-              wasWelcomed ? "lost the session with" : "cannot reach",
-              target,
-              description,
-              causeText);
-      default ->
-          log.warn(
-              "Agent '{}': session with Clouddriver at {} ended: {} {}{}",
-              agent,
-              target,
-              status.getCode(),
-              description,
-              causeText);
-    }
-  }
-
   private void stopStreaming(String account) {
     if (streaming.remove(account)) {
       streamingView = List.copyOf(streaming);
@@ -704,7 +625,7 @@ public final class AgentStreamClient implements AutoCloseable {
               session.drain();
             }
           });
-    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+    } catch (RejectedExecutionException stopping) {
       drainScheduled.set(false);
     }
   }

@@ -90,7 +90,6 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   private ScheduledFuture<?> heartbeats;
   private ScheduledFuture<?> welcomeTimeout;
   private boolean welcomed;
-  private int protocolVersion;
   private boolean ended;
   private long lastReceivedNanos = System.nanoTime();
   private Duration reconnectAfter = Duration.ZERO;
@@ -140,15 +139,6 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
   /** The Hello this session opened with: the accounts Clouddriver was told about first. */
   Hello hello() {
     return hello;
-  }
-
-  boolean isWelcomed() {
-    return welcomed && !ended;
-  }
-
-  /** The protocol version Clouddriver chose; 0 before Welcome. */
-  int protocolVersion() {
-    return protocolVersion;
   }
 
   Duration age() {
@@ -252,8 +242,8 @@ final class ChannelSession implements ClientResponseObserver<AgentMessage, Plugi
       return;
     }
     welcomed = true;
-    protocolVersion = welcome.getProtocolVersion();
-    sender = new OutboxSender(outbox, streamingAccounts, stream, this::send, protocolVersion);
+    int version = welcome.getProtocolVersion();
+    sender = new OutboxSender(outbox, streamingAccounts, stream, this::send, version);
     int interval =
         welcome.getHeartbeatIntervalSeconds() > 0
             ? welcome.getHeartbeatIntervalSeconds()

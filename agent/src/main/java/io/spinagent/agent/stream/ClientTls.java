@@ -10,6 +10,7 @@ import io.spinagent.agent.config.ClouddriverConfig;
 import io.spinagent.agent.config.TlsConfig;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.util.ArrayList;
@@ -168,13 +169,13 @@ final class ClientTls implements AutoCloseable {
   }
 
   private static void checkReadable(String key, Path file) {
-    if (!java.nio.file.Files.isReadable(file)) {
+    if (!Files.isReadable(file)) {
       throw new ChannelSetupException(
           key,
           "cannot read "
               + file
               + ": "
-              + (java.nio.file.Files.exists(file) ? "permission denied" : "no such file"),
+              + (Files.exists(file) ? "permission denied" : "no such file"),
           null);
     }
   }

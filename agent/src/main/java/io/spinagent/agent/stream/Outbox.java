@@ -1,5 +1,6 @@
 package io.spinagent.agent.stream;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.protocol.v1.ChangeType;
 import io.spinagent.protocol.v1.Kind;
 import io.spinagent.protocol.v1.ObjectChange;
@@ -71,11 +72,19 @@ public final class Outbox {
   private final Map<String, AccountEntries> accounts = new HashMap<>();
   private volatile Runnable entriesAdded = () -> {};
 
-  // Guarded by lock.
+  @GuardedBy("lock")
   private long bytes;
+
+  @GuardedBy("lock")
   private int size;
+
+  @GuardedBy("lock")
   private boolean closed;
+
+  @GuardedBy("lock")
   private long blockedPuts;
+
+  @GuardedBy("lock")
   private long blockedNanos;
 
   /** An outbox whose sequences start at the system clock in microseconds. */
@@ -396,7 +405,7 @@ public final class Outbox {
 
   /** Whether {@link #close} was called: puts fail. */
   public boolean isClosed() {
-    return underLock(() -> closed);
+    return counters().closed();
   }
 
   /** Wakes blocked producers, which then fail, and refuses further puts. */
@@ -423,12 +432,12 @@ public final class Outbox {
 
   /** Bytes held, as counted against {@link #maxBytes()}. */
   public long bytes() {
-    return underLock(() -> bytes);
+    return counters().bytes();
   }
 
   /** Entries held, across accounts. */
   public int size() {
-    return underLock(() -> size);
+    return counters().size();
   }
 
   /** Entries held for one account. */
@@ -442,12 +451,21 @@ public final class Outbox {
 
   /** Puts that had to wait for space, since creation. */
   public long blockedPuts() {
-    return underLock(() -> blockedPuts);
+    return counters().blockedPuts();
   }
 
   /** Total time producers spent waiting for space, in nanoseconds. */
   public long blockedNanos() {
-    return underLock(() -> blockedNanos);
+    return counters().blockedNanos();
+  }
+
+  private Counters counters() {
+    lock.lock();
+    try {
+      return new Counters(bytes, size, closed, blockedPuts, blockedNanos);
+    } finally {
+      lock.unlock();
+    }
   }
 
   private <T> T underLock(Supplier<T> read) {
@@ -461,8 +479,9 @@ public final class Outbox {
 
   /**
    * Waits until an entry of {@code entryBytes} fits, counting what replacing {@code key}'s current
-   * entry would free. Returns null when the account is suspended. Called with the lock held.
+   * entry would free. Returns null when the account is suspended.
    */
+  @GuardedBy("lock")
   private AccountEntries awaitSpace(String account, long entryBytes, ObjectKey key)
       throws InterruptedException {
     long waitStarted = 0;
@@ -498,12 +517,14 @@ public final class Outbox {
     return accounts.computeIfAbsent(account, a -> new AccountEntries(sequenceSeed.getAsLong()));
   }
 
+  @GuardedBy("lock")
   private void remove(AccountEntries entries, OutboxEntry entry) {
     entries.bySequence.remove(entry.sequence());
     forget(entries, entry);
   }
 
   /** Updates the indexes and counters for an entry already taken out of {@code bySequence}. */
+  @GuardedBy("lock")
   private void forget(AccountEntries entries, OutboxEntry entry) {
     if (entry instanceof OutboxEntry.Change change) {
       entries.latest.remove(ObjectKey.of(change.change()), change);
@@ -523,6 +544,9 @@ public final class Outbox {
   private static long epochMicros(Instant now) {
     return TimeUnit.SECONDS.toMicros(now.getEpochSecond()) + now.getNano() / 1_000;
   }
+
+  private record Counters(
+      long bytes, int size, boolean closed, long blockedPuts, long blockedNanos) {}
 
   /** One account's entries and counter. */
   private static final class AccountEntries {

@@ -1,8 +1,10 @@
 package io.spinagent.agent.tunnel;
 
+import com.google.gson.Gson;
 import com.google.protobuf.ByteString;
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.spinagent.common.HopByHopHeaders;
 import io.spinagent.common.KubernetesRequest;
 import io.spinagent.protocol.v1.Header;
 import io.spinagent.protocol.v1.TunnelEnd;
@@ -14,10 +16,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
@@ -42,21 +46,11 @@ import org.slf4j.LoggerFactory;
 final class TunnelExchange {
 
   private static final Logger log = LoggerFactory.getLogger(TunnelExchange.class);
-  private static final com.google.gson.Gson GSON = new com.google.gson.Gson();
+  private static final Gson GSON = new Gson();
   static final int REQUEST_WINDOW = 256 * 1024;
   private static final int CHUNK = 64 * 1024;
-  private static final Set<String> NOT_RELAYED =
-      Set.of(
-          "authorization",
-          "host",
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "content-length");
+  // Nor the caller's credentials: the account's own reach the API server.
+  private static final Set<String> NOT_RELAYED = HopByHopHeaders.and("authorization");
 
   /** Methods OkHttp only sends with a body. */
   private static final Set<String> METHODS_WITH_BODY = Set.of("POST", "PUT", "PATCH");
@@ -240,7 +234,7 @@ final class TunnelExchange {
 
   private Response execute() throws IOException, ApiException {
     // Header names are case-insensitive, and relays change their case (Content-type, content-type).
-    Map<String, String> headers = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+    Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     for (Header header : head.getHeadersList()) {
       if (!NOT_RELAYED.contains(header.getName().toLowerCase(Locale.ROOT))) {
         headers.put(header.getName(), String.join(",", header.getValuesList()));
@@ -369,7 +363,7 @@ final class TunnelExchange {
 
   /** A Kubernetes Status object, so kubectl shows the message. */
   private static String status(int code, String reason, String message) {
-    Map<String, Object> status = new java.util.LinkedHashMap<>();
+    Map<String, Object> status = new LinkedHashMap<>();
     status.put("kind", "Status");
     status.put("apiVersion", "v1");
     status.put("metadata", Map.of());

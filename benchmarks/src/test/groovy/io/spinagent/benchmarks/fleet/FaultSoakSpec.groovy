@@ -6,11 +6,11 @@ import spock.lang.Specification
 
 /**
  * A short fault soak (the benchmark's FaultSoak, a few rounds): real agent JVMs with two accounts
- * each on test API servers, two Clouddriver replicas with the built plugin bundle on one embedded
- * PostgreSQL, churn, and in every round random faults. Each round must end quiet: every account
- * READY and ACTIVE, nothing unacknowledged, the cache equal to the clusters object by object. The
- * seed is fixed so that a failure reproduces with the same faults; the soak's output (in the
- * surefire report) names it.
+ * each on test API servers, two Clouddriver replicas (the stand-in of the benchmark's Spinnaker
+ * line) with the built plugin bundle on one embedded PostgreSQL, churn, and in every round random
+ * faults. Each round must end quiet: every account READY and ACTIVE, nothing unacknowledged, the
+ * cache equal to the clusters object by object. The seed is fixed so that a failure reproduces with
+ * the same faults; the soak's output (in the surefire report) names it.
  */
 class FaultSoakSpec extends Specification {
 
@@ -25,7 +25,7 @@ class FaultSoakSpec extends Specification {
         '--quiet-limit=120', '--start-limit=240', '--plugin-heap=768m', '--agent-heap=256m',
         "--agent-jar=${built('../agent/target', 'spinagent-agent.jar')}",
         "--bundle=${built('../clouddriver-agent-plugin/target', 'spinagent-plugin-*.zip')}",
-        "--host-classpath=${built('../sandbox/target', 'runtime.classpath')}",
+        "--host-classpath=${built("../clouddriver-stand-in/spinnaker-${System.getProperty('spinagent.benchmark.line')}/target", 'runtime.classpath')}",
         "--work=$work"] as String[])
 
     when:

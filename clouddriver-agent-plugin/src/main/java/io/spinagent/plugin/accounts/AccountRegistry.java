@@ -20,6 +20,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -66,7 +67,7 @@ public final class AccountRegistry {
    * Highest committed sequence per agent and account, for {@link
    * AccountDecision#getCommittedSequence()}.
    */
-  private final Map<String, Long> committed = new HashMap<>();
+  private final Map<CommittedKey, Long> committed = new HashMap<>();
 
   /**
    * The registry of a replica that works alone: no account is ever served elsewhere, and accounts
@@ -124,15 +125,11 @@ public final class AccountRegistry {
    */
   public List<AccountDecision> claimAll(AccountMember member, List<AccountInfo> infos) {
     Map<String, String> bound = boundPrincipals(member, infos);
-    List<Runnable> notifications = new ArrayList<>();
-    List<AccountDecision> decisions = new ArrayList<>(infos.size());
-    synchronized (this) {
-      for (AccountInfo info : infos) {
-        decisions.add(claimLocked(member, info, bound.get(info.getName()), notifications));
-      }
-    }
-    notifications.forEach(Runnable::run);
-    return decisions;
+    return updateAndGet(
+        notifications ->
+            infos.stream()
+                .map(info -> claimLocked(member, info, bound.get(info.getName()), notifications))
+                .toList());
   }
 
   /** Claims refused since this replica started, for this reason. */
@@ -142,25 +139,23 @@ public final class AccountRegistry {
 
   /** The member no longer serves {@code account} (its agent withdrew it). */
   public void withdraw(AccountMember member, String account) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      Entry entry = accounts.get(account);
-      if (entry != null) {
-        leave(entry, member, notifications);
-      }
-    }
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          Entry entry = accounts.get(account);
+          if (entry != null) {
+            leave(entry, member, notifications);
+          }
+        });
   }
 
   /** The member's connection ended: every account it served loses it. */
   public void release(AccountMember member) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      for (Entry entry : accounts.values()) {
-        leave(entry, member, notifications);
-      }
-    }
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          for (Entry entry : accounts.values()) {
+            leave(entry, member, notifications);
+          }
+        });
   }
 
   /**
@@ -169,22 +164,21 @@ public final class AccountRegistry {
    * ACTIVE once every kind its caching member reported is in sync.
    */
   public void kindsInSync(AccountMember member, String account, Collection<Kind> kinds) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      Entry entry = accounts.get(account);
-      if (entry == null || entry.caching != member) {
-        return;
-      }
-      kinds.forEach(kind -> entry.kindsAwaitingResync.remove(kindKey(kind)));
-      if (entry.state == AccountState.ACTIVATING && entry.kindsAwaitingResync.isEmpty()) {
-        transition(entry, AccountState.ACTIVE, notifications);
-      }
-    }
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          Entry entry = accounts.get(account);
+          if (entry == null || entry.caching != member) {
+            return;
+          }
+          kinds.forEach(kind -> entry.kindsAwaitingResync.remove(kindKey(kind)));
+          if (entry.state == AccountState.ACTIVATING && entry.kindsAwaitingResync.isEmpty()) {
+            transition(entry, AccountState.ACTIVE, notifications);
+          }
+        });
   }
 
   public synchronized void recordCommitted(AccountMember member, String account, long sequence) {
-    committed.merge(committedKey(member.agentId(), account), sequence, Math::max);
+    committed.merge(new CommittedKey(member.agentId(), account), sequence, Math::max);
   }
 
   public synchronized void recordError(String account, String error) {
@@ -200,8 +194,6 @@ public final class AccountRegistry {
    * those orphaned for longer than the grace period; returns the names of the removed ones.
    */
   public List<String> expireOrphans() {
-    List<Runnable> notifications = new ArrayList<>();
-    List<String> expired = new ArrayList<>();
     Instant deadline = clock.instant().minus(gracePeriod);
     List<String> orphans;
     synchronized (this) {
@@ -213,24 +205,26 @@ public final class AccountRegistry {
     }
     // Asked outside the lock: it may read the database.
     Set<String> elsewhere = orphans.isEmpty() ? Set.of() : servedElsewhere.apply(orphans);
-    synchronized (this) {
-      for (var it = accounts.values().iterator(); it.hasNext(); ) {
-        Entry entry = it.next();
-        if (entry.state == AccountState.ORPHANED && elsewhere.contains(entry.name)) {
-          log.info(
-              "Account '{}' is served by another Clouddriver replica now; this one forgets it",
-              entry.name);
-          it.remove();
-        } else if (entry.state == AccountState.ORPHANED && !entry.stateSince.isAfter(deadline)) {
-          transition(entry, AccountState.REMOVED, notifications);
-          it.remove();
-          committed.keySet().removeIf(key -> key.endsWith("\u0000" + entry.name));
-          expired.add(entry.name);
-        }
-      }
-    }
-    notifications.forEach(Runnable::run);
-    return expired;
+    return updateAndGet(
+        notifications -> {
+          List<String> expired = new ArrayList<>();
+          for (var it = accounts.values().iterator(); it.hasNext(); ) {
+            Entry entry = it.next();
+            if (entry.state == AccountState.ORPHANED && elsewhere.contains(entry.name)) {
+              log.info(
+                  "Account '{}' is served by another Clouddriver replica now; this one forgets it",
+                  entry.name);
+              it.remove();
+            } else if (entry.state == AccountState.ORPHANED
+                && !entry.stateSince.isAfter(deadline)) {
+              transition(entry, AccountState.REMOVED, notifications);
+              it.remove();
+              committed.keySet().removeIf(key -> key.account().equals(entry.name));
+              expired.add(entry.name);
+            }
+          }
+          return expired;
+        });
   }
 
   /**
@@ -239,52 +233,50 @@ public final class AccountRegistry {
    * reconnect.
    */
   public void deactivate(String name) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      if (!inactive.add(name)) {
-        return;
-      }
-      Entry entry = accounts.get(name);
-      if (entry != null) {
-        entry.caching = null;
-        entry.kindsAwaitingResync = new HashSet<>();
-        transition(entry, AccountState.INACTIVE, notifications);
-        refuseMembers(entry, inactiveReason(name), notifications);
-      }
-    }
-    log.info("Account '{}' switched off (INACTIVE)", name);
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          if (!inactive.add(name)) {
+            return;
+          }
+          log.info("Account '{}' switched off (INACTIVE)", name);
+          Entry entry = accounts.get(name);
+          if (entry != null) {
+            entry.caching = null;
+            entry.kindsAwaitingResync = new HashSet<>();
+            transition(entry, AccountState.INACTIVE, notifications);
+            refuseMembers(entry, inactiveReason(name), notifications);
+          }
+        });
   }
 
   /** Switches an account on again; a member that still serves it starts streaming it. */
   public void activate(String name) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      if (!inactive.remove(name)) {
-        return;
-      }
-      Entry entry = accounts.get(name);
-      if (entry != null) {
-        if (entry.members.isEmpty()) {
-          transition(entry, AccountState.ORPHANED, notifications);
-        } else {
-          promoteOldest(entry, notifications);
-          for (AccountMember standby : entry.members.keySet()) {
-            if (standby != entry.caching) {
-              AccountDecision decision =
-                  AccountDecision.newBuilder()
-                      .setAccount(name)
-                      .setAccepted(true)
-                      .setRole(Role.ROLE_STANDBY)
-                      .build();
-              notifications.add(() -> standby.decisionChanged(decision));
+    update(
+        notifications -> {
+          if (!inactive.remove(name)) {
+            return;
+          }
+          log.info("Account '{}' switched on", name);
+          Entry entry = accounts.get(name);
+          if (entry != null) {
+            if (entry.members.isEmpty()) {
+              transition(entry, AccountState.ORPHANED, notifications);
+            } else {
+              promoteOldest(entry, notifications);
+              for (AccountMember standby : entry.members.keySet()) {
+                if (standby != entry.caching) {
+                  AccountDecision decision =
+                      AccountDecision.newBuilder()
+                          .setAccount(name)
+                          .setAccepted(true)
+                          .setRole(Role.ROLE_STANDBY)
+                          .build();
+                  notifications.add(() -> standby.decisionChanged(decision));
+                }
+              }
             }
           }
-        }
-      }
-    }
-    log.info("Account '{}' switched on", name);
-    notifications.forEach(Runnable::run);
+        });
   }
 
   public synchronized boolean isInactive(String name) {
@@ -304,54 +296,51 @@ public final class AccountRegistry {
    * @return whether the registry knew it
    */
   public boolean delete(String name, String reason) {
-    List<Runnable> notifications = new ArrayList<>();
-    boolean known;
-    synchronized (this) {
-      inactive.remove(name);
-      Entry entry = accounts.remove(name);
-      known = entry != null;
-      if (known) {
-        entry.caching = null;
-        transition(entry, AccountState.DELETING, notifications);
-        refuseMembers(entry, reason, notifications);
-        entry.members.clear();
-        transition(entry, AccountState.REMOVED, notifications);
-        committed.keySet().removeIf(key -> key.endsWith("\u0000" + name));
-      }
-    }
-    notifications.forEach(Runnable::run);
+    boolean known =
+        updateAndGet(
+            notifications -> {
+              inactive.remove(name);
+              Entry entry = accounts.remove(name);
+              if (entry != null) {
+                entry.caching = null;
+                transition(entry, AccountState.DELETING, notifications);
+                refuseMembers(entry, reason, notifications);
+                entry.members.clear();
+                transition(entry, AccountState.REMOVED, notifications);
+                committed.keySet().removeIf(key -> key.account().equals(name));
+              }
+              return entry != null;
+            });
     principals.unbind(name);
     return known;
   }
 
   /** Clouddriver's definition of a served account cannot be written: the account is FAILED. */
   public void markFailed(String name, String error) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      Entry entry = accounts.get(name);
-      if (entry == null || !entry.state.isServed()) {
-        return;
-      }
-      entry.lastError = error;
-      transition(entry, AccountState.FAILED, notifications);
-    }
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          Entry entry = accounts.get(name);
+          if (entry == null || !entry.state.isServed()) {
+            return;
+          }
+          entry.lastError = error;
+          transition(entry, AccountState.FAILED, notifications);
+        });
   }
 
   /** Clouddriver's definition of a FAILED account was written after all. */
   public void markRecovered(String name) {
-    List<Runnable> notifications = new ArrayList<>();
-    synchronized (this) {
-      Entry entry = accounts.get(name);
-      if (entry == null || entry.state != AccountState.FAILED) {
-        return;
-      }
-      transition(
-          entry,
-          entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
-          notifications);
-    }
-    notifications.forEach(Runnable::run);
+    update(
+        notifications -> {
+          Entry entry = accounts.get(name);
+          if (entry == null || entry.state != AccountState.FAILED) {
+            return;
+          }
+          transition(
+              entry,
+              entry.kindsAwaitingResync.isEmpty() ? AccountState.ACTIVE : AccountState.ACTIVATING,
+              notifications);
+        });
   }
 
   /**
@@ -491,7 +480,7 @@ public final class AccountRegistry {
     } else {
       decision.setRole(Role.ROLE_STANDBY);
     }
-    Long done = committed.get(committedKey(member.agentId(), name));
+    Long done = committed.get(new CommittedKey(member.agentId(), name));
     if (done != null) {
       decision.setCommittedSequence(done);
     }
@@ -555,7 +544,7 @@ public final class AccountRegistry {
             .setRole(Role.ROLE_CACHING)
             .setResyncRequired(true)
             .setCommittedSequence(
-                committed.getOrDefault(committedKey(successor.agentId(), entry.name), 0L))
+                committed.getOrDefault(new CommittedKey(successor.agentId(), entry.name), 0L))
             .build();
     notifications.add(() -> successor.decisionChanged(promoted));
     return successor;
@@ -617,8 +606,29 @@ public final class AccountRegistry {
     return kind.getGroup() + "/" + kind.getKind();
   }
 
-  private static String committedKey(String agentId, String account) {
-    return agentId + "\u0000" + account;
+  /** An agent's committed sequence of one account. */
+  private record CommittedKey(String agentId, String account) {}
+
+  /**
+   * The one way the registry changes: {@code change} runs under the registry's lock and queues what
+   * members and listeners must hear; they hear it after the lock is released, in order.
+   */
+  private <T> T updateAndGet(Function<List<Runnable>, T> change) {
+    List<Runnable> notifications = new ArrayList<>();
+    T result;
+    synchronized (this) {
+      result = change.apply(notifications);
+    }
+    notifications.forEach(Runnable::run);
+    return result;
+  }
+
+  private void update(Consumer<List<Runnable>> change) {
+    updateAndGet(
+        notifications -> {
+          change.accept(notifications);
+          return null;
+        });
   }
 
   /** Why a claim was refused, as counted in {@code spinagent.accounts.claims.refused}. */

@@ -13,6 +13,11 @@ public final class AccountRequestException extends RuntimeException {
      * It clashes with what exists: a name taken, an account an agent's configuration owns (409).
      */
     CONFLICT,
+    /**
+     * Another Clouddriver replica holds the stream of the account's agents, so only it can reach
+     * them (409).
+     */
+    SERVED_ELSEWHERE,
     /** The plugin lacks what the request needs, e.g. Clouddriver's SQL database (503). */
     UNAVAILABLE,
     /** The body is larger than {@code spinagent.accounts.max-request-body} (413). */

@@ -33,7 +33,7 @@ import org.jooq.impl.DSL;
  * through the API — its definition. Shared by all Clouddriver replicas; created by {@link
  * SpinAgentSchema}.
  */
-public final class AccountTable implements AccountBindings {
+public final class AccountTable implements AccountBindings, AccountStore {
 
   private static final Table<Record> ACCOUNTS = table("spinagent_accounts");
   private static final Field<String> NAME = field("name", String.class);
@@ -130,7 +130,11 @@ public final class AccountTable implements AccountBindings {
         .execute();
   }
 
+  @Override
+  public void requireDynamicAccounts() {}
+
   /** Stores a new API-created or migrated account; false when the name is taken. */
+  @Override
   public boolean insertDynamic(DynamicAccountSpec spec, AccountSource source) {
     long now = clock.millis();
     return jooq.insertInto(ACCOUNTS)
@@ -152,6 +156,7 @@ public final class AccountTable implements AccountBindings {
         == 1;
   }
 
+  @Override
   public void updateDynamic(DynamicAccountSpec spec) {
     jooq.update(ACCOUNTS)
         .set(AGENT_ID, spec.agentId())
@@ -163,6 +168,7 @@ public final class AccountTable implements AccountBindings {
         .execute();
   }
 
+  @Override
   public void setInactive(String name, boolean inactive) {
     jooq.update(ACCOUNTS)
         .set(INACTIVE, inactive)
@@ -181,6 +187,7 @@ public final class AccountTable implements AccountBindings {
         .execute();
   }
 
+  @Override
   public void recordFailure(String name, String error) {
     jooq.update(ACCOUNTS)
         .set(LAST_ERROR, error)
@@ -191,6 +198,7 @@ public final class AccountTable implements AccountBindings {
   }
 
   /** Keeps the account's row for the record, as REMOVED and no longer owning a definition. */
+  @Override
   public void markRemoved(String name) {
     long now = clock.millis();
     jooq.update(ACCOUNTS)
@@ -202,6 +210,7 @@ public final class AccountTable implements AccountBindings {
         .execute();
   }
 
+  @Override
   public void delete(String name) {
     jooq.deleteFrom(ACCOUNTS).where(NAME.eq(name)).execute();
   }
@@ -287,11 +296,13 @@ public final class AccountTable implements AccountBindings {
     jooq.update(ACCOUNTS).set(BOUND_PRINCIPAL, (String) null).where(NAME.eq(account)).execute();
   }
 
+  @Override
   public Optional<StoredAccount> find(String name) {
     return jooq.select().from(ACCOUNTS).where(NAME.eq(name)).fetchOptional().map(this::read);
   }
 
   /** Every account, in name order. */
+  @Override
   public List<StoredAccount> all() {
     return jooq.select().from(ACCOUNTS).orderBy(NAME).fetch(this::read);
   }
@@ -300,6 +311,7 @@ public final class AccountTable implements AccountBindings {
    * Every account's stored state, by name: what a filtered listing needs to choose its page, read
    * from two narrow columns instead of whole rows.
    */
+  @Override
   public Map<String, AccountState> states() {
     Map<String, AccountState> states = new HashMap<>();
     jooq.select(NAME, STATE)
@@ -309,6 +321,7 @@ public final class AccountTable implements AccountBindings {
   }
 
   /** The accounts among {@code names} that have a row, by name. */
+  @Override
   public Map<String, StoredAccount> find(Collection<String> names) {
     Map<String, StoredAccount> found = new HashMap<>();
     List<String> all = List.copyOf(names);
@@ -327,6 +340,7 @@ public final class AccountTable implements AccountBindings {
    * Dynamic accounts not removed that name {@code agentId} (when not null) or {@code zoneId} (when
    * not null) as who serves them.
    */
+  @Override
   public int countDynamic(String agentId, String zoneId) {
     return jooq.fetchCount(
         ACCOUNTS,
@@ -337,6 +351,7 @@ public final class AccountTable implements AccountBindings {
             .and(zoneId == null ? noCondition() : ZONE_ID.eq(zoneId)));
   }
 
+  @Override
   public List<StoredAccount> dynamicAccounts() {
     return jooq.select()
         .from(ACCOUNTS)

@@ -39,7 +39,7 @@ public final class AutoMigration implements SmartLifecycle {
   private final Duration interval;
   private final int batchSize;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
-  private final Optional<AccountTable> table;
+  private final AccountStore store;
   private final AccountRegistry registry;
   private final ConnectedAgents connected;
   private final DynamicAccounts dynamicAccounts;
@@ -57,7 +57,7 @@ public final class AutoMigration implements SmartLifecycle {
   public AutoMigration(
       SpinAgentProperties.AutoMigrate settings,
       Optional<ClouddriverAccountDefinitions> clouddriver,
-      Optional<AccountTable> table,
+      AccountStore store,
       AccountRegistry registry,
       ConnectedAgents connected,
       DynamicAccounts dynamicAccounts) {
@@ -67,7 +67,7 @@ public final class AutoMigration implements SmartLifecycle {
     this.interval = settings.getScanInterval();
     this.batchSize = settings.getBatchSize();
     this.clouddriver = clouddriver;
-    this.table = table;
+    this.store = store;
     this.registry = registry;
     this.connected = connected;
     this.dynamicAccounts = dynamicAccounts;
@@ -88,7 +88,7 @@ public final class AutoMigration implements SmartLifecycle {
 
   /** Migrates up to a batch of matching accounts not yet under SpinAgent; returns their results. */
   List<MigrationResult> scan() {
-    if (clouddriver.isEmpty() || table.isEmpty() || !agentsHere()) {
+    if (clouddriver.isEmpty() || !agentsHere()) {
       return List.of();
     }
     List<String> candidates = new ArrayList<>();
@@ -141,7 +141,7 @@ public final class AutoMigration implements SmartLifecycle {
   /** Already SpinAgent's: an agent serves it, or it is stored (its definition is ours). */
   private boolean known(String name) {
     return registry.find(name).isPresent()
-        || table.get().find(name).filter(a -> a.state() != AccountState.REMOVED).isPresent();
+        || store.find(name).filter(a -> a.state() != AccountState.REMOVED).isPresent();
   }
 
   private boolean agentsHere() {

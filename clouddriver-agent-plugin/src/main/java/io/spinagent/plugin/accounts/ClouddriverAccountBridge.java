@@ -1,9 +1,11 @@
 package io.spinagent.plugin.accounts;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.common.Backoff;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -24,6 +26,12 @@ import org.springframework.context.SmartLifecycle;
  * <p>Work runs on one thread, in the order the registry changed, so a quick ACTIVE → INACTIVE ends
  * with no definition. Failures are retried with backoff; the latest state always wins.
  *
+ * <p>Every {@code spinagent.accounts.definition-check-interval} it also compares the definitions of
+ * the ACTIVE accounts streamed to this replica with what it wrote: one changed or deleted outside
+ * SpinAgent (through {@code /credentials} with the interceptor off, or in Clouddriver's {@code
+ * accounts} table) is written again, logged and counted, instead of being reported as fine while
+ * every deploy to the account fails.
+ *
  * <p>Off when Clouddriver has no account storage or {@code
  * spinagent.accounts.clouddriver-definitions} is false; it says so, and what to configure, when the
  * plugin starts ({@link StartupPhases#ACCOUNTS}).
@@ -41,7 +49,9 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
   private final AccountTable table;
   private final Function<String, String> kubeconfigs;
   private final ScheduledExecutorService worker;
+  private final MeterRegistry meters;
   private volatile boolean running;
+  private ScheduledFuture<?> checks;
 
   /** The latest snapshot per account not yet applied; older ones are skipped. */
   private final Map<String, AgentAccount> latest = new ConcurrentHashMap<>();
@@ -54,6 +64,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
    *     of a retry
    * @param kubeconfigs the kubeconfig (YAML) through the tunnel for an account name
    * @param worker the thread that also writes {@code spinagent_accounts}
+   * @param meters where the definitions written again are counted
    */
   public ClouddriverAccountBridge(
       AccountRegistry registry,
@@ -61,7 +72,8 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
       SpinAgentProperties.Accounts settings,
       AccountTable table,
       Function<String, String> kubeconfigs,
-      ScheduledExecutorService worker) {
+      ScheduledExecutorService worker,
+      MeterRegistry meters) {
     this.registry = registry;
     this.storage = storage;
     this.settings = settings;
@@ -70,11 +82,18 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           "spinagent.accounts.definition-retry-backoff must not be negative, not "
               + settings.getDefinitionRetryBackoff());
     }
+    if (settings.getDefinitionCheckInterval().isNegative()
+        || settings.getDefinitionCheckInterval().isZero()) {
+      throw new IllegalArgumentException(
+          "spinagent.accounts.definition-check-interval must be positive, not "
+              + settings.getDefinitionCheckInterval());
+    }
     this.retries = Backoff.doubling(settings.getDefinitionRetryBackoff(), MAX_BACKOFF);
     this.enabled = settings.isClouddriverDefinitions() && storage.isPresent();
     this.table = table;
     this.kubeconfigs = kubeconfigs;
     this.worker = worker;
+    this.meters = meters;
   }
 
   @Override
@@ -92,11 +111,21 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
               + " credentials.poller.types.kubernetes.reloadFrequencyMs: 10000. Or set"
               + " spinagent.accounts.clouddriver-definitions: false to silence this.");
     }
+    if (enabled) {
+      long interval = settings.getDefinitionCheckInterval().toMillis();
+      checks =
+          worker.scheduleWithFixedDelay(
+              this::checkDefinitionsLogged, interval, interval, TimeUnit.MILLISECONDS);
+    }
     running = true;
   }
 
   @Override
   public void stop() {
+    if (checks != null) {
+      checks.cancel(false);
+      checks = null;
+    }
     running = false;
   }
 
@@ -137,6 +166,64 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           "Account '{}': updating Clouddriver's account definition failed and is not retried",
           name,
           e);
+    }
+  }
+
+  private void checkDefinitionsLogged() {
+    try {
+      checkDefinitions();
+    } catch (RuntimeException e) {
+      log.warn(
+          "Checking Clouddriver's account definitions failed ({}); the next check tries again",
+          rootMessage(e),
+          e);
+    }
+  }
+
+  /**
+   * Writes again the definitions of this replica's ACTIVE accounts that were changed or deleted
+   * outside SpinAgent. Runs on the worker, so it never races a write the registry asked for; an
+   * account with such a write pending is left to it.
+   */
+  void checkDefinitions() {
+    List<AgentAccount> served =
+        registry.all().stream()
+            .filter(a -> a.state() == AccountState.ACTIVE && a.cachingAgentId() != null)
+            .toList();
+    if (served.isEmpty()) {
+      return;
+    }
+    Map<String, Map<String, Object>> stored = definitions().storedKubernetesDefinitions();
+    for (AgentAccount account : served) {
+      String name = account.name();
+      if (latest.containsKey(name)
+          || !table.find(name).map(StoredAccount::clouddriverDefinition).orElse(false)) {
+        continue;
+      }
+      Optional<String> drift =
+          definitions()
+              .drift(
+                  definitions().tunnelDefinition(account, kubeconfigs.apply(name)),
+                  stored.get(name));
+      if (drift.isEmpty()) {
+        continue;
+      }
+      log.warn(
+          "Account '{}' (agent '{}'): its Clouddriver account definition is SpinAgent's, but {}"
+              + " outside SpinAgent (through /credentials, or in Clouddriver's accounts table);"
+              + " writing it again. Change the account in its agent's configuration or through"
+              + " /spinagent/accounts",
+          name,
+          account.cachingAgentId(),
+          drift.get());
+      meters
+          .counter(
+              "spinagent.accounts.definitions.repaired",
+              "change",
+              drift.get().startsWith("it was deleted") ? "deleted" : "changed")
+          .increment();
+      latest.put(name, account);
+      apply(name);
     }
   }
 

@@ -9,11 +9,14 @@ import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.Kind;
 import java.io.IOException;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Reads and writes Kubernetes account definitions in Clouddriver's account storage: the {@code
@@ -219,6 +222,37 @@ public final class ClouddriverAccountDefinitions {
         Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null,
         definition.get("metrics") instanceof Boolean metrics ? metrics : null,
         customResources(definition.get("customResources")));
+  }
+
+  /** Clouddriver's stored Kubernetes definitions as JSON fields, by name, read at once. */
+  public Map<String, Map<String, Object>> storedKubernetesDefinitions() {
+    Map<String, Map<String, Object>> byName = new HashMap<>();
+    for (CredentialsDefinition definition : repository.listByType(TYPE)) {
+      byName.put(definition.getName(), fields(definition));
+    }
+    return byName;
+  }
+
+  /**
+   * How {@code stored} (a definition as {@link #storedKubernetesDefinitions} reads it, null for
+   * none) differs from what saving {@code expected} stores: {@code "it was deleted"}, {@code "it
+   * was changed (<fields>)"}, or empty when they agree. Both sides go through Clouddriver's mapper,
+   * so fields it fills with defaults compare equal.
+   */
+  public Optional<String> drift(Map<String, Object> expected, Map<String, Object> stored) {
+    if (stored == null) {
+      return Optional.of("it was deleted");
+    }
+    Map<String, Object> wanted = fields(toDefinition(expected));
+    Set<String> fields = new TreeSet<>(wanted.keySet());
+    fields.addAll(stored.keySet());
+    List<String> changed =
+        fields.stream()
+            .filter(field -> !Objects.equals(wanted.get(field), stored.get(field)))
+            .toList();
+    return changed.isEmpty()
+        ? Optional.empty()
+        : Optional.of("it was changed (" + String.join(", ", changed) + ")");
   }
 
   /** Creates or replaces the definition. */

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * <p>Past 500 lines because create, update, switch, delete and migrate share one rule (stored
  * first, pushed, settled by the agents' answers, whenever they come) and its bookkeeping.
  */
-public final class DynamicAccounts implements AgentWelcomeListener {
+public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.Expired {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
@@ -47,7 +47,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
 
   private final AccountRegistry registry;
   private final ConnectedAgents connected;
-  private final Optional<AccountTable> table;
+  private final AccountStore store;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final DynamicAccountLimits limits;
   private final StreamsElsewhere streamsElsewhere;
@@ -55,13 +55,13 @@ public final class DynamicAccounts implements AgentWelcomeListener {
   public DynamicAccounts(
       AccountRegistry registry,
       ConnectedAgents connected,
-      Optional<AccountTable> table,
+      AccountStore store,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       DynamicAccountLimits limits,
       StreamsElsewhere streamsElsewhere) {
     this.registry = registry;
     this.connected = connected;
-    this.table = table;
+    this.store = store;
     this.clouddriver = clouddriver;
     this.limits = limits;
     this.streamsElsewhere = streamsElsewhere;
@@ -73,9 +73,9 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * @return the account as stored, and whether its agents have still to answer
    */
   public Change create(DynamicAccountSpec spec) {
-    AccountTable accounts = requireTable();
+    store.requireDynamicAccounts();
     validate(spec);
-    requireFreeName(spec.name(), accounts);
+    requireFreeName(spec.name());
     if (clouddriver.flatMap(c -> c.find(spec.name())).isPresent()) {
       throw conflict(
           "Clouddriver already has an account named '"
@@ -84,8 +84,8 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + " POST /spinagent/accounts/migrate, or choose another name");
     }
     List<AgentLink> agents = servingAgents(spec);
-    requireRoom(spec, accounts);
-    if (!accounts.insertDynamic(spec, AccountSource.API)) {
+    requireRoom(spec);
+    if (!store.insertDynamic(spec, AccountSource.API)) {
       throw conflict("account '" + spec.name() + "' already exists");
     }
     Answers answers;
@@ -97,7 +97,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               Command.newBuilder()
                   .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
     } catch (RuntimeException e) {
-      accounts.delete(spec.name());
+      store.delete(spec.name());
       throw e;
     }
     if (answers.awaited()) {
@@ -108,7 +108,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
         spec.name(),
         describeTarget(spec),
         answers.awaited() ? " (its agents have not answered yet)" : "");
-    return new Change(accounts.find(spec.name()).orElseThrow(), answers.awaited());
+    return new Change(store.find(spec.name()).orElseThrow(), answers.awaited());
   }
 
   /**
@@ -117,9 +117,9 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * @return the account as stored, and whether its agents have still to answer
    */
   public Change update(DynamicAccountSpec spec) {
-    AccountTable accounts = requireTable();
+    store.requireDynamicAccounts();
     validate(spec);
-    StoredAccount existing = dynamicAccount(spec.name(), accounts);
+    StoredAccount existing = dynamicAccount(spec.name());
     refuseWhenServedElsewhere(spec.name(), "change");
     List<AgentLink> agents = servingAgents(spec);
     Answers answers =
@@ -128,7 +128,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
             spec.name(),
             Command.newBuilder()
                 .setUpdateAccount(UpdateAccount.newBuilder().setAccount(spec.toProto())));
-    accounts.updateDynamic(spec);
+    store.updateDynamic(spec);
     if (answers.awaited()) {
       // Stored as asked: it is what the agents are sent again when they reconnect.
       // late never fails (push turns an agent's failure into a refusal), and the callback catches
@@ -140,7 +140,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                   (late, error) -> {
                     if (late != null && late.accepted() == 0) {
                       try {
-                        accounts.recordFailure(
+                        store.recordFailure(
                             spec.name(),
                             "the change was refused: " + String.join("; ", late.refusals()));
                       } catch (RuntimeException e) {
@@ -158,17 +158,17 @@ public final class DynamicAccounts implements AgentWelcomeListener {
           .filter(agent -> !agents.contains(agent))
           .forEach(agent -> removeFrom(agent, spec.name()));
     }
-    return new Change(accounts.find(spec.name()).orElseThrow(), answers.awaited());
+    return new Change(store.find(spec.name()).orElseThrow(), answers.awaited());
   }
 
   /** Switches an account on ({@code ACTIVE}) or off ({@code INACTIVE}). */
   public void setActive(String name, boolean active) {
-    boolean known = registry.find(name).isPresent() || table.flatMap(t -> t.find(name)).isPresent();
+    boolean known = registry.find(name).isPresent() || store.find(name).isPresent();
     if (!known) {
       throw notFound("no account named '" + name + "'");
     }
     refuseWhenServedElsewhere(name, active ? "switch on" : "switch off");
-    table.ifPresent(t -> t.setInactive(name, !active));
+    store.setInactive(name, !active);
     if (active) {
       registry.activate(name);
     } else {
@@ -182,7 +182,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * agent serves it: it would be back at the agent's next connection.
    */
   public void delete(String name) {
-    Optional<StoredAccount> stored = table.flatMap(t -> t.find(name));
+    Optional<StoredAccount> stored = store.find(name);
     Optional<AgentAccount> live = registry.find(name);
     if (stored.isEmpty() && live.isEmpty()) {
       throw notFound("no account named '" + name + "'");
@@ -209,7 +209,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
             if (row.clouddriverDefinition()) {
               clouddriver.ifPresent(definitions -> definitions.delete(name));
             }
-            table.get().markRemoved(name);
+            store.markRemoved(name);
           });
     }
     log.info("Account '{}' deleted through the API", name);
@@ -232,7 +232,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    */
   public List<MigrationResult> migrate(
       List<String> names, String agentId, String zoneId, String kubeconfigFile) {
-    AccountTable accounts = requireTable();
+    store.requireDynamicAccounts();
     ClouddriverAccountDefinitions definitions =
         clouddriver.orElseThrow(
             () ->
@@ -251,10 +251,10 @@ public final class DynamicAccounts implements AgentWelcomeListener {
           spec = spec.withKubeconfigFile(kubeconfigFile);
         }
         validate(spec);
-        requireFreeName(name, accounts);
+        requireFreeName(name);
         List<AgentLink> agents = servingAgents(spec);
-        requireRoom(spec, accounts);
-        if (!accounts.insertDynamic(spec, AccountSource.MIGRATED)) {
+        requireRoom(spec);
+        if (!store.insertDynamic(spec, AccountSource.MIGRATED)) {
           throw conflict("account '" + name + "' already exists");
         }
         Answers answers;
@@ -266,7 +266,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                   Command.newBuilder()
                       .setAddAccount(AddAccount.newBuilder().setAccount(spec.toProto())));
         } catch (RuntimeException e) {
-          accounts.delete(name);
+          store.delete(name);
           throw e;
         }
         if (answers.awaited()) {
@@ -289,13 +289,10 @@ public final class DynamicAccounts implements AgentWelcomeListener {
   /** An agent connected: send it the dynamic accounts meant for it (it forgets them on restart). */
   @Override
   public void welcomed(AgentLink agent) {
-    if (table.isEmpty()) {
-      return;
-    }
     List<StoredAccount> mine;
     try {
       mine =
-          table.get().dynamicAccounts().stream()
+          store.dynamicAccounts().stream()
               .filter(a -> a.state() != AccountState.REMOVED)
               .filter(a -> a.definition().servedBy(agent.agentId(), agent.zoneId()))
               .toList();
@@ -329,10 +326,8 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                           account.name(),
                           problem);
                       try {
-                        table
-                            .get()
-                            .recordFailure(
-                                account.name(), "agent '" + agent.agentId() + "': " + problem);
+                        store.recordFailure(
+                            account.name(), "agent '" + agent.agentId() + "': " + problem);
                       } catch (RuntimeException e) {
                         log.error(
                             "Agent '{}': cannot record in spinagent_accounts that it did not take"
@@ -353,12 +348,12 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    */
   @Override
   public Optional<String> refusal(AgentLink agent, AccountInfo account) {
-    if (!account.getDynamic() || table.isEmpty()) {
+    if (!account.getDynamic()) {
       return Optional.empty();
     }
     Optional<StoredAccount> stored;
     try {
-      stored = table.get().find(account.getName());
+      stored = store.find(account.getName());
     } catch (RuntimeException e) {
       log.warn(
           "Agent '{}': cannot read dynamic account '{}' from spinagent_accounts; letting the claim"
@@ -458,8 +453,8 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                   log.warn(
                       "Account '{}' created through the API was {}; removing it", name, reason);
                   try {
-                    table.get().recordFailure(name, reason);
-                    table.get().markRemoved(name);
+                    store.recordFailure(name, reason);
+                    store.markRemoved(name);
                   } catch (RuntimeException e) {
                     log.error(
                         "Account '{}': cannot record that its agents refused it in"
@@ -470,9 +465,8 @@ public final class DynamicAccounts implements AgentWelcomeListener {
                 });
   }
 
-  private void requireRoom(DynamicAccountSpec spec, AccountTable accounts) {
-    if (spec.agentId() != null
-        && accounts.countDynamic(spec.agentId(), null) >= limits.perAgent()) {
+  private void requireRoom(DynamicAccountSpec spec) {
+    if (spec.agentId() != null && store.countDynamic(spec.agentId(), null) >= limits.perAgent()) {
       throw new AccountRequestException(
           AccountRequestException.Problem.TOO_MANY,
           "agentId: agent '"
@@ -482,7 +476,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + " dynamic accounts, the limit (spinagent.accounts.max-dynamic-per-agent); delete"
               + " some, or serve more through another agent");
     }
-    if (spec.zoneId() != null && accounts.countDynamic(null, spec.zoneId()) >= limits.perZone()) {
+    if (spec.zoneId() != null && store.countDynamic(null, spec.zoneId()) >= limits.perZone()) {
       throw new AccountRequestException(
           AccountRequestException.Problem.TOO_MANY,
           "zoneId: zone '"
@@ -490,6 +484,21 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + "' already serves "
               + limits.perZone()
               + " dynamic accounts, the limit (spinagent.accounts.max-dynamic-per-zone)");
+    }
+  }
+
+  /**
+   * Accounts the grace period removed: a dynamic one is withdrawn from the connected agents it was
+   * meant for (say, one that could not reach its cluster, so never served it), so that none keeps
+   * reaching for a cluster nobody serves.
+   */
+  @Override
+  public void removed(List<String> accounts) {
+    for (String name : accounts) {
+      store
+          .find(name)
+          .map(StoredAccount::definition)
+          .ifPresent(definition -> agentsOf(definition).forEach(agent -> removeFrom(agent, name)));
     }
   }
 
@@ -529,7 +538,8 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + ")");
     }
     if (replica.isPresent()) {
-      throw conflict(
+      throw new AccountRequestException(
+          AccountRequestException.Problem.SERVED_ELSEWHERE,
           "account '"
               + name
               + "' is served by Clouddriver replica '"
@@ -569,12 +579,12 @@ public final class DynamicAccounts implements AgentWelcomeListener {
         .toList();
   }
 
-  private void requireFreeName(String name, AccountTable accounts) {
+  private void requireFreeName(String name) {
     if (registry.find(name).filter(a -> a.state() != AccountState.REMOVED).isPresent()) {
       throw conflict(
           "account '" + name + "' already exists: an agent serves it from its configuration");
     }
-    Optional<StoredAccount> stored = accounts.find(name);
+    Optional<StoredAccount> stored = store.find(name);
     if (stored.isPresent() && stored.get().state() != AccountState.REMOVED) {
       throw conflict(
           "account '"
@@ -585,25 +595,16 @@ public final class DynamicAccounts implements AgentWelcomeListener {
               + stored.get().state()
               + ")");
     }
-    stored.ifPresent(removed -> accounts.delete(name));
+    stored.ifPresent(removed -> store.delete(name));
   }
 
-  private StoredAccount dynamicAccount(String name, AccountTable accounts) {
+  private StoredAccount dynamicAccount(String name) {
     StoredAccount stored =
-        accounts.find(name).orElseThrow(() -> notFound("no account named '" + name + "'"));
+        store.find(name).orElseThrow(() -> notFound("no account named '" + name + "'"));
     if (stored.definition() == null) {
       throw conflict("account '" + name + "' comes from an agent's configuration: change it there");
     }
     return stored;
-  }
-
-  private AccountTable requireTable() {
-    return table.orElseThrow(
-        () ->
-            new AccountRequestException(
-                AccountRequestException.Problem.UNAVAILABLE,
-                "dynamic accounts need Clouddriver's SQL database (sql.enabled: true): SpinAgent"
-                    + " stores them there"));
   }
 
   private static void validate(DynamicAccountSpec spec) {
@@ -659,7 +660,7 @@ public final class DynamicAccounts implements AgentWelcomeListener {
    * engines).
    */
   private static Optional<String> kubeconfigFileProblem(String file) {
-    if (file.startsWith("encrypted:") || file.startsWith("encryptedFile:")) {
+    if (KubeconfigCheck.isSecretReference(file)) {
       return Optional.of(
           "'"
               + file

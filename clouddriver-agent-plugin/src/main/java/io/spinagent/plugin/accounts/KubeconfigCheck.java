@@ -18,6 +18,15 @@ final class KubeconfigCheck {
 
   /** Why the kubeconfig cannot be used, naming the field; empty when it can. */
   static Optional<String> problem(String kubeconfig, String context) {
+    String trimmed = kubeconfig.strip();
+    if (isSecretReference(trimmed)) {
+      return Optional.of(
+          "kubeconfigContents: '"
+              + trimmed.substring(0, Math.min(trimmed.length(), 64))
+              + "' is a secret reference, which SpinAgent does not resolve in account"
+              + " definitions: give the kubeconfig itself, or a kubeconfigFile on the agent's"
+              + " machine");
+    }
     Object parsed;
     try {
       parsed = new Yaml(new SafeConstructor(new LoaderOptions())).load(kubeconfig);
@@ -53,6 +62,15 @@ final class KubeconfigCheck {
       return Optional.of("kubeconfigContents: cluster '" + clusterName + "' has no server URL");
     }
     return Optional.empty();
+  }
+
+  /**
+   * A Spinnaker secret reference: {@code encrypted:…}, {@code encryptedFile:…}, {@code secret://…}.
+   */
+  static boolean isSecretReference(String value) {
+    return value.startsWith("encrypted:")
+        || value.startsWith("encryptedFile:")
+        || value.startsWith("secret://");
   }
 
   /** The inner mapping (e.g. {@code context:}) of the list entry called {@code name}. */

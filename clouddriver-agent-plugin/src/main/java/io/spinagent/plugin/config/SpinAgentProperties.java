@@ -275,6 +275,7 @@ public class SpinAgentProperties {
     private Duration gracePeriod = Duration.ofMinutes(5);
     private Duration commandTimeout = Duration.ofSeconds(15);
     private Duration definitionRetryBackoff = Duration.ofSeconds(1);
+    private Duration definitionCheckInterval = Duration.ofSeconds(30);
     private boolean clouddriverDefinitions = true;
     private DataSize maxRequestBody = DataSize.ofKilobytes(256);
     private int maxDynamicPerAgent = 500;
@@ -373,6 +374,18 @@ public class SpinAgentProperties {
 
     public void setDefinitionRetryBackoff(Duration definitionRetryBackoff) {
       this.definitionRetryBackoff = definitionRetryBackoff;
+    }
+
+    /**
+     * How often the definitions SpinAgent wrote in Clouddriver's account storage are compared with
+     * what it wrote; one changed or deleted outside SpinAgent is written again.
+     */
+    public Duration getDefinitionCheckInterval() {
+      return definitionCheckInterval;
+    }
+
+    public void setDefinitionCheckInterval(Duration definitionCheckInterval) {
+      this.definitionCheckInterval = definitionCheckInterval;
     }
 
     /** Whether served accounts become Clouddriver account definitions (needs account storage). */

@@ -25,19 +25,16 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The running agent channel of this replica: the gRPC server agents connect to, with its health
- * service, authentication, sessions, and the sweep that removes accounts orphaned past the grace
- * period. Closing it ends every session and frees the port.
+ * service, authentication and sessions. Closing it ends every session and frees the port.
  */
 public final class AgentChannel implements AutoCloseable {
 
@@ -125,9 +122,8 @@ public final class AgentChannel implements AutoCloseable {
   /**
    * Starts the channel on a server built by {@code transport}, which says where and how agents
    * connect (e.g. gRPC's in-process transport in specs). Everything else is as on the agent port:
-   * services, authentication, frame limits, sessions and the orphan sweep. {@code
-   * spinagent.grpc.security} and the keepalive settings belong to the Netty port and are not
-   * applied.
+   * services, authentication, frame limits and sessions. {@code spinagent.grpc.security} and the
+   * keepalive settings belong to the Netty port and are not applied.
    */
   public static AgentChannel start(
       ServerBuilder<?> transport,
@@ -190,6 +186,8 @@ public final class AgentChannel implements AutoCloseable {
           new AgentAuthenticator(
               grpc.getAuth().getX509().isEnabled(), grpc.getAuth().getX509().getFilters(), tokens);
       warnWhenBindingCannotTellAgentsApart(properties, tokens);
+      // A name freed by a removal is claimed again by the agents that were refused it.
+      accounts.addListener(sessions);
       SessionContext context =
           new SessionContext(
               replicaId,
@@ -223,14 +221,6 @@ public final class AgentChannel implements AutoCloseable {
             e);
       }
       health.setStatus(HealthStatusManager.SERVICE_NAME_ALL_SERVICES, ServingStatus.SERVING);
-      Duration sweep = sweepInterval(properties.getAccounts().getGracePeriod());
-      // expireOrphans() catches and logs what a sweep throws: the future never holds a failure.
-      ScheduledFuture<?> unused =
-          scheduler.scheduleWithFixedDelay(
-              () -> expireOrphans(accounts),
-              sweep.toMillis(),
-              sweep.toMillis(),
-              TimeUnit.MILLISECONDS);
       int port = server.getPort();
       log.info(
           "Listening for SpinAgent agents on {}{} ({})",
@@ -293,29 +283,6 @@ public final class AgentChannel implements AutoCloseable {
     sinkExecutor.shutdown();
     tls.close();
     log.info("Stopped listening for SpinAgent agents");
-  }
-
-  private static void expireOrphans(AccountRegistry accounts) {
-    try {
-      accounts
-          .expireOrphans()
-          .forEach(
-              name ->
-                  log.warn(
-                      "Account '{}' removed: no agent returned within the grace period", name));
-    } catch (RuntimeException e) {
-      log.error("Sweeping orphaned accounts failed; will retry", e);
-    }
-  }
-
-  /**
-   * Often enough that an orphan outlives its grace period by at most a tenth of it (at most 5s).
-   */
-  private static Duration sweepInterval(Duration gracePeriod) {
-    Duration tenth = gracePeriod.dividedBy(10);
-    Duration max = Duration.ofSeconds(5);
-    Duration min = Duration.ofMillis(50);
-    return tenth.compareTo(max) > 0 ? max : tenth.compareTo(min) < 0 ? min : tenth;
   }
 
   private static ScheduledExecutorService newScheduler() {

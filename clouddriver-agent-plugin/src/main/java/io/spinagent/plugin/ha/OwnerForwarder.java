@@ -2,6 +2,7 @@ package io.spinagent.plugin.ha;
 
 import com.sun.net.httpserver.HttpExchange;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.spinagent.common.HopByHopHeaders;
 import io.spinagent.plugin.http.StatusResponse;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,18 +36,7 @@ public final class OwnerForwarder {
 
   /** Set by each hop itself (and refused by Java's HTTP client). */
   private static final Set<String> NOT_FORWARDED =
-      Set.of(
-          "host",
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "content-length",
-          "expect",
-          ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
+      HopByHopHeaders.and("expect", ForwardingEndpoint.SECRET_HEADER);
 
   private final HttpClient client;
   private final String sharedSecret;

@@ -1,10 +1,10 @@
 package io.spinagent.plugin.store;
 
 import io.spinagent.plugin.config.StartupPhases;
+import io.spinagent.plugin.config.StartupStep;
 import org.jooq.DSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.context.SmartLifecycle;
 
 /**
  * The one step that brings SpinAgent's tables in Clouddriver's database up to date, run first when
@@ -12,24 +12,24 @@ import org.springframework.context.SmartLifecycle;
  * nothing else migrates them. It also warns when this Clouddriver does not read its cache from the
  * database, where SpinAgent writes it.
  */
-public final class SchemaMigration implements SmartLifecycle {
+public final class SchemaMigration extends StartupStep {
 
   private static final Logger log = LoggerFactory.getLogger(SchemaMigration.class);
 
   private final DSLContext jooq;
   private final boolean clouddriverReadsSqlCache;
-  private volatile boolean running;
 
   /**
    * @param clouddriverReadsSqlCache Clouddriver's {@code sql.cache.enabled}
    */
   public SchemaMigration(DSLContext jooq, boolean clouddriverReadsSqlCache) {
+    super(StartupPhases.DATABASE);
     this.jooq = jooq;
     this.clouddriverReadsSqlCache = clouddriverReadsSqlCache;
   }
 
   @Override
-  public void start() {
+  protected void run() {
     SpinAgentSchema.migrate(jooq);
     if (!clouddriverReadsSqlCache) {
       log.warn(
@@ -37,21 +37,5 @@ public final class SchemaMigration implements SmartLifecycle {
               + " Clouddriver reads its cache from elsewhere, so Deck will not show agent"
               + " accounts");
     }
-    running = true;
-  }
-
-  @Override
-  public void stop() {
-    running = false;
-  }
-
-  @Override
-  public boolean isRunning() {
-    return running;
-  }
-
-  @Override
-  public int getPhase() {
-    return StartupPhases.DATABASE;
   }
 }

@@ -1,7 +1,9 @@
 package io.spinagent.plugin.store;
 
+import io.spinagent.common.Backoff;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import javax.sql.DataSource;
 import liquibase.Contexts;
 import liquibase.LabelExpression;
@@ -46,6 +48,13 @@ public final class SpinAgentSchema {
     migrate(() -> jooq.connection(SpinAgentSchema::migrateOnce));
   }
 
+  /**
+   * Another replica may hold Liquibase's lock while it migrates the same tables: wait 1 s, then 2 s
+   * before giving up.
+   */
+  private static final Backoff MIGRATION_RETRIES =
+      Backoff.doubling(Duration.ofSeconds(1), Duration.ofSeconds(2));
+
   private static void migrate(Runnable once) {
     for (int attempt = 1; ; attempt++) {
       try {
@@ -56,7 +65,7 @@ public final class SpinAgentSchema {
           throw e;
         }
         try {
-          Thread.sleep(1000L * attempt);
+          Thread.sleep(MIGRATION_RETRIES.delay(attempt).toMillis());
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           throw e;

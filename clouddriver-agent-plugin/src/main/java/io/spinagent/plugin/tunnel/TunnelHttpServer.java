@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.common.DaemonThreads;
+import io.spinagent.common.HopByHopHeaders;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
@@ -46,18 +47,7 @@ public final class TunnelHttpServer implements AutoCloseable {
 
   /** Hop-by-hop and framing headers: each side of the tunnel sets its own. */
   private static final Set<String> NOT_RELAYED =
-      Set.of(
-          "authorization",
-          "host",
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "transfer-encoding",
-          "upgrade",
-          "content-length",
-          ForwardingEndpoint.SECRET_HEADER.toLowerCase(Locale.ROOT));
+      HopByHopHeaders.and("authorization", ForwardingEndpoint.SECRET_HEADER);
 
   private final TunnelTls tls;
   private final TunnelRouting routing;

@@ -4,47 +4,40 @@ import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.grpc.session.AgentSession;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
-import io.spinagent.plugin.ha.AccountOwner;
-import io.spinagent.plugin.ha.HighAvailability;
-import io.spinagent.plugin.ha.OwnerForwarder;
-import io.spinagent.plugin.ha.OwnershipKeeper;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.stream.Stream;
 
 /**
  * Decides where a tunnel request goes: to an agent session of this replica, to the replica that
- * owns the account (several Clouddriver replicas), or nowhere, with the status and message the
- * client gets. Requests forwarded by another replica are only ever served here, never forwarded
- * again.
+ * owns the account (as {@link RemoteRoutes} decides, with several Clouddriver replicas), or
+ * nowhere, with the status and message the client gets. Requests forwarded by another replica are
+ * only ever served here, never forwarded again.
  */
 public final class TunnelRouting {
 
   private final TunnelTokens tokens;
   private final AccountRegistry accounts;
   private final SessionRegistry sessions;
-  private final HighAvailability ha;
-  private final Clock clock;
+  private final RemoteRoutes remote;
+  private final String replicaId;
 
   public TunnelRouting(
       TunnelTokens tokens,
       AccountRegistry accounts,
       SessionRegistry sessions,
-      HighAvailability ha,
-      Clock clock) {
+      RemoteRoutes remote,
+      String replicaId) {
     this.tokens = tokens;
     this.accounts = accounts;
     this.sessions = sessions;
-    this.ha = ha;
-    this.clock = clock;
+    this.remote = remote;
+    this.replicaId = replicaId;
   }
 
   /** One replica alone: every request is served here or refused. */
   public static TunnelRouting local(
       TunnelTokens tokens, AccountRegistry accounts, SessionRegistry sessions) {
-    return new TunnelRouting(tokens, accounts, sessions, HighAvailability.off(), Clock.systemUTC());
+    return new TunnelRouting(tokens, accounts, sessions, RemoteRoutes.NONE, "this replica");
   }
 
   /**
@@ -56,9 +49,11 @@ public final class TunnelRouting {
   public TunnelRoute route(String account, String token, boolean forwarded) {
     Optional<AgentAccount> known = accounts.find(account);
     Optional<AgentSession> session = known.flatMap(this::servingSession);
-    Optional<OwnershipKeeper> keeper = ha.keeper().filter(k -> !forwarded);
-    if (session.isEmpty() && keeper.isPresent() && ha.forwarder().isPresent()) {
-      return remote(account, token, known, keeper.get(), ha.forwarder().get());
+    if (session.isEmpty() && !forwarded) {
+      Optional<TunnelRoute> elsewhere = remote.route(account, token, known);
+      if (elsewhere.isPresent()) {
+        return elsewhere.get();
+      }
     }
     if (known.isEmpty() && !(forwarded && tokens.exists(account))) {
       return notFound(account);
@@ -75,72 +70,11 @@ public final class TunnelRouting {
             "account '"
                 + account
                 + "' has no connected agent on replica '"
-                + replicaId()
+                + replicaId
                 + "'"
                 + state
                 + ": its agent left this replica after the request was forwarded here")
         : unavailable("account '" + account + "' has no connected agent" + state);
-  }
-
-  private TunnelRoute remote(
-      String account,
-      String token,
-      Optional<AgentAccount> known,
-      OwnershipKeeper keeper,
-      OwnerForwarder forwarder) {
-    Optional<AccountOwner> owner;
-    try {
-      owner = keeper.ownerOf(account);
-    } catch (RuntimeException e) {
-      return unavailable(
-          "cannot look up which replica serves account '" + account + "' (database: " + e + ")");
-    }
-    if (known.isEmpty() && owner.isEmpty() && !tokens.exists(account)) {
-      return notFound(account);
-    }
-    if (!tokens.accepts(account, token)) {
-      return unauthorized(account);
-    }
-    String state = known.map(a -> " (state here " + a.state() + ")").orElse("");
-    if (owner.isEmpty()) {
-      return unavailable(
-          "account '"
-              + account
-              + "' has no connected agent on any replica"
-              + state
-              + "; this is replica '"
-              + keeper.replicaId()
-              + "'");
-    }
-    AccountOwner current = owner.get();
-    if (current.replicaId().equals(keeper.replicaId())) {
-      return unavailable(
-          "account '"
-              + account
-              + "' has no connected agent"
-              + state
-              + ": its agent left this"
-              + " replica ('"
-              + keeper.replicaId()
-              + "') and has not reconnected to another yet");
-    }
-    Instant now = clock.instant();
-    Duration timeout = keeper.ownerTimeout();
-    if (!current.isLive(now, timeout)) {
-      return unavailable(
-          "account '"
-              + account
-              + "' is owned by replica '"
-              + current.replicaId()
-              + "', silent for "
-              + Duration.between(current.heartbeatAt(), now).toSeconds()
-              + "s (spinagent.ha.owner-timeout "
-              + timeout
-              + "): that replica is probably gone, and the agent '"
-              + current.agentId()
-              + "' has not reconnected yet");
-    }
-    return new TunnelRoute.Forward(current, forwarder);
   }
 
   private Optional<AgentSession> servingSession(AgentAccount account) {
@@ -151,20 +85,16 @@ public final class TunnelRouting {
         .findFirst();
   }
 
-  private String replicaId() {
-    return ha.keeper().map(OwnershipKeeper::replicaId).orElse("this replica");
-  }
-
-  private static TunnelRoute notFound(String account) {
+  static TunnelRoute notFound(String account) {
     return new TunnelRoute.Refused(404, "NotFound", "no SpinAgent account named '" + account + "'");
   }
 
-  private static TunnelRoute unauthorized(String account) {
+  static TunnelRoute unauthorized(String account) {
     return new TunnelRoute.Refused(
         401, "Unauthorized", "the tunnel token for account '" + account + "' is missing or wrong");
   }
 
-  private static TunnelRoute unavailable(String message) {
+  static TunnelRoute unavailable(String message) {
     return new TunnelRoute.Refused(503, "ServiceUnavailable", message);
   }
 }

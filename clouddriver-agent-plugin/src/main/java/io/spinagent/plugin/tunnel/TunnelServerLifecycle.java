@@ -3,8 +3,7 @@ package io.spinagent.plugin.tunnel;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.config.StartupPhases;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
-import io.spinagent.plugin.ha.HighAvailability;
-import java.time.Clock;
+import io.spinagent.plugin.ha.ReplicaGroup;
 import java.util.Optional;
 import org.springframework.context.SmartLifecycle;
 
@@ -19,7 +18,7 @@ public final class TunnelServerLifecycle implements SmartLifecycle {
   private final OperationsProperties operations;
   private final TunnelAuthority.Store authorities;
   private final TunnelRouting routing;
-  private final HighAvailability ha;
+  private final ReplicaGroup replicas;
   private final TunnelOperationListener listener;
   private volatile TunnelHttpServer server;
 
@@ -30,13 +29,15 @@ public final class TunnelServerLifecycle implements SmartLifecycle {
       TunnelAuthority.Store authorities,
       AccountRegistry accounts,
       SessionRegistry sessions,
-      HighAvailability ha,
+      ReplicaGroup replicas,
+      RemoteRoutes remote,
+      String replicaId,
       TunnelOperationListener listener) {
     this.tunnel = tunnel;
     this.operations = operations;
     this.authorities = authorities;
-    this.routing = new TunnelRouting(tokens, accounts, sessions, ha, Clock.systemUTC());
-    this.ha = ha;
+    this.routing = new TunnelRouting(tokens, accounts, sessions, remote, replicaId);
+    this.replicas = replicas;
     this.listener = listener;
   }
 
@@ -44,13 +45,13 @@ public final class TunnelServerLifecycle implements SmartLifecycle {
   public synchronized void start() {
     TunnelAuthority authority = TunnelAuthority.shared(authorities);
     server = TunnelHttpServer.start(tunnel, operations, authority, routing, listener);
-    ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(server::serveForwarded));
+    replicas.serveTunnelWith(server::serveForwarded);
   }
 
   @Override
   public synchronized void stop() {
     if (server != null) {
-      ha.endpoint().ifPresent(endpoint -> endpoint.serveWith(null));
+      replicas.serveTunnelWith(null);
       server.close();
       server = null;
     }

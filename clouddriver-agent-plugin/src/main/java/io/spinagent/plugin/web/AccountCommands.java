@@ -4,25 +4,25 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.util.concurrent.Striped;
 import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AccountTable;
-import io.spinagent.plugin.accounts.ConnectedAgents;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.DynamicAccounts.MigrationResult;
-import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.StartupPhases;
 import io.spinagent.plugin.ha.AccountOwner;
-import io.spinagent.plugin.ha.HighAvailability;
 import io.spinagent.plugin.ha.ReplicaCommands;
+import io.spinagent.plugin.ha.ReplicaGroup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -33,8 +33,9 @@ import org.springframework.http.HttpStatus;
  * the one holding the stream of the account's agents. A command for an account (or an agent, or a
  * zone) whose stream another live replica holds is sent to that replica over its forwarding
  * endpoint, and its answer (status and body) is the caller's answer; a command that arrives that
- * way is run here and never forwarded again, so commands cannot loop between replicas. With HA off
- * (one replica, or no shared secret) every command runs here.
+ * way is run here and never forwarded again, so commands cannot loop between replicas. Which
+ * replica that is, {@link CommandRouting} says: with one replica (or no shared secret), always this
+ * one.
  */
 public final class AccountCommands implements SmartLifecycle {
 
@@ -45,56 +46,79 @@ public final class AccountCommands implements SmartLifecycle {
   private static final int ENVELOPE_BYTES = 4096;
 
   private final AccountViews views;
-  private final Optional<AccountTable> table;
   private final DynamicAccounts dynamicAccounts;
-  private final ConnectedAgents connected;
-  private final HighAvailability ha;
+  private final CommandRouting routing;
+  private final ReplicaGroup replicas;
   private final String replicaId;
   private final long maxBodyBytes;
+  private final Striped<Lock> accountLocks = Striped.lazyWeakLock(64);
   private volatile boolean running;
 
   public AccountCommands(
       AccountRegistry registry,
-      Optional<AccountTable> table,
+      AccountStore store,
       DynamicAccounts dynamicAccounts,
-      ConnectedAgents connected,
-      HighAvailability ha,
+      CommandRouting routing,
+      ReplicaGroup replicas,
       String replicaId,
       long maxBodyBytes) {
-    this.views = new AccountViews(registry, table, replicaId);
-    this.table = table;
+    this.views = new AccountViews(registry, store, replicaId);
     this.dynamicAccounts = dynamicAccounts;
-    this.connected = connected;
-    this.ha = ha;
+    this.routing = routing;
+    this.replicas = replicas;
     this.replicaId = replicaId;
     this.maxBodyBytes = maxBodyBytes;
   }
 
-  /** Runs {@code command} here, or on the replica holding its agents' stream. */
+  /**
+   * Runs {@code command} here, or on the replica holding its agents' stream. When that stream moved
+   * to another replica while the command waited its turn here (an account switched on through
+   * another replica meanwhile), the command goes there, once.
+   */
   public Outcome run(AccountCommand command) {
-    Optional<AccountOwner> owner;
-    Optional<ReplicaCommands> client = ha.commands();
+    Optional<Outcome> sent = sendToOwner(command);
+    if (sent.isPresent()) {
+      return sent.get();
+    }
     try {
-      owner = client.isPresent() ? ownerElsewhere(command) : Optional.empty();
+      return runHereOrThrow(command);
+    } catch (AccountRequestException e) {
+      if (e.problem() == AccountRequestException.Problem.SERVED_ELSEWHERE) {
+        Optional<Outcome> resent = sendToOwner(command);
+        if (resent.isPresent()) {
+          return resent.get();
+        }
+      }
+      return Outcome.error(ApiErrors.statusOf(e.problem()), e.getMessage());
+    }
+  }
+
+  /** The owning replica's answer to {@code command}, or empty when it is this replica's to run. */
+  private Optional<Outcome> sendToOwner(AccountCommand command) {
+    Optional<AccountOwner> owner;
+    try {
+      owner = routing.ownerElsewhere(command);
     } catch (RuntimeException e) {
-      return Outcome.error(
-          HttpStatus.SERVICE_UNAVAILABLE,
-          "cannot look up which Clouddriver replica holds the agent's stream for account '"
-              + command.name()
-              + "' (database: "
-              + e.getMessage()
-              + ")");
+      return Optional.of(
+          Outcome.error(
+              HttpStatus.SERVICE_UNAVAILABLE,
+              "cannot look up which Clouddriver replica holds the agent's stream for account '"
+                  + command.name()
+                  + "' (database: "
+                  + e.getMessage()
+                  + ")"));
     }
-    if (owner.isEmpty()) {
-      return runHere(command);
-    }
+    return owner.map(replica -> send(command, replica));
+  }
+
+  private Outcome send(AccountCommand command, AccountOwner owner) {
     log.info(
         "Account '{}': {} sent to Clouddriver replica '{}', which holds its agent's stream",
         command.name(),
         command.kind(),
-        owner.get().replicaId());
+        owner.replicaId());
     try {
-      ReplicaCommands.Reply reply = client.get().send(owner.get(), JSON.writeValueAsBytes(command));
+      ReplicaCommands.Reply reply = routing.send(owner, JSON.writeValueAsBytes(command));
       if (reply.problem() != null) {
         return Outcome.error(HttpStatus.valueOf(reply.status()), reply.problem());
       }
@@ -109,14 +133,29 @@ public final class AccountCommands implements SmartLifecycle {
       return Outcome.error(
           HttpStatus.BAD_GATEWAY,
           "Clouddriver replica '"
-              + owner.get().replicaId()
+              + owner.replicaId()
               + "' answered with a body that is not JSON: "
               + e.getOriginalMessage());
     }
   }
 
-  /** Runs {@code command} on this replica, whatever replica holds its agents' stream. */
+  /**
+   * Runs {@code command} on this replica, whatever replica holds its agents' stream, after the
+   * commands for the same account that came before it: each runs whole (the registry's change, the
+   * agents told, the answer read back) before the next starts, so concurrent callers settle to the
+   * last command and the agents hear the changes in that order.
+   */
   Outcome runHere(AccountCommand command) {
+    try {
+      return runHereOrThrow(command);
+    } catch (AccountRequestException e) {
+      return Outcome.error(ApiErrors.statusOf(e.problem()), e.getMessage());
+    }
+  }
+
+  private Outcome runHereOrThrow(AccountCommand command) {
+    Lock lock = accountLocks.get(command.name());
+    lock.lock();
     try {
       return switch (command.kind()) {
         case CREATE -> create(command);
@@ -124,18 +163,24 @@ public final class AccountCommands implements SmartLifecycle {
         case DELETE -> delete(command);
         case MIGRATE -> migrate(command);
       };
-    } catch (AccountRequestException e) {
-      return Outcome.error(ApiErrors.statusOf(e.problem()), e.getMessage());
+    } finally {
+      lock.unlock();
     }
   }
 
   private Outcome create(AccountCommand command) {
     DynamicAccountSpec spec = StrictJson.read(command.body(), DynamicAccountSpec.class, "");
     DynamicAccounts.Change created = dynamicAccounts.create(spec);
-    // 202: stored, but its agents had not answered yet; GET shows the outcome once they do.
+    AccountView view =
+        views.find(spec.name()).orElseGet(() -> AccountView.of(created.account(), null, replicaId));
+    if (created.awaitingAgents()) {
+      // 202: stored, but its agents had not answered yet; GET shows the outcome once they do.
+      return new Outcome(202, JSON.valueToTree(view));
+    }
+    // An agent accepted it: it is ACTIVATING until listed, even before its claim reaches here.
+    boolean claimPending = AccountState.ORPHANED.name().equals(view.state());
     return new Outcome(
-        created.awaitingAgents() ? 202 : 201,
-        JSON.valueToTree(AccountView.of(created.account(), null, replicaId)));
+        201, JSON.valueToTree(claimPending ? view.inState(AccountState.ACTIVATING) : view));
   }
 
   /**
@@ -203,54 +248,6 @@ public final class AccountCommands implements SmartLifecycle {
     }
   }
 
-  /**
-   * The live replica other than this one that must run {@code command}: the owner of the account
-   * for changes and deletes; for creating and migrating, when no agent of its agent id or zone is
-   * connected here, the replica such an agent is connected to (recorded by each replica's
-   * heartbeat), or the owner of an account such an agent serves.
-   */
-  private Optional<AccountOwner> ownerElsewhere(AccountCommand command) {
-    if (command.kind() == AccountCommand.Kind.CHANGE
-        || command.kind() == AccountCommand.Kind.DELETE) {
-      return ha.liveOwnerElsewhere(command.name());
-    }
-    String agentId = command.agentId();
-    String zoneId = command.zoneId();
-    if ((agentId == null) == (zoneId == null) || table.isEmpty()) {
-      return Optional.empty(); // refused here, naming the problem
-    }
-    boolean here =
-        connected.all().stream()
-            .anyMatch(
-                agent ->
-                    agentId != null
-                        ? agentId.equals(agent.agentId())
-                        : zoneId.equals(agent.zoneId()));
-    if (here) {
-      return Optional.empty();
-    }
-    Optional<AccountOwner> agentsReplica =
-        ha.replicaOfAgentElsewhere(command.name(), agentId, zoneId);
-    if (agentsReplica.isPresent()) {
-      return agentsReplica;
-    }
-    // An agent that connected within the last heartbeat interval is not recorded yet; the owner of
-    // an account it serves holds its stream too.
-    for (StoredAccount account : table.get().all()) {
-      boolean ofThatAgent =
-          agentId != null
-              ? agentId.equals(account.cachingAgent()) || account.standbyAgents().contains(agentId)
-              : zoneId.equals(account.zoneId());
-      if (ofThatAgent && account.state() != AccountState.REMOVED) {
-        Optional<AccountOwner> owner = ha.liveOwnerElsewhere(account.name());
-        if (owner.isPresent()) {
-          return owner;
-        }
-      }
-    }
-    return Optional.empty();
-  }
-
   /** A command another replica forwarded: run here, never forwarded again. */
   private void serveForwarded(HttpExchange exchange) throws IOException {
     try (exchange) {
@@ -283,7 +280,7 @@ public final class AccountCommands implements SmartLifecycle {
       return Outcome.error(
           HttpStatus.BAD_REQUEST, "a forwarded command that cannot be read: " + e.getMessage());
     }
-    if (command.kind() == null || command.name() == null) {
+    if (command == null || command.kind() == null || command.name() == null) {
       return Outcome.error(HttpStatus.BAD_REQUEST, "a forwarded command needs a kind and a name");
     }
     log.info(
@@ -295,13 +292,13 @@ public final class AccountCommands implements SmartLifecycle {
 
   @Override
   public void start() {
-    ha.endpoint().ifPresent(endpoint -> endpoint.serveCommandsWith(this::serveForwarded));
+    replicas.serveCommandsWith(this::serveForwarded);
     running = true;
   }
 
   @Override
   public void stop() {
-    ha.endpoint().ifPresent(endpoint -> endpoint.serveCommandsWith(null));
+    replicas.serveCommandsWith(null);
     running = false;
   }
 

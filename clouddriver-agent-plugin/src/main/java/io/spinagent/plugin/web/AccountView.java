@@ -2,6 +2,7 @@ package io.spinagent.plugin.web;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.spinagent.plugin.accounts.AccountPermissions;
+import io.spinagent.plugin.accounts.AccountState;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.ClusterIdentity;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
@@ -34,6 +35,29 @@ public record AccountView(
     String stateSince,
     String createdAt,
     String updatedAt) {
+
+  /** This view in {@code state} instead. */
+  AccountView inState(AccountState newState) {
+    return new AccountView(
+        name,
+        source,
+        newState.name(),
+        cluster,
+        cachingAgent,
+        standbyAgents,
+        boundPrincipal,
+        ownerReplica,
+        agentId,
+        zoneId,
+        permissions,
+        definition,
+        clouddriverDefinition,
+        lastError,
+        retryCount,
+        stateSince,
+        createdAt,
+        updatedAt);
+  }
 
   public record Cluster(
       String apiServerHost, String caFingerprintSha256, String kubernetesVersion) {

@@ -2,7 +2,7 @@ package io.spinagent.plugin.web;
 
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.AgentAccount;
 import io.spinagent.plugin.accounts.StoredAccount;
 import java.util.ArrayList;
@@ -19,17 +19,17 @@ import java.util.TreeMap;
 final class AccountViews {
 
   private final AccountRegistry registry;
-  private final Optional<AccountTable> table;
+  private final AccountStore store;
   private final String replicaId;
 
-  AccountViews(AccountRegistry registry, Optional<AccountTable> table, String replicaId) {
+  AccountViews(AccountRegistry registry, AccountStore store, String replicaId) {
     this.registry = registry;
-    this.table = table;
+    this.store = store;
     this.replicaId = replicaId;
   }
 
   Optional<AccountView> find(String name) {
-    Optional<StoredAccount> stored = table.flatMap(t -> t.find(name));
+    Optional<StoredAccount> stored = store.find(name);
     Optional<AgentAccount> live = registry.find(name);
     if (stored.isEmpty() && live.isEmpty()) {
       return Optional.empty();
@@ -51,7 +51,7 @@ final class AccountViews {
     registry.all().forEach(account -> live.put(account.name(), account));
     // Natural String order, as the names are shown: the database's collation may differ.
     Map<String, AccountState> states = new TreeMap<>();
-    table.ifPresent(t -> states.putAll(t.states()));
+    states.putAll(store.states());
     live.values().forEach(account -> states.put(account.name(), account.state()));
     List<String> matching =
         states.entrySet().stream()
@@ -61,8 +61,7 @@ final class AccountViews {
     int start = (int) Math.min(from, matching.size());
     List<String> names =
         matching.subList(start, (int) Math.min((long) start + size, matching.size()));
-    Map<String, StoredAccount> stored =
-        table.isPresent() && !names.isEmpty() ? table.get().find(names) : Map.of();
+    Map<String, StoredAccount> stored = names.isEmpty() ? Map.of() : store.find(names);
     List<AccountView> views = new ArrayList<>(names.size());
     int total = matching.size();
     for (String name : names) {

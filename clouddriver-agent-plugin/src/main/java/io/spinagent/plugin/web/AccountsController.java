@@ -6,14 +6,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import java.io.InputStream;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -44,11 +43,11 @@ public class AccountsController extends ApiErrors {
 
   public AccountsController(
       AccountRegistry registry,
-      Optional<AccountTable> table,
+      AccountStore store,
       AccountCommands commands,
       ReplicaIdentity replica,
       SpinAgentProperties properties) {
-    this.views = new AccountViews(registry, table, replica.id());
+    this.views = new AccountViews(registry, store, replica.id());
     this.commands = commands;
     this.maxBodyBytes = properties.getAccounts().getMaxRequestBody().toBytes();
   }

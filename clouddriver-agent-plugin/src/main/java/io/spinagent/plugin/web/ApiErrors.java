@@ -25,7 +25,7 @@ public abstract class ApiErrors {
     return switch (problem) {
       case INVALID -> HttpStatus.BAD_REQUEST;
       case NOT_FOUND -> HttpStatus.NOT_FOUND;
-      case CONFLICT -> HttpStatus.CONFLICT;
+      case CONFLICT, SERVED_ELSEWHERE -> HttpStatus.CONFLICT;
       case UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
       case TOO_LARGE -> HttpStatus.PAYLOAD_TOO_LARGE;
       case TOO_MANY -> HttpStatus.TOO_MANY_REQUESTS;

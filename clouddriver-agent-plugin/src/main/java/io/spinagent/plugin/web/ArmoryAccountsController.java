@@ -9,7 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.DynamicAccountSpec;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.identity.ReplicaIdentity;
@@ -22,7 +22,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
@@ -74,12 +73,12 @@ public class ArmoryAccountsController extends ApiErrors {
 
   public ArmoryAccountsController(
       AccountRegistry registry,
-      Optional<AccountTable> table,
+      AccountStore store,
       AccountCommands commands,
       ReplicaIdentity replica,
       SpinAgentProperties properties) {
     this.registry = registry;
-    this.views = new AccountViews(registry, table, replica.id());
+    this.views = new AccountViews(registry, store, replica.id());
     this.commands = commands;
     this.maxBodyBytes = properties.getAccounts().getMaxRequestBody().toBytes();
     this.maxAccounts = properties.getAccounts().getMaxAccountsPerRequest();

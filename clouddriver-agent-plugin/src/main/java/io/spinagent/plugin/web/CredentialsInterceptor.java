@@ -8,12 +8,16 @@ import io.spinagent.host.CredentialsExchange;
 import io.spinagent.host.CredentialsHandler;
 import io.spinagent.plugin.accounts.AccountRequestException;
 import io.spinagent.plugin.accounts.AccountState;
-import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.MigrationTarget;
 import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -32,13 +36,15 @@ import org.springframework.http.HttpStatus;
  *       the account is migrated to the configured zone or agent (on the replica holding their
  *       stream). A migration that fails deletes the definition again and answers why, so the
  *       account is created under SpinAgent or not at all.
- *   <li>{@code DELETE /credentials/{name}} of a SpinAgent account: once Clouddriver deleted the
- *       definition, the account is deleted from SpinAgent and its agents.
- *   <li>{@code PUT /credentials[/{name}]} of a SpinAgent account changes the account as {@code PUT
- *       /spinagent/accounts/{name}} would ({@link KubernetesDefinitionChange} says which fields
- *       carry over), once Clouddriver's checks allowed the caller to change it. Clouddriver's
- *       stored definition stays the tunnel one: the body's kubeconfig goes to the agent, never to
- *       Clouddriver.
+ *   <li>{@code DELETE /credentials/{name}} of a dynamic SpinAgent account: once Clouddriver deleted
+ *       the definition, the account is deleted from SpinAgent and its agents.
+ *   <li>{@code PUT /credentials[/{name}]} and {@code DELETE /credentials/{name}} of an account of
+ *       an agent's configuration answer 409: the agent's configuration is its authority.
+ *   <li>{@code PUT /credentials[/{name}]} of a dynamic SpinAgent account changes the account as
+ *       {@code PUT /spinagent/accounts/{name}} would ({@link KubernetesDefinitionChange} says which
+ *       fields carry over), once Clouddriver's checks allowed the caller to change it.
+ *       Clouddriver's stored definition stays the tunnel one: the body's kubeconfig goes to the
+ *       agent, never to Clouddriver.
  * </ul>
  *
  * Any other request, other account types, and everything while off pass through untouched.
@@ -53,7 +59,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   private final boolean enabled;
   private final MigrationTarget target;
   private final AccountCommands commands;
-  private final Optional<AccountTable> table;
+  private final AccountStore store;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final long maxBodyBytes;
 
@@ -64,7 +70,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   public CredentialsInterceptor(
       SpinAgentProperties.CredentialsInterceptor settings,
       AccountCommands commands,
-      Optional<AccountTable> table,
+      AccountStore store,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       long maxBodyBytes) {
     this.enabled = settings.isEnabled();
@@ -77,7 +83,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
                 "accounts created through /credentials")
             : null;
     this.commands = commands;
-    this.table = table;
+    this.store = store;
     this.clouddriver = clouddriver;
     this.maxBodyBytes = maxBodyBytes;
     if (enabled && clouddriver.isEmpty()) {
@@ -91,10 +97,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   @Override
   public void handle(CredentialsExchange exchange) throws IOException {
     String path = exchange.path();
-    if (!enabled
-        || clouddriver.isEmpty()
-        || table.isEmpty()
-        || !(path.equals(PATH) || path.startsWith(PATH + "/"))) {
+    if (!enabled || clouddriver.isEmpty() || !(path.equals(PATH) || path.startsWith(PATH + "/"))) {
       exchange.passThrough(null);
       return;
     }
@@ -111,6 +114,10 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   }
 
   private void write(String method, String tail, CredentialsExchange exchange) throws IOException {
+    if (!isJson(exchange.contentType())) {
+      exchange.passThrough(null); // Clouddriver reads only JSON, and answers 415 itself
+      return;
+    }
     byte[] body = exchange.body((int) Math.min(maxBodyBytes, 1 << 30));
     if (body.length > maxBodyBytes) {
       answer(
@@ -123,7 +130,11 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     JsonNode definition;
     try {
+      StrictJson.requireDepth(new String(body, StandardCharsets.UTF_8));
       definition = JSON.readTree(body);
+    } catch (AccountRequestException e) {
+      answer(exchange, HttpStatus.BAD_REQUEST, e.getMessage());
+      return;
     } catch (IOException e) {
       answer(
           exchange,
@@ -154,10 +165,12 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     if ("PUT".equals(method)) {
       Optional<StoredAccount> account = spinAgentAccount(name);
-      if (account.isPresent()) {
-        update(tail, definition, account.get(), exchange);
-      } else {
+      if (account.isEmpty()) {
         exchange.passThrough(body); // Clouddriver's own account: not migrated by a PUT
+      } else if (account.get().definition() == null) {
+        refuseAgentConfigured(account.get(), "changed", exchange);
+      } else {
+        update(tail, definition, account.get(), exchange);
       }
       return;
     }
@@ -284,8 +297,13 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   }
 
   private void delete(String name, CredentialsExchange exchange) throws IOException {
-    if (spinAgentAccount(name).isEmpty()) {
+    Optional<StoredAccount> account = spinAgentAccount(name);
+    if (account.isEmpty()) {
       exchange.passThrough(null);
+      return;
+    }
+    if (account.get().definition() == null) {
+      refuseAgentConfigured(account.get(), "deleted", exchange);
       return;
     }
     CredentialsExchange.ClouddriverAnswer clouddrivers = exchange.handleByClouddriver(null);
@@ -311,13 +329,47 @@ public final class CredentialsInterceptor implements CredentialsHandler {
             + name);
   }
 
-  /** A dynamic account of SpinAgent's (created through an API or migrated), on any replica. */
+  /**
+   * An account of an agent's configuration: its agent is the authority, so Clouddriver's checks are
+   * not even asked. Changing or deleting the tunnel definition would break every deploy to the
+   * account while SpinAgent still serves it.
+   */
+  private void refuseAgentConfigured(
+      StoredAccount account, String verb, CredentialsExchange exchange) throws IOException {
+    List<String> agents = new ArrayList<>();
+    if (account.cachingAgent() != null) {
+      agents.add(account.cachingAgent());
+    }
+    if (account.standbyAgents() != null) {
+      agents.addAll(account.standbyAgents());
+    }
+    log.warn(
+        "Refused to let /credentials change account '{}': it is in the configuration of agent(s)"
+            + " {}",
+        account.name(),
+        agents);
+    answer(
+        exchange,
+        HttpStatus.CONFLICT,
+        "account '"
+            + account.name()
+            + "' is in the configuration of "
+            + (agents.isEmpty() ? "an agent" : "agent(s) " + agents)
+            + ", and its Clouddriver definition is SpinAgent's (through the tunnel), so it cannot"
+            + " be "
+            + verb
+            + " here: change it in the agent's configuration, or switch it off with PUT"
+            + " /spinagent/accounts/"
+            + account.name()
+            + " {\"state\": \"INACTIVE\"}");
+  }
+
+  /**
+   * An account SpinAgent serves or has served, on any replica: a dynamic one (created through an
+   * API or migrated, with a stored definition) or one of an agent's configuration (none).
+   */
   private Optional<StoredAccount> spinAgentAccount(String name) {
-    return table
-        .get()
-        .find(name)
-        .filter(account -> account.state() != AccountState.REMOVED)
-        .filter(account -> account.definition() != null);
+    return store.find(name).filter(account -> account.state() != AccountState.REMOVED);
   }
 
   private AccountCommand migration(String name) {
@@ -339,6 +391,15 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     String error = text(body, "error");
     String message = text(body, "message");
     return message != null ? message : error != null ? error : body.toString();
+  }
+
+  /** {@code application/json}, with or without parameters, or a {@code +json} type. */
+  private static boolean isJson(String contentType) {
+    if (contentType == null) {
+      return false;
+    }
+    String type = contentType.split(";", 2)[0].strip().toLowerCase(Locale.ROOT);
+    return type.equals("application/json") || type.endsWith("+json");
   }
 
   private static boolean isSuccess(int status) {

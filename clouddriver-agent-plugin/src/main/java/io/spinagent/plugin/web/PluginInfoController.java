@@ -2,8 +2,7 @@ package io.spinagent.plugin.web;
 
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
-import io.spinagent.plugin.ha.ForwardingEndpoint;
-import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.ha.ReplicaGroup;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import org.pf4j.PluginDescriptor;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -22,19 +21,19 @@ public class PluginInfoController {
   private final SpinAgentProperties properties;
   private final AgentGrpcServer grpcServer;
   private final ReplicaIdentity replica;
-  private final HighAvailability ha;
+  private final ReplicaGroup replicas;
 
   public PluginInfoController(
       PluginDescriptor descriptor,
       SpinAgentProperties properties,
       AgentGrpcServer grpcServer,
       ReplicaIdentity replica,
-      HighAvailability ha) {
+      ReplicaGroup replicas) {
     this.descriptor = descriptor;
     this.properties = properties;
     this.grpcServer = grpcServer;
     this.replica = replica;
-    this.ha = ha;
+    this.replicas = replicas;
   }
 
   @GetMapping({"/info", "/info/"})
@@ -47,7 +46,7 @@ public class PluginInfoController {
         new PluginInfo.GrpcInfo(
             grpc.getAddress(), grpcServer.boundPort(), grpc.getMaxInboundMessageSize().toBytes()),
         replica.id(),
-        ha.endpoint().map(ForwardingEndpoint::url).orElse(null));
+        replicas.forwardingUrl());
   }
 
   /**

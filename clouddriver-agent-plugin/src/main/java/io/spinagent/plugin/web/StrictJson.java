@@ -1,6 +1,8 @@
 package io.spinagent.plugin.web;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -18,10 +20,18 @@ import java.util.List;
  */
 final class StrictJson {
 
+  /**
+   * Deeper than any account definition nests (about 5): a body nested deeper is refused before it
+   * is built into a tree, which a recursive copy of tens of thousands of levels would overflow.
+   */
+  static final int MAX_DEPTH = 64;
+
   static final ObjectMapper MAPPER =
       new ObjectMapper()
           .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+          .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+          // A key given twice is a mistake to name, not a value to pick.
+          .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
 
   private StrictJson() {}
 
@@ -47,13 +57,38 @@ final class StrictJson {
       throw invalid("body: " + expected + " is required");
     }
     try {
+      requireDepth(body);
       JsonNode tree = MAPPER.readTree(body);
       if (tree == null || tree.isNull() || tree.isMissingNode()) {
         throw invalid("body: " + expected + " is required, not null");
       }
       return tree;
     } catch (JsonProcessingException e) {
-      throw invalid("body: malformed JSON: " + e.getOriginalMessage());
+      String message = e.getOriginalMessage();
+      throw invalid(
+          message.startsWith("Duplicate field")
+              ? "body: " + message.replace("Duplicate field", "field") + " is given twice"
+              : "body: malformed JSON: " + message);
+    } catch (IOException e) {
+      throw invalid("body: cannot be read: " + e.getMessage());
+    }
+  }
+
+  /**
+   * Reads {@code body}'s tokens once, refusing it when it nests deeper than {@value #MAX_DEPTH} (or
+   * is malformed, which {@link #tree} words as it does for any body).
+   */
+  static void requireDepth(String body) throws IOException {
+    try (JsonParser parser = MAPPER.getFactory().createParser(body)) {
+      int depth = 0;
+      for (JsonToken token = parser.nextToken(); token != null; token = parser.nextToken()) {
+        if (token.isStructStart() && ++depth > MAX_DEPTH) {
+          throw invalid(
+              "body: JSON nested deeper than " + MAX_DEPTH + " levels, which no account needs");
+        } else if (token.isStructEnd()) {
+          depth--;
+        }
+      }
     }
   }
 

@@ -2,6 +2,7 @@ package io.spinagent.plugin.wiring;
 
 import io.spinagent.plugin.accounts.AccountBindings;
 import io.spinagent.plugin.accounts.AccountRegistry;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.BindingPolicy;
 import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.cache.ResumePoints;
@@ -39,6 +40,12 @@ public class NoDatabaseConfiguration {
         names -> Set.of(),
         AccountBindings.inMemory(),
         BindingPolicy.from(properties.getAccounts().getBinding()));
+  }
+
+  /** Accounts live in the registry only; dynamic accounts are refused, naming the database. */
+  @Bean
+  AccountStore accountStore() {
+    return AccountStore.NONE;
   }
 
   /** Nothing would read what agents stream: it is acknowledged and dropped. */

@@ -6,22 +6,22 @@ import com.netflix.spinnaker.credentials.definition.CredentialsDefinitionSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.spinagent.plugin.accounts.AccountRegistry;
-import io.spinagent.plugin.accounts.AccountTable;
+import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.AutoMigration;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccountLimits;
 import io.spinagent.plugin.accounts.DynamicAccounts;
+import io.spinagent.plugin.accounts.OrphanSweep;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
-import io.spinagent.plugin.ha.AccountOwnerTable;
-import io.spinagent.plugin.ha.ConnectedAgentTable;
 import io.spinagent.plugin.ha.HaProperties;
-import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.ha.ReplicaGroup;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.tunnel.OperationsProperties;
+import io.spinagent.plugin.tunnel.RemoteRoutes;
 import io.spinagent.plugin.tunnel.TunnelAuthority;
 import io.spinagent.plugin.tunnel.TunnelKubeconfigs;
 import io.spinagent.plugin.tunnel.TunnelOperationListener;
@@ -33,8 +33,8 @@ import io.spinagent.plugin.tunnel.history.OperationHistoryProperties;
 import io.spinagent.plugin.tunnel.history.OperationRecorder;
 import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import io.spinagent.plugin.web.AccountCommands;
+import io.spinagent.plugin.web.CommandRouting;
 import io.spinagent.plugin.web.CredentialsInterceptor;
-import java.time.Clock;
 import java.util.Optional;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -99,20 +99,27 @@ public class PluginConfiguration {
   DynamicAccounts dynamicAccounts(
       AccountRegistry registry,
       SessionRegistry sessions,
-      Optional<AccountTable> table,
+      AccountStore store,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       SpinAgentProperties properties,
-      HighAvailability highAvailability) {
+      ReplicaGroup replicas) {
     return new DynamicAccounts(
         registry,
         sessions,
-        table,
+        store,
         clouddriver,
         new DynamicAccountLimits(
             properties.getAccounts().getCommandTimeout(),
             properties.getAccounts().getMaxDynamicPerAgent(),
             properties.getAccounts().getMaxDynamicPerZone()),
-        highAvailability);
+        replicas);
+  }
+
+  /** Removes accounts orphaned past the grace period; withdraws the dynamic ones from agents. */
+  @Bean
+  OrphanSweep orphanSweep(
+      AccountRegistry registry, DynamicAccounts dynamicAccounts, SpinAgentProperties properties) {
+    return new OrphanSweep(registry, dynamicAccounts, properties.getAccounts().getGracePeriod());
   }
 
   /** Off (no thread) unless {@code spinagent.accounts.auto-migrate.name-patterns} are given. */
@@ -120,14 +127,14 @@ public class PluginConfiguration {
   AutoMigration autoMigration(
       SpinAgentProperties properties,
       Optional<ClouddriverAccountDefinitions> clouddriver,
-      Optional<AccountTable> table,
+      AccountStore store,
       AccountRegistry registry,
       SessionRegistry sessions,
       DynamicAccounts dynamicAccounts) {
     return new AutoMigration(
         properties.getAccounts().getAutoMigrate(),
         clouddriver,
-        table,
+        store,
         registry,
         sessions,
         dynamicAccounts);
@@ -137,18 +144,18 @@ public class PluginConfiguration {
   @Bean
   AccountCommands accountCommands(
       AccountRegistry registry,
-      SessionRegistry sessions,
-      Optional<AccountTable> table,
+      AccountStore store,
       DynamicAccounts dynamicAccounts,
-      HighAvailability highAvailability,
+      CommandRouting commandRouting,
+      ReplicaGroup replicas,
       ReplicaIdentity replica,
       SpinAgentProperties properties) {
     return new AccountCommands(
         registry,
-        table,
+        store,
         dynamicAccounts,
-        sessions,
-        highAvailability,
+        commandRouting,
+        replicas,
         replica.id(),
         properties.getAccounts().getMaxRequestBody().toBytes());
   }
@@ -157,38 +164,15 @@ public class PluginConfiguration {
   @Bean
   CredentialsInterceptor credentialsInterceptor(
       AccountCommands commands,
-      Optional<AccountTable> table,
+      AccountStore store,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       SpinAgentProperties properties) {
     return new CredentialsInterceptor(
         properties.getAccounts().getCredentialsInterceptor(),
         commands,
-        table,
+        store,
         clouddriver,
         properties.getAccounts().getMaxRequestBody().toBytes());
-  }
-
-  /** On with a database and {@code spinagent.ha.shared-secret}; otherwise the replica is alone. */
-  @Bean
-  HighAvailability highAvailability(
-      HaProperties properties,
-      Optional<AccountOwnerTable> owners,
-      Optional<ConnectedAgentTable> agents,
-      SessionRegistry sessions,
-      ReplicaIdentity replica,
-      OperationsProperties operations,
-      SpinAgentProperties spinAgent,
-      MeterRegistry meters) {
-    return new HighAvailability(
-        properties,
-        owners,
-        agents,
-        sessions,
-        replica.id(),
-        operations.getTimeout(),
-        spinAgent.getAccounts().getCommandTimeout(),
-        meters,
-        Clock.systemUTC());
   }
 
   @Bean
@@ -214,7 +198,9 @@ public class PluginConfiguration {
       TunnelAuthority.Store authorities,
       AccountRegistry accounts,
       SessionRegistry sessions,
-      HighAvailability highAvailability,
+      ReplicaGroup replicas,
+      RemoteRoutes remoteRoutes,
+      ReplicaIdentity replica,
       OperationRecorder operationRecorder,
       TunnelMetrics tunnelMetrics) {
     return new TunnelServerLifecycle(
@@ -224,7 +210,9 @@ public class PluginConfiguration {
         authorities,
         accounts,
         sessions,
-        highAvailability,
+        replicas,
+        remoteRoutes,
+        replica.id(),
         TunnelOperationListener.all(operationRecorder, tunnelMetrics));
   }
 

@@ -19,7 +19,7 @@ import io.spinagent.plugin.cache.sql.SqlWriterThreads;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.ha.AccountOwnerTable;
 import io.spinagent.plugin.ha.ConnectedAgentTable;
-import io.spinagent.plugin.ha.HighAvailability;
+import io.spinagent.plugin.ha.ReplicaGroup;
 import io.spinagent.plugin.identity.ReplicaIdentity;
 import io.spinagent.plugin.store.SchemaMigration;
 import io.spinagent.plugin.tunnel.SqlTunnelAuthority;
@@ -85,14 +85,16 @@ public class SqlDatabaseConfiguration {
       SpinAgentProperties properties,
       AccountTable table,
       TunnelKubeconfigs tunnelKubeconfigs,
-      AccountSyncWorker accountSyncWorker) {
+      AccountSyncWorker accountSyncWorker,
+      MeterRegistry meters) {
     return new ClouddriverAccountBridge(
         registry,
         clouddriver,
         properties.getAccounts(),
         table,
         tunnelKubeconfigs,
-        accountSyncWorker);
+        accountSyncWorker,
+        meters);
   }
 
   @Bean(destroyMethod = "close")
@@ -145,7 +147,7 @@ public class SqlDatabaseConfiguration {
   @Bean
   AccountsStartup accountsStartup(
       AccountRegistry registry,
-      HighAvailability highAvailability,
+      ReplicaGroup replicas,
       SqlCacheWriter changeSink,
       AccountStateRecorder accountStateRecorder,
       ClouddriverAccountBridge clouddriverAccountBridge,
@@ -155,7 +157,7 @@ public class SqlDatabaseConfiguration {
       AccountSyncWorker accountSyncWorker) {
     return new AccountsStartup(
         registry,
-        List.of(highAvailability, changeSink, accountStateRecorder, clouddriverAccountBridge),
+        List.of(replicas, changeSink, accountStateRecorder, clouddriverAccountBridge),
         table,
         replica.id(),
         properties.getAccounts().getGracePeriod(),

@@ -6,16 +6,21 @@ import spock.lang.Specification
 
 class ClouddriverAccountBridgeSpec extends Specification {
 
-  def "a negative definition-retry-backoff is refused at start, naming the setting"() {
+  def "a timing that cannot work is refused at start, naming the setting"() {
     given:
     def settings = new SpinAgentProperties.Accounts()
-    settings.definitionRetryBackoff = Duration.ofSeconds(-1)
+    settings."$key" = value
 
     when:
-    new ClouddriverAccountBridge(null, Optional.empty(), settings, null, { it }, null)
+    new ClouddriverAccountBridge(null, Optional.empty(), settings, null, { it }, null, null)
 
     then:
     IllegalArgumentException e = thrown()
-    e.message == 'spinagent.accounts.definition-retry-backoff must not be negative, not PT-1S'
+    e.message == message
+
+    where:
+    key                       | value                  || message
+    'definitionRetryBackoff'  | Duration.ofSeconds(-1) || 'spinagent.accounts.definition-retry-backoff must not be negative, not PT-1S'
+    'definitionCheckInterval' | Duration.ZERO          || 'spinagent.accounts.definition-check-interval must be positive, not PT0S'
   }
 }

@@ -217,6 +217,29 @@ class AgentSessionSpec extends Specification {
     fixture.accounts.find('staging').get().state() == AccountState.ORPHANED
   }
 
+  def "changes for an account deleted or switched off meanwhile are dropped for that account alone; the session goes on"() {
+    given:
+    fixture.start()
+    def agent = fixture.agent()
+    agent.hello('agent-1', [account('prod'), account('dev', 'https://10.0.0.2:6443'),
+                            account('qa', 'https://10.0.0.3:6443')]).next(WELCOME)
+
+    when: 'the accounts go while the agent, not having heard yet, still sends their changes'
+    fixture.accounts.delete('prod', 'deleted through the API')
+    fixture.accounts.deactivate('qa')
+    agent.upsert('prod', 1, 'web').upsert('qa', 1, 'web').upsert('dev', 1, 'web')
+
+    then: 'the other account is stored and acknowledged, the late ones dropped and counted'
+    agent.awaitAck('dev', 1) == 1
+    fixture.store.objects('dev').size() == 1
+    fixture.store.objects('prod').isEmpty()
+    fixture.store.objects('qa').isEmpty()
+    eventually.eventually {
+      assert fixture.meters.get('spinagent.changes.dropped.late').counter().count() == 2
+    }
+    !agent.hasEnded()
+  }
+
   def "a malformed change is refused with a message naming the field"() {
     given:
     fixture.start()
@@ -345,31 +368,66 @@ class AgentSessionSpec extends Specification {
     decision.role == Role.ROLE_STANDBY
     !decision.resyncRequired
 
-    when: 'a standby streams'
+    when: 'a standby streams (as one just handed over would, before it hears of it)'
     standby.upsert('prod', 1, 'web')
 
-    then:
-    standby.awaitClosed().code == Status.Code.FAILED_PRECONDITION
+    then: 'its change is dropped, not stored, and the session goes on'
+    eventually.eventually {
+      assert fixture.meters.get('spinagent.changes.dropped.late').counter().count() == 1
+    }
+    fixture.store.objects('prod').isEmpty()
+    !standby.hasEnded()
 
-    when: 'a fresh standby is there and the caching agent leaves'
-    def successor = fixture.agent()
-    successor.hello('agent-c', [account('prod')]).next(WELCOME)
+    when: 'the caching agent leaves'
     caching.complete()
-    def promoted = successor.next(DECISIONS).decisions.getAccounts(0)
+    def promoted = standby.next(DECISIONS).decisions.getAccounts(0)
 
-    then:
+    then: 'the standby takes over and lists the account again'
     promoted.role == Role.ROLE_CACHING
     promoted.resyncRequired
     eventually.eventually {
-      assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-c'
+      assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-b'
       assert fixture.accounts.find('prod').get().state() == AccountState.ACTIVATING
     }
 
     when:
-    successor.upsert('prod', 1, 'web')
+    standby.upsert('prod', 2, 'web')
 
     then:
-    successor.awaitAck('prod', 1) == 1
+    standby.awaitAck('prod', 2) == 2
+  }
+
+  def "an agent refused a name another cluster held is given it once that account is deleted"() {
+    given: 'two clusters claim the same name; the second is refused'
+    fixture.start()
+    def first = fixture.agent()
+    first.hello('agent-a', [account('prod')]).next(WELCOME)
+    def second = fixture.agent()
+    def refused = second.hello('agent-x', [account('prod', 'https://10.6.6.6:6443', 'cd' * 32)]).next(WELCOME).welcome.getAccounts(0)
+    assert !refused.accepted
+
+    when: "the first cluster's agent leaves and its account is deleted through the API"
+    first.complete()
+    eventually.eventually {
+      assert fixture.accounts.find('prod').get().state() == AccountState.ORPHANED
+    }
+    fixture.accounts.delete('prod', 'deleted through the API')
+    def granted = second.next(DECISIONS).decisions.getAccounts(0)
+
+    then: 'the refused agent is told, without reconnecting, that the account is its to stream'
+    granted.account == 'prod'
+    granted.accepted
+    granted.role == Role.ROLE_CACHING
+    eventually.eventually {
+      assert fixture.accounts.find('prod').get().cachingAgentId() == 'agent-x'
+    }
+
+    when:
+    second.upsert('prod', 1, 'web')
+
+    then:
+    second.awaitAck('prod', 1) == 1
+    !second.hasEnded()
   }
 
   def "a silent agent is disconnected after three heartbeat intervals"() {

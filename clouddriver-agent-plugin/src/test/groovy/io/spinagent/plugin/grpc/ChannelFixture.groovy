@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.OrphanSweep
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
@@ -36,6 +37,7 @@ class ChannelFixture implements Closeable {
   AgentWelcomeListener welcomeListener = AgentWelcomeListener.NONE
   AccountRegistry accounts
   AgentChannel channel
+  OrphanSweep orphanSweep
   private final List<RawAgent> agents = []
 
   ChannelFixture(boolean inProcess = false) {
@@ -59,6 +61,8 @@ class ChannelFixture implements Closeable {
           welcomeListener, sessions, sink, resumePoints, meters, clock)
       : AgentChannel.start(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
           resumePoints, meters, clock)
+    orphanSweep = new OrphanSweep(accounts, OrphanSweep.Expired.NONE, properties.accounts.gracePeriod)
+    orphanSweep.start()
     this
   }
 
@@ -77,6 +81,7 @@ class ChannelFixture implements Closeable {
   @Override
   void close() {
     agents*.close()
+    orphanSweep?.stop()
     channel?.close()
   }
 }

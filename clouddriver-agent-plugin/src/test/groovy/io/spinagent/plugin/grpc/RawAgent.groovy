@@ -155,6 +155,11 @@ class RawAgent implements Closeable {
     closed.get(10, TimeUnit.SECONDS)
   }
 
+  /** Whether the plugin ended the stream. */
+  boolean hasEnded() {
+    closed.isDone()
+  }
+
   void complete() {
     outbound.onCompleted()
   }

@@ -260,7 +260,7 @@ class MultiReplicaTunnelSpec extends Specification {
 
     then: 'it refuses and names replica B; the account stays served'
     def switchOff = thrown(AccountRequestException)
-    switchOff.problem() == AccountRequestException.Problem.CONFLICT
+    switchOff.problem() == AccountRequestException.Problem.SERVED_ELSEWHERE
     switchOff.message.contains("account 'prod' is served by Clouddriver replica '${replicaB.id()}'")
     switchOff.message.contains('send the request to that replica to switch off the account')
 
@@ -269,7 +269,7 @@ class MultiReplicaTunnelSpec extends Specification {
 
     then: 'it refuses too, and neither the stored account nor its stream changed'
     def delete = thrown(AccountRequestException)
-    delete.problem() == AccountRequestException.Problem.CONFLICT
+    delete.problem() == AccountRequestException.Problem.SERVED_ELSEWHERE
     delete.message.contains(replicaB.id())
     storedState('prod') == AccountState.ACTIVE.name()
     replicaB.accounts().find('prod').get().state() == AccountState.ACTIVE

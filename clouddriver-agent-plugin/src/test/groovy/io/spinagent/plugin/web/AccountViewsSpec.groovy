@@ -65,7 +65,7 @@ class AccountViewsSpec extends Specification {
       assert fixture.accounts.find('prod').get().state() == AccountState.ACTIVE
       assert fixture.accounts.find('live-only').get().state() == AccountState.ACTIVE
     }
-    def views = new AccountViews(fixture.accounts, Optional.of(table), 'replica-here')
+    def views = new AccountViews(fixture.accounts, table, 'replica-here')
 
     when:
     def first = views.page(AccountState.ACTIVE, 0, 2)

@@ -11,6 +11,9 @@ public interface CredentialsExchange {
   /** The HTTP method. */
   String method();
 
+  /** The request's {@code Content-Type}, or null when it has none. */
+  String contentType();
+
   /**
    * The path below Clouddriver's context path, without a trailing slash: {@code /credentials/a}.
    */

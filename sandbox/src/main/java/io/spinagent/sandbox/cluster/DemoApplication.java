@@ -6,7 +6,8 @@ import io.spinagent.testkit.kubernetes.KubernetesApiServer;
  * The application the simulated cluster starts with: a Deployment with a Service selecting its Pods
  * and an Ingress in front of the Service, annotated as Spinnaker's deploy stage would annotate them
  * for the application {@value #APPLICATION} (moniker application and cluster). Its ReplicaSet and
- * Pods are made by the {@link DemoController}, as a real cluster's controllers would.
+ * Pods are made by the {@link DemoController}, as a real cluster's controllers would, on the {@link
+ * DemoNodes}.
  */
 public final class DemoApplication {
 
@@ -14,6 +15,12 @@ public final class DemoApplication {
   public static final String NAMESPACE = "default";
   public static final String DEPLOYMENT = "frontend";
   public static final int REPLICAS = 2;
+
+  /**
+   * The Service's cluster IP, from the service range kind and kubeadm use (10.96.0.0/12): the
+   * simulated cluster allocates none, so the seed carries what a real API server would have given.
+   */
+  public static final String SERVICE_IP = "10.96.0.20";
 
   private DemoApplication() {}
 
@@ -65,10 +72,13 @@ public final class DemoApplication {
              annotations:
                moniker.spinnaker.io/application: %3$s
            spec:
+             type: ClusterIP
+             clusterIP: %4$s
+             clusterIPs: [%4$s]
              selector: {app: %3$s, tier: frontend}
              ports: [{port: 80, targetPort: 80, protocol: TCP}]
            """
-        .formatted(DEPLOYMENT, NAMESPACE, APPLICATION);
+        .formatted(DEPLOYMENT, NAMESPACE, APPLICATION, SERVICE_IP);
   }
 
   static String ingress() {

@@ -14,12 +14,13 @@ import io.kubernetes.client.openapi.models.V1DeploymentCondition;
 import io.kubernetes.client.openapi.models.V1DeploymentList;
 import io.kubernetes.client.openapi.models.V1DeploymentStatus;
 import io.kubernetes.client.openapi.models.V1LabelSelector;
+import io.kubernetes.client.openapi.models.V1Node;
+import io.kubernetes.client.openapi.models.V1NodeList;
 import io.kubernetes.client.openapi.models.V1ObjectMeta;
 import io.kubernetes.client.openapi.models.V1OwnerReference;
 import io.kubernetes.client.openapi.models.V1Pod;
-import io.kubernetes.client.openapi.models.V1PodCondition;
 import io.kubernetes.client.openapi.models.V1PodList;
-import io.kubernetes.client.openapi.models.V1PodStatus;
+import io.kubernetes.client.openapi.models.V1PodSpec;
 import io.kubernetes.client.openapi.models.V1PodTemplateSpec;
 import io.kubernetes.client.openapi.models.V1ReplicaSet;
 import io.kubernetes.client.openapi.models.V1ReplicaSetList;
@@ -33,6 +34,7 @@ import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -59,13 +61,15 @@ import org.slf4j.LoggerFactory;
  * The part of kube-controller-manager the demo needs, against the simulated cluster (which has no
  * controllers): for every Deployment, a ReplicaSet per pod template (named with a template hash,
  * owned by the Deployment, with the {@code deployment.kubernetes.io/revision} annotation), as many
- * running Pods as the Deployment asks for, and the statuses kubectl reads. Old ReplicaSets are
- * scaled to zero at once, and objects whose owner is gone are deleted, like the garbage collector
- * would. It talks to the API server through the official Kubernetes Java client, like any
- * controller, so what it does reaches the agent through the agent's own watches.
+ * Pods as the Deployment asks for, and the statuses kubectl reads. Old ReplicaSets are scaled to
+ * zero at once, and objects whose owner is gone are deleted, like the garbage collector would, as
+ * are Pods bound to a node that is gone (Pod GC). Every Pod of the namespace is placed on a node
+ * and reported running as the scheduler and the kubelets would ({@link SimulatedNodes}). It talks
+ * to the API server through the official Kubernetes Java client, like any controller, so what it
+ * does reaches the agent through the agent's own watches.
  *
- * <p>Past 500 lines because the Deployment, ReplicaSet and garbage-collection loops read and write
- * the same objects and share one reconciliation pass; split, they would pass it around.
+ * <p>Past 500 lines because the Deployment, ReplicaSet, Pod and garbage-collection loops read and
+ * write the same objects and share one reconciliation pass; split, they would pass it around.
  */
 public final class DemoController implements AutoCloseable {
 
@@ -82,6 +86,7 @@ public final class DemoController implements AutoCloseable {
   private final GenericKubernetesApi<V1Deployment, V1DeploymentList> deployments;
   private final GenericKubernetesApi<V1ReplicaSet, V1ReplicaSetList> replicaSets;
   private final GenericKubernetesApi<V1Pod, V1PodList> pods;
+  private final GenericKubernetesApi<V1Node, V1NodeList> nodes;
 
   /**
    * Status writes: PUT on the status subresource (the generic API's updateStatus sends a PATCH
@@ -94,7 +99,6 @@ public final class DemoController implements AutoCloseable {
   private final ExecutorService informerThreads;
   private final SharedInformerFactory informers;
   private final AtomicBoolean queued = new AtomicBoolean();
-  private final AtomicInteger podIps = new AtomicInteger();
   private final SecureRandom random = new SecureRandom();
 
   private DemoController(ApiClient client, String namespace) {
@@ -107,6 +111,8 @@ public final class DemoController implements AutoCloseable {
         new GenericKubernetesApi<>(
             V1ReplicaSet.class, V1ReplicaSetList.class, "apps", "v1", "replicasets", client);
     this.pods = new GenericKubernetesApi<>(V1Pod.class, V1PodList.class, "", "v1", "pods", client);
+    this.nodes =
+        new GenericKubernetesApi<>(V1Node.class, V1NodeList.class, "", "v1", "nodes", client);
     this.core = new CoreV1Api(client);
     this.apps = new AppsV1Api(client);
     this.worker = Executors.newSingleThreadScheduledExecutor(daemon("sandbox-demo-controller"));
@@ -135,6 +141,11 @@ public final class DemoController implements AutoCloseable {
       controller
           .informers
           .sharedIndexInformerFor(controller.pods, V1Pod.class, 0, namespace)
+          .addEventHandler(cast(anyChange));
+      // Nodes that come, go or change readiness decide where Pods can run.
+      controller
+          .informers
+          .sharedIndexInformerFor(controller.nodes, V1Node.class, 0)
           .addEventHandler(cast(anyChange));
       controller.informers.startAllRegisteredInformers();
       return controller;
@@ -219,6 +230,7 @@ public final class DemoController implements AutoCloseable {
     List<V1Deployment> allDeployments = list(deployments);
     List<V1ReplicaSet> allReplicaSets = list(replicaSets);
     List<V1Pod> allPods = list(pods);
+    List<V1Node> allNodes = listClusterScoped(nodes);
     boolean wrote = false;
 
     Set<String> deploymentUids =
@@ -235,30 +247,83 @@ public final class DemoController implements AutoCloseable {
     }
     Set<String> replicaSetUids =
         liveReplicaSets.stream().map(r -> r.getMetadata().getUid()).collect(Collectors.toSet());
-    Map<String, List<V1Pod>> podsByReplicaSet = new HashMap<>();
+    Set<String> nodeNames =
+        allNodes.stream().map(n -> n.getMetadata().getName()).collect(Collectors.toSet());
+    List<V1Pod> livePods = new ArrayList<>();
     for (V1Pod pod : allPods) {
       Optional<V1OwnerReference> owner = controllerOf(pod.getMetadata(), "ReplicaSet");
-      if (owner.isEmpty()) {
-        continue;
-      }
-      if (!replicaSetUids.contains(owner.get().getUid())) {
+      String node = SimulatedNodes.nodeOf(pod);
+      if ((owner.isPresent() && !replicaSetUids.contains(owner.get().getUid()))
+          || (node != null && !nodeNames.contains(node))) {
         check(pods.delete(namespace, pod.getMetadata().getName()));
         wrote = true;
       } else {
-        podsByReplicaSet.computeIfAbsent(owner.get().getUid(), uid -> new ArrayList<>()).add(pod);
+        livePods.add(pod);
       }
     }
 
+    SimulatedNodes cluster = new SimulatedNodes(allNodes, livePods);
+    Map<String, List<V1Pod>> podsByReplicaSet = new HashMap<>();
+    for (V1Pod pod : livePods) {
+      Optional<V1Pod> written = run(pod, cluster);
+      V1Pod current = written.orElse(pod);
+      wrote |= written.isPresent();
+      controllerOf(pod.getMetadata(), "ReplicaSet")
+          .ifPresent(
+              owner ->
+                  podsByReplicaSet
+                      .computeIfAbsent(owner.getUid(), uid -> new ArrayList<>())
+                      .add(current));
+    }
+
     for (V1Deployment deployment : allDeployments) {
-      wrote |= reconcile(deployment, liveReplicaSets, podsByReplicaSet);
+      wrote |= reconcile(deployment, liveReplicaSets, podsByReplicaSet, cluster);
     }
     return wrote;
+  }
+
+  /**
+   * Places the Pod on a node if it has none and reports it running there, as the scheduler and the
+   * node's kubelet would; a Pod no node can take is reported unschedulable. Returns the Pod as
+   * written; empty when nothing was written.
+   */
+  private Optional<V1Pod> run(V1Pod pod, SimulatedNodes cluster) throws ApiException {
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if (pod.getMetadata().getDeletionTimestamp() != null
+        || "Running".equals(phase)
+        || "Succeeded".equals(phase)
+        || "Failed".equals(phase)) {
+      return Optional.empty();
+    }
+    // Kubernetes writes its timestamps in whole seconds.
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
+    if (SimulatedNodes.nodeOf(pod) == null) {
+      Optional<String> node = cluster.schedule();
+      if (node.isEmpty()) {
+        if (SimulatedNodes.isUnschedulable(pod)) {
+          return Optional.empty();
+        }
+        pod.setStatus(cluster.unschedulable(now));
+        return Optional.of(writeStatus(pod));
+      }
+      // The scheduler binds a Pod with the binding subresource, which the simulated cluster does
+      // not serve; setting the node once, on a Pod that has none, has the same effect.
+      pod.getSpec().setNodeName(node.get());
+      pod = check(pods.update(pod));
+    }
+    pod.setStatus(cluster.running(pod, now));
+    return Optional.of(writeStatus(pod));
+  }
+
+  private V1Pod writeStatus(V1Pod pod) throws ApiException {
+    return core.replaceNamespacedPodStatus(pod.getMetadata().getName(), namespace, pod).execute();
   }
 
   private boolean reconcile(
       V1Deployment deployment,
       List<V1ReplicaSet> allReplicaSets,
-      Map<String, List<V1Pod>> podsByReplicaSet)
+      Map<String, List<V1Pod>> podsByReplicaSet,
+      SimulatedNodes cluster)
       throws ApiException {
     boolean wrote = false;
     String uid = deployment.getMetadata().getUid();
@@ -286,6 +351,7 @@ public final class DemoController implements AutoCloseable {
     }
 
     int totalPods = 0;
+    int readyPods = 0;
     int currentPods = 0;
     for (V1ReplicaSet rs : owned) {
       // current is one of the owned instances (found in or added to the list): identity is meant.
@@ -296,44 +362,40 @@ public final class DemoController implements AutoCloseable {
         rs = check(replicaSets.update(rs));
         wrote = true;
       }
-      List<V1Pod> running =
+      List<V1Pod> rsPods =
           new ArrayList<>(podsByReplicaSet.getOrDefault(rs.getMetadata().getUid(), List.of()));
-      running.sort(
+      rsPods.sort(
           Comparator.comparing(
                   (V1Pod p) -> p.getMetadata().getCreationTimestamp(),
                   Comparator.nullsFirst(Comparator.naturalOrder()))
               .thenComparing(p -> p.getMetadata().getName()));
-      while (running.size() > wanted) {
-        V1Pod newest = running.remove(running.size() - 1);
+      while (rsPods.size() > wanted) {
+        V1Pod newest = rsPods.remove(rsPods.size() - 1);
         check(pods.delete(namespace, newest.getMetadata().getName()));
         wrote = true;
       }
-      while (running.size() < wanted) {
-        running.add(check(pods.create(newPod(rs))));
+      while (rsPods.size() < wanted) {
+        V1Pod created = check(pods.create(newPod(rs, cluster.schedule())));
+        rsPods.add(run(created, cluster).orElse(created));
         wrote = true;
       }
-      for (V1Pod pod : running) {
-        if (!isRunning(pod)) {
-          pod.setStatus(runningStatus());
-          core.replaceNamespacedPodStatus(pod.getMetadata().getName(), namespace, pod).execute();
-          wrote = true;
-        }
-      }
+      int ready = (int) rsPods.stream().filter(DemoController::isReady).count();
       V1ReplicaSetStatus status =
           new V1ReplicaSetStatus()
-              .replicas(running.size())
-              .fullyLabeledReplicas(running.size())
-              .readyReplicas(running.size())
-              .availableReplicas(running.size())
+              .replicas(rsPods.size())
+              .fullyLabeledReplicas(rsPods.size())
+              .readyReplicas(ready)
+              .availableReplicas(ready)
               .observedGeneration(rs.getMetadata().getGeneration());
       if (!sameCounts(rs.getStatus(), status)) {
         rs.setStatus(status);
         apps.replaceNamespacedReplicaSetStatus(rs.getMetadata().getName(), namespace, rs).execute();
         wrote = true;
       }
-      totalPods += running.size();
+      totalPods += rsPods.size();
+      readyPods += ready;
       if (rs.getMetadata().getUid().equals(current.getMetadata().getUid())) {
-        currentPods = running.size();
+        currentPods = rsPods.size();
       }
     }
 
@@ -343,14 +405,16 @@ public final class DemoController implements AutoCloseable {
       deployment = check(deployments.update(deployment));
       wrote = true;
     }
-    V1DeploymentStatus status = deploymentStatus(deployment, totalPods, currentPods, current);
+    V1DeploymentStatus status =
+        deploymentStatus(deployment, desired, totalPods, readyPods, currentPods, current);
     V1DeploymentStatus seen = deployment.getStatus();
     if (seen == null
         || !Objects.equals(seen.getReplicas(), status.getReplicas())
         || !Objects.equals(seen.getUpdatedReplicas(), status.getUpdatedReplicas())
         || !Objects.equals(seen.getReadyReplicas(), status.getReadyReplicas())
         || !Objects.equals(seen.getAvailableReplicas(), status.getAvailableReplicas())
-        || !Objects.equals(seen.getObservedGeneration(), status.getObservedGeneration())) {
+        || !Objects.equals(seen.getObservedGeneration(), status.getObservedGeneration())
+        || !available(seen).equals(available(status))) {
       deployment.setStatus(status);
       apps.replaceNamespacedDeploymentStatus(
               deployment.getMetadata().getName(), namespace, deployment)
@@ -401,10 +465,16 @@ public final class DemoController implements AutoCloseable {
                 .template(template));
   }
 
-  private V1Pod newPod(V1ReplicaSet rs) {
+  /** A Pod of the ReplicaSet's template, on {@code node} if the scheduler found one. */
+  private V1Pod newPod(V1ReplicaSet rs, Optional<String> node) {
     V1PodTemplateSpec template = rs.getSpec().getTemplate();
     V1ObjectMeta templateMeta =
         Optional.ofNullable(template.getMetadata()).orElseGet(V1ObjectMeta::new);
+    V1PodSpec spec =
+        client
+            .getJSON()
+            .deserialize(client.getJSON().serialize(template.getSpec()), V1PodSpec.class);
+    node.ifPresent(spec::setNodeName);
     return new V1Pod()
         .apiVersion("v1")
         .kind("Pod")
@@ -416,53 +486,63 @@ public final class DemoController implements AutoCloseable {
                 .annotations(new LinkedHashMap<>(annotations(templateMeta)))
                 .ownerReferences(
                     List.of(ownerReference("apps/v1", "ReplicaSet", rs.getMetadata()))))
-        .spec(template.getSpec());
+        .spec(spec);
   }
 
-  private V1PodStatus runningStatus() {
-    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
-    int ip = podIps.incrementAndGet();
-    return new V1PodStatus()
-        .phase("Running")
-        .podIP("10.244." + (ip / 250) + "." + (ip % 250 + 2))
-        .hostIP("192.168.49.2")
-        .startTime(now)
-        .conditions(
-            List.of(
-                new V1PodCondition().type("Ready").status("True").lastTransitionTime(now),
-                new V1PodCondition()
-                    .type("ContainersReady")
-                    .status("True")
-                    .lastTransitionTime(now)));
-  }
-
+  /**
+   * The Deployment's status: counts of its Pods, Available while no more Pods are unavailable than
+   * the default rolling update allows (25% of the replicas, rounded down), Progressing done once
+   * every Pod is of the current template and ready.
+   */
   private static V1DeploymentStatus deploymentStatus(
-      V1Deployment deployment, int total, int updated, V1ReplicaSet current) {
-    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
+      V1Deployment deployment,
+      int desired,
+      int total,
+      int ready,
+      int updated,
+      V1ReplicaSet current) {
+    OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC).truncatedTo(ChronoUnit.SECONDS);
+    boolean available = ready >= desired - desired / 4;
+    boolean complete = updated == desired && total == desired && ready == desired;
+    String name = current.getMetadata().getName();
     return new V1DeploymentStatus()
         .replicas(total)
         .updatedReplicas(updated)
-        .readyReplicas(total)
-        .availableReplicas(total)
+        .readyReplicas(ready)
+        .availableReplicas(ready)
+        .unavailableReplicas(desired > ready ? desired - ready : null)
         .observedGeneration(deployment.getMetadata().getGeneration())
         .conditions(
             List.of(
                 new V1DeploymentCondition()
                     .type("Available")
-                    .status("True")
-                    .reason("MinimumReplicasAvailable")
+                    .status(available ? "True" : "False")
+                    .reason(available ? "MinimumReplicasAvailable" : "MinimumReplicasUnavailable")
+                    .message(
+                        available
+                            ? "Deployment has minimum availability."
+                            : "Deployment does not have minimum availability.")
                     .lastUpdateTime(now)
                     .lastTransitionTime(now),
                 new V1DeploymentCondition()
                     .type("Progressing")
                     .status("True")
-                    .reason("NewReplicaSetAvailable")
+                    .reason(complete ? "NewReplicaSetAvailable" : "ReplicaSetUpdated")
                     .message(
-                        "ReplicaSet \""
-                            + current.getMetadata().getName()
-                            + "\" has successfully progressed.")
+                        complete
+                            ? "ReplicaSet \"" + name + "\" has successfully progressed."
+                            : "ReplicaSet \"" + name + "\" is progressing.")
                     .lastUpdateTime(now)
                     .lastTransitionTime(now)));
+  }
+
+  /** The status of the Available condition ("True", "False"), or "" without one. */
+  private static String available(V1DeploymentStatus status) {
+    return Optional.ofNullable(status.getConditions()).orElse(List.of()).stream()
+        .filter(c -> "Available".equals(c.getType()))
+        .map(V1DeploymentCondition::getStatus)
+        .findFirst()
+        .orElse("");
   }
 
   private static boolean sameCounts(V1ReplicaSetStatus seen, V1ReplicaSetStatus wanted) {
@@ -473,8 +553,10 @@ public final class DemoController implements AutoCloseable {
         && Objects.equals(seen.getObservedGeneration(), wanted.getObservedGeneration());
   }
 
-  private static boolean isRunning(V1Pod pod) {
-    return pod.getStatus() != null && "Running".equals(pod.getStatus().getPhase());
+  private static boolean isReady(V1Pod pod) {
+    return pod.getStatus() != null
+        && Optional.ofNullable(pod.getStatus().getConditions()).orElse(List.of()).stream()
+            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
   }
 
   private static V1OwnerReference ownerReference(
@@ -538,6 +620,13 @@ public final class DemoController implements AutoCloseable {
       GenericKubernetesApi<T, L> api) throws ApiException {
     @SuppressWarnings("unchecked")
     List<T> items = (List<T>) check(api.list(namespace)).getItems();
+    return new ArrayList<>(items);
+  }
+
+  private <L extends KubernetesListObject, T extends KubernetesObject> List<T> listClusterScoped(
+      GenericKubernetesApi<T, L> api) throws ApiException {
+    @SuppressWarnings("unchecked")
+    List<T> items = (List<T>) check(api.list()).getItems();
     return new ArrayList<>(items);
   }
 

@@ -2,7 +2,7 @@ package io.spinagent.plugin.cache.sql;
 
 import io.spinagent.plugin.cache.format.CacheTypes;
 import io.spinagent.plugin.config.StartupPhases;
-import org.springframework.context.SmartLifecycle;
+import io.spinagent.plugin.config.StartupStep;
 
 /**
  * Creates, when the plugin starts ({@link StartupPhases#DATABASE}), the cache tables of every type
@@ -10,33 +10,17 @@ import org.springframework.context.SmartLifecycle;
  * that none of its searches fails on a table no agent has written yet. The writer creates the
  * tables of any other type on first use.
  */
-public final class CacheTablesStartup implements SmartLifecycle {
+public final class CacheTablesStartup extends StartupStep {
 
   private final CacheTables tables;
-  private volatile boolean running;
 
   public CacheTablesStartup(CacheTables tables) {
+    super(StartupPhases.DATABASE);
     this.tables = tables;
   }
 
   @Override
-  public void start() {
+  protected void run() {
     tables.createClouddriverTables();
-    running = true;
-  }
-
-  @Override
-  public void stop() {
-    running = false;
-  }
-
-  @Override
-  public boolean isRunning() {
-    return running;
-  }
-
-  @Override
-  public int getPhase() {
-    return StartupPhases.DATABASE;
   }
 }

@@ -14,6 +14,7 @@ import io.spinagent.protocol.v1.Role;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +45,12 @@ final class AccountClaims {
   private final Set<String> accepted = new LinkedHashSet<>();
 
   /**
+   * The claims the registry refused (say, a name another cluster held), by account, until granted
+   * or withdrawn: claimed again when the name comes free. Guarded by this.
+   */
+  private final Map<String, AccountInfo> refused = new LinkedHashMap<>();
+
+  /**
    * @param member the session, as the registry knows it
    * @param agent the session, as the welcome listener knows it
    */
@@ -72,12 +79,12 @@ final class AccountClaims {
     if (claimed.isEmpty()) {
       return List.of();
     }
-    Map<String, AccountDecision> refused = new HashMap<>();
+    Map<String, AccountDecision> refusedOutright = new HashMap<>();
     List<AccountInfo> toDecide = new ArrayList<>();
     for (AccountInfo account : claimed) {
       Optional<String> refusal = welcomeListener.refusal(agent, account);
       if (refusal.isPresent()) {
-        refused.put(
+        refusedOutright.put(
             account.getName(),
             AccountDecision.newBuilder()
                 .setAccount(account.getName())
@@ -97,16 +104,20 @@ final class AccountClaims {
               e.getMessage() + "; reconnect to claim the accounts again"));
     }
     synchronized (this) {
-      for (AccountDecision decision : decided) {
+      for (int i = 0; i < decided.size(); i++) {
+        AccountDecision decision = decided.get(i);
         if (decision.getAccepted()) {
           accepted.add(decision.getAccount());
+          refused.remove(decision.getAccount());
+        } else {
+          refused.put(decision.getAccount(), toDecide.get(i));
         }
       }
     }
     Iterator<AccountDecision> next = decided.iterator();
     List<AccountDecision> decisions = new ArrayList<>(claimed.size());
     for (AccountInfo account : claimed) {
-      AccountDecision refusal = refused.get(account.getName());
+      AccountDecision refusal = refusedOutright.get(account.getName());
       decisions.add(refusal != null ? refusal : next.next());
     }
     return decisions;
@@ -158,12 +169,16 @@ final class AccountClaims {
   }
 
   /**
-   * Checks that the agent may stream objects of {@code account} in a {@code frame}: it claimed the
-   * account, was given it, and caches it (a standby only waits).
+   * Whether the agent streams {@code account} now, so that its objects in a {@code frame} are
+   * stored: it was given the account and caches it. A frame for an account it was given but no
+   * longer caches (the account is being removed, switched off or handed to another agent, and the
+   * agent has not heard of it yet) is late, not wrong: false, and the caller drops it. The agent
+   * drops what it holds of such an account too, so nothing is acknowledged.
    *
-   * @throws ProtocolViolation naming the frame and the account
+   * @throws ProtocolViolation naming the frame and the account, for an account the agent was never
+   *     given
    */
-  void requireStreaming(String account, String frame) {
+  boolean streams(String account, String frame) {
     if (account.isEmpty()) {
       throw ProtocolViolation.invalid(frame + ": account is required");
     }
@@ -177,15 +192,7 @@ final class AccountClaims {
               + names()
               + ")");
     }
-    if (!registry.isCaching(member, account)) {
-      throw ProtocolViolation.precondition(
-          frame
-              + " for account '"
-              + account
-              + "', which this agent serves as "
-              + Role.ROLE_STANDBY
-              + ": only the caching agent streams objects");
-    }
+    return registry.isCaching(member, account);
   }
 
   /** Whether the session was given {@code account} (and its agent has not withdrawn it). */
@@ -201,5 +208,41 @@ final class AccountClaims {
   /** The agent withdrew {@code account}: the session no longer serves it. */
   synchronized void forget(String account) {
     accepted.remove(account);
+    refused.remove(account);
+  }
+
+  /**
+   * Claims {@code account} again for an agent whose claim was refused, now that its name may have
+   * come free (the account holding it was removed).
+   *
+   * @return the decision, when the claim is granted now
+   */
+  Optional<AccountDecision> claimAgain(String account) {
+    AccountInfo claim;
+    synchronized (this) {
+      claim = refused.get(account);
+    }
+    if (claim == null) {
+      return Optional.empty();
+    }
+    AccountDecision decision;
+    try {
+      decision = registry.claimAll(member, List.of(claim)).get(0);
+    } catch (BindingUnavailableException e) {
+      log.warn(
+          "Agent '{}': cannot claim account '{}' again now ({}); it claims it when it reconnects",
+          agent.agentId(),
+          account,
+          e.getMessage());
+      return Optional.empty();
+    }
+    if (!decision.getAccepted()) {
+      return Optional.empty();
+    }
+    synchronized (this) {
+      refused.remove(account);
+      accepted.add(account);
+    }
+    return Optional.of(decision);
   }
 }

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.grpc.session;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.spinagent.common.Backoff;
 import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.CommitOutcome;
@@ -72,21 +73,43 @@ final class AccountPipeline {
   private final BooleanSupplier sessionStalled;
   private final LongSupplier nanoTime;
   private final Committed committed;
+
+  /** Where the pipeline is; every move between states is made under the pipeline's lock. */
+  private enum State {
+    /** Nothing queued, nothing scheduled: the next {@link #submit} starts a commit. */
+    IDLE,
+    /**
+     * {@link #commitNext} is on its way (handed to the executor, or to the scheduler after a failed
+     * commit): it commits the queue's head or, when nothing is queued, goes back to IDLE.
+     */
+    QUEUED,
+    /** The next commit waits for {@code minCommitInterval}; {@link #pacing} ends the wait. */
+    PACING,
+    /**
+     * A commit is in flight: its end starts the next one. Whatever else would start one meanwhile
+     * finds this state and leaves it to that end, so that the queue's head is never committed twice
+     * and the frames an end removes are the ones it committed.
+     */
+    COMMITTING,
+    /** Closed: nothing more is committed or reported. */
+    CLOSED
+  }
+
+  @GuardedBy("this")
   private final ArrayDeque<SinkBatch> queue = new ArrayDeque<>();
-  private boolean running;
-  private boolean closed;
-  private int failures;
-  private long lastCommitStart;
+
+  @GuardedBy("this")
+  private State state = State.IDLE;
+
+  /** The timer that ends {@link State#PACING}; null in every other state. */
+  @GuardedBy("this")
   private ScheduledFuture<?> pacing;
 
-  /**
-   * A commit is in flight: its end starts the next one. Whatever else would start one meanwhile
-   * finds this set and leaves it to that end — a timer whose task had already started when {@link
-   * #sessionStalled} cancelled it (cancelling does not stop it), a stalled session, a retry — so
-   * that the queue's head is never committed twice and the frames an end removes are the ones it
-   * committed.
-   */
-  private boolean committing;
+  @GuardedBy("this")
+  private int failures;
+
+  @GuardedBy("this")
+  private long lastCommitStart;
 
   AccountPipeline(
       String account,
@@ -133,12 +156,12 @@ final class AccountPipeline {
   }
 
   synchronized void submit(SinkBatch batch) {
-    if (closed) {
+    if (state == State.CLOSED) {
       return;
     }
     queue.add(batch);
-    if (!running) {
-      running = true;
+    if (state == State.IDLE) {
+      state = State.QUEUED;
       executor.execute(this::commitNext);
     }
   }
@@ -153,7 +176,11 @@ final class AccountPipeline {
    * @return the batches dropped, the one being committed included
    */
   synchronized int close() {
-    closed = true;
+    state = State.CLOSED;
+    if (pacing != null) {
+      pacing.cancel(false);
+      pacing = null;
+    }
     int dropped = queue.size();
     queue.clear();
     return dropped;
@@ -165,17 +192,23 @@ final class AccountPipeline {
    */
   void sessionStalled() {
     synchronized (this) {
-      if (pacing == null || !pacing.cancel(false)) {
+      // A timer whose task has started cannot be cancelled: that task starts the commit instead.
+      if (state != State.PACING || !pacing.cancel(false)) {
         return;
       }
       pacing = null;
+      state = State.QUEUED;
     }
     executor.execute(this::commitNext);
   }
 
   private void paced() {
     synchronized (this) {
+      if (state != State.PACING) {
+        return;
+      }
       pacing = null;
+      state = State.QUEUED;
     }
     executor.execute(this::commitNext);
   }
@@ -184,16 +217,17 @@ final class AccountPipeline {
     SinkBatch batch;
     int frames;
     synchronized (this) {
-      if (committing) {
-        return;
+      if (state != State.QUEUED) {
+        return; // committing, pacing or closed: not this call's to start
       }
-      if (closed || queue.isEmpty()) {
-        running = false;
+      if (queue.isEmpty()) {
+        state = State.IDLE;
         return;
       }
       long now = nanoTime.getAsLong();
       long wait = lastCommitStart + minCommitIntervalNanos - now;
       if (wait > 0 && !sessionStalled.getAsBoolean()) {
+        state = State.PACING;
         pacing = scheduler.schedule(this::paced, wait, TimeUnit.NANOSECONDS);
         return;
       }
@@ -208,7 +242,7 @@ final class AccountPipeline {
         frames++;
       }
       batch = frames == 1 ? queue.peek() : joined(frames, entries);
-      committing = true;
+      state = State.COMMITTING;
     }
     CompletableFuture<CommitOutcome> commit;
     try {
@@ -236,6 +270,7 @@ final class AccountPipeline {
   }
 
   /** The first {@code frames} queued batches as one, in stream order. */
+  @GuardedBy("this")
   private SinkBatch joined(int frames, int entries) {
     List<SinkEntry> joined = new ArrayList<>(entries);
     Iterator<SinkBatch> queued = queue.iterator();
@@ -248,11 +283,10 @@ final class AccountPipeline {
   private void finished(SinkBatch batch, int frames, CommitOutcome outcome, Throwable error) {
     int attempt;
     synchronized (this) {
-      committing = false;
-      if (closed) {
-        running = false;
+      if (state == State.CLOSED) {
         return;
       }
+      state = State.QUEUED; // the next commit starts now, or after the retry's delay
       if (error == null) {
         failures = 0;
         for (int i = 0; i < frames; i++) {

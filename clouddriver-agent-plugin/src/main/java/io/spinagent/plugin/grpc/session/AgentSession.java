@@ -32,6 +32,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,6 +69,9 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   private final AccountIntake intake;
   private final AgentCommands commands;
   private final TunnelFrameRoute tunnel = new TunnelFrameRoute();
+
+  /** Accounts whose late changes were dropped and logged, until the agent streams them again. */
+  private final Set<String> lateAccounts = ConcurrentHashMap.newKeySet();
 
   private volatile String agentId;
   private volatile int protocolVersion;
@@ -356,15 +360,37 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   }
 
   private void changes(ChangeBatch batch) {
-    claims.requireStreaming(batch.getAccount(), "changes");
-    intake.submit(batch.getAccount(), ChangeBatchEntries.of(batch, protocolVersion));
+    if (claims.streams(batch.getAccount(), "changes")) {
+      lateAccounts.remove(batch.getAccount());
+      intake.submit(batch.getAccount(), ChangeBatchEntries.of(batch, protocolVersion));
+    } else {
+      dropped(batch.getAccount(), batch.getChangesCount());
+    }
   }
 
   private void resync(ResyncMarker marker) {
     String account = marker.getAccount();
-    claims.requireStreaming(account, "resync");
+    if (!claims.streams(account, "resync")) {
+      dropped(account, 0);
+      return;
+    }
     FrameValidation.validate(marker, account);
     intake.submit(account, List.of(new SinkEntry.Resync(marker)));
+  }
+
+  /**
+   * Objects of an account this agent no longer streams arrived late: dropped, for that account
+   * alone; the session goes on.
+   */
+  private void dropped(String account, int changes) {
+    context.metrics().droppedLate(changes);
+    if (lateAccounts.add(account)) {
+      log.info(
+          "Agent '{}': dropping its late changes of account '{}', which it no longer streams"
+              + " (the account is being removed, switched off or handed to another agent)",
+          agentId(),
+          account);
+    }
   }
 
   /**
@@ -421,6 +447,23 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         ListingRequests.REASON);
     context.metrics().resyncRequested();
     send(ListingRequests.frame(account, kinds, committedSequence, protocolVersion));
+  }
+
+  /**
+   * The account named {@code account} is gone: if this agent's claim of that name was refused, it
+   * is claimed again, and the agent hears the new decision as it would after a claim.
+   */
+  void claimAgain(String account) {
+    claims
+        .claimAgain(account)
+        .ifPresent(
+            decision -> {
+              log.info(
+                  "Agent '{}': account '{}' is free again; its claim is granted",
+                  agentId(),
+                  account);
+              sendDecisions(claims.resumable(List.of(decision), protocolVersion));
+            });
   }
 
   private void sendDecisions(List<AccountDecision> decisions) {

@@ -22,6 +22,7 @@ public final class ChannelMetrics {
   private final Counter sessionsOpened;
   private final Counter changesCommitted;
   private final Counter resyncRequests;
+  private final Counter droppedLate;
 
   public ChannelMetrics(
       MeterRegistry registry, SessionRegistry sessions, AccountRegistry accounts) {
@@ -31,6 +32,7 @@ public final class ChannelMetrics {
     this.sessionsOpened = registry.counter("spinagent.sessions.opened");
     this.changesCommitted = registry.counter("spinagent.changes.committed");
     this.resyncRequests = registry.counter("spinagent.resync.requests");
+    this.droppedLate = registry.counter("spinagent.changes.dropped.late");
     registry.gauge("spinagent.agents.connected", sessions, SessionRegistry::size);
     for (AccountState state : AccountState.values()) {
       if (state != AccountState.REMOVED) {
@@ -72,6 +74,11 @@ public final class ChannelMetrics {
 
   public void committed(int changes) {
     changesCommitted.increment(changes);
+  }
+
+  /** Changes of an account the agent no longer streams, dropped unstored and unacknowledged. */
+  public void droppedLate(int changes) {
+    droppedLate.increment(changes);
   }
 
   /** The plugin asked an agent to list kinds of an account again. */

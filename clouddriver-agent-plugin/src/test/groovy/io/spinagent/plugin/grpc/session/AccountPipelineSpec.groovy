@@ -5,51 +5,38 @@ import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.config.SpinAgentProperties
+import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.RefusedChange
 import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
 
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
-import java.util.concurrent.CopyOnWriteArrayList
-import java.util.concurrent.Executors
-import java.util.concurrent.ThreadFactory
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
-import java.util.concurrent.atomic.AtomicLong
 
 /**
  * One account's commits: in stream order, one at a time, a busy account's frames joined into few
- * commits. The sink here answers when the spec says so, which is what makes "while a commit runs"
- * something a spec can arrange.
+ * commits. The sink answers when the spec says so, and the pipeline's executor, timers and clock
+ * are a {@link FakeClock} the spec steps: "while a commit runs" and "just as a timer fires" are
+ * arranged exactly, without threads, sleeps or polling.
  */
 class AccountPipelineSpec extends Specification {
 
-  PollingConditions conditions = new PollingConditions(timeout: 10)
-
-  def executor = Executors.newSingleThreadExecutor()
-  /** The scheduler's one thread, so that a spec can see a timer's task wait for the pipeline. */
-  volatile Thread schedulerThread
-  def scheduler = Executors.newSingleThreadScheduledExecutor({ Runnable task ->
-    schedulerThread = new Thread(task, 'pipeline-scheduler')
-    schedulerThread.daemon = true
-    schedulerThread
-  } as ThreadFactory)
-  AtomicLong clock = new AtomicLong()
+  FakeClock time = new FakeClock()
   AtomicBoolean stalled = new AtomicBoolean()
 
   /** What the pipeline handed the sink, with the stage the spec completes. */
-  List<SinkBatch> commits = new CopyOnWriteArrayList<>()
-  List<CompletableFuture<CommitOutcome>> answers = new CopyOnWriteArrayList<>()
+  List<SinkBatch> commits = []
+  List<CompletableFuture<CommitOutcome>> answers = []
   /** The most commits in flight at once. */
-  volatile int mostInFlight
+  int mostInFlight
   ChangeSink sink = new ChangeSink() {
     @Override
     CompletionStage<CommitOutcome> commit(SinkBatch batch) {
       def answer = new CompletableFuture<CommitOutcome>()
-      answers << answer // first: the spec waits on commits, then completes the answer
+      answers << answer
       mostInFlight = Math.max(mostInFlight, answers.count { !it.done } as int)
       commits << batch
       answer
@@ -57,32 +44,25 @@ class AccountPipelineSpec extends Specification {
   }
 
   /** What the session heard: the last sequence, the frames and the outcome of each commit. */
-  List<Map> reported = new CopyOnWriteArrayList<>()
-
-  def cleanup() {
-    executor.shutdownNow()
-    scheduler.shutdownNow()
-    executor.awaitTermination(5, TimeUnit.SECONDS)
-    scheduler.awaitTermination(5, TimeUnit.SECONDS)
-  }
+  List<Map> reported = []
 
   AccountPipeline pipeline(Duration minCommitInterval = Duration.ZERO) {
-    new AccountPipeline('prod', 'agent-1', sink, executor, scheduler, minCommitInterval, stalled::get, clock::get,
-        { SinkBatch batch, int frames, CommitOutcome outcome ->
+    new AccountPipeline('prod', 'agent-1', sink, time.executor, time.scheduler, minCommitInterval, stalled::get,
+        time.nanoTime, { SinkBatch batch, int frames, CommitOutcome outcome ->
           reported << [last: batch.lastSequence(), frames: frames, size: batch.entries().size(), outcome: outcome]
         } as AccountPipeline.Committed)
   }
 
-  /** Waits until the timers and commits handed on so far have run. */
-  void idle() {
-    scheduler.submit({} as Runnable).get(10, TimeUnit.SECONDS)
-    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
+  /** Answers the commit in flight as stored, and runs what that hands on. */
+  void store(int commit) {
+    answers[commit].complete(CommitOutcome.STORED)
+    time.runDueTasks()
   }
 
   /** Lets every commit through, and those that follow, until none is in flight. */
   void settle() {
     for (int round = 0; round < 100; round++) {
-      idle()
+      time.runDueTasks()
       def inFlight = answers.findAll { !it.done }
       if (inFlight.isEmpty()) {
         return
@@ -108,29 +88,37 @@ class AccountPipelineSpec extends Specification {
 
     when: 'the first frame is being committed while four more arrive'
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
+    time.runDueTasks()
     pipeline.submit(batch(2))
     pipeline.submit(batch(3, 2))
     pipeline.submit(batch(5))
     pipeline.submit(batch(6))
-    answers[0].complete(CommitOutcome.STORED)
+    time.runDueTasks()
+
+    then: 'they wait for it'
+    commits.size() == 1
+
+    when:
+    store(0)
 
     then: 'the four are one commit'
-    conditions.eventually { assert commits.size() == 2 }
+    commits.size() == 2
     sequences(commits[1]) == [2L, 3L, 4L, 5L, 6L]
 
     when:
     def refusal = RefusedChange.newBuilder().setSequence(4).setReason('not JSON').build()
     answers[1].complete(new CommitOutcome([refusal], []))
+    time.runDueTasks()
 
     then: 'each commit reported once, with the frames it answers for and its refusals'
-    conditions.eventually { assert reported.size() == 2 }
+    reported.size() == 2
     reported[0] == [last: 1L, frames: 1, size: 1, outcome: CommitOutcome.STORED]
     reported[1].last == 6L
     reported[1].frames == 4
     reported[1].outcome.refused() == [refusal]
     pipeline.pending() == 0
     commits.size() == 2
+    time.pendingTasks() == 0
   }
 
   def "an account commits at most once per interval; what arrives meanwhile waits and is joined"() {
@@ -139,25 +127,25 @@ class AccountPipelineSpec extends Specification {
 
     when: 'the first commit starts at once and is durable at once'
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
-    answers[0].complete(CommitOutcome.STORED)
-    conditions.eventually { assert reported.size() == 1 }
+    time.runDueTasks()
+    store(0)
 
-    and: 'three frames follow before the interval has passed on the pipeline clock'
+    and: 'three frames follow, 49 ms into the interval'
     pipeline.submit(batch(2))
     pipeline.submit(batch(3))
     pipeline.submit(batch(4))
-    Thread.sleep(300)
+    time.forwardTime(49, TimeUnit.MILLISECONDS)
 
     then: 'they wait'
+    reported.size() == 1
     commits.size() == 1
     pipeline.pending() == 3
 
     when: 'the interval has passed'
-    clock.addAndGet(Duration.ofMillis(50).toNanos())
+    time.forwardTime(1, TimeUnit.MILLISECONDS)
 
     then: 'they are one commit'
-    conditions.eventually { assert commits.size() == 2 }
+    commits.size() == 2
     sequences(commits[1]) == [2L, 3L, 4L]
   }
 
@@ -165,16 +153,16 @@ class AccountPipelineSpec extends Specification {
     given:
     def pipeline = pipeline(Duration.ofMillis(50))
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
-    answers[0].complete(CommitOutcome.STORED)
-    conditions.eventually { assert reported.size() == 1 }
+    time.runDueTasks()
+    store(0)
 
     when: 'the session has stopped reading, and the clock has not moved'
     stalled.set(true)
     pipeline.submit(batch(2))
+    time.runDueTasks()
 
     then:
-    conditions.eventually { assert commits.size() == 2 }
+    commits.size() == 2
     sequences(commits[1]) == [2L]
   }
 
@@ -182,45 +170,39 @@ class AccountPipelineSpec extends Specification {
   AccountPipeline secondFrameWaiting(Duration interval) {
     def pipeline = pipeline(interval)
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
-    answers[0].complete(CommitOutcome.STORED)
-    conditions.eventually { assert reported.size() == 1 }
+    time.runDueTasks()
+    store(0)
     pipeline.submit(batch(2))
-    executor.submit({} as Runnable).get(10, TimeUnit.SECONDS)
-    assert commits.size() == 1 && pipeline.pending() == 1
+    time.runDueTasks()
+    assert commits.size() == 1 && pipeline.pending() == 1 && time.pendingTasks() == 1
     pipeline
   }
 
   def "a commit waiting for the interval starts at once when the session stalls"() {
-    given: 'an interval no spec outlives'
+    given:
     def pipeline = secondFrameWaiting(Duration.ofMinutes(10))
 
     when:
     stalled.set(true)
     pipeline.sessionStalled()
+    time.runDueTasks()
 
-    then:
-    conditions.eventually { assert commits.size() == 2 }
+    then: 'committed, and the timer gone'
+    commits.size() == 2
     sequences(commits[1]) == [2L]
+    time.pendingTasks() == 0
   }
 
-  def "a session that stalls just as a waiting commit's timer fires starts that commit once, and nothing is reported that the sink did not commit"() {
-    given: 'a frame waiting for the interval (the pipeline clock stands still; the timer fires after 500 ms)'
+  def "a session that stalls just after a waiting commit's timer fired starts that commit once, and nothing is reported that the sink did not commit"() {
+    given: 'a frame waiting for the interval'
     def pipeline = secondFrameWaiting(Duration.ofMillis(500))
 
-    when: 'the session stops reading, its readNext busy in the pipeline while the timer fires'
-    synchronized (pipeline) {
-      conditions.eventually { assert schedulerThread?.state == Thread.State.BLOCKED }
-      stalled.set(true)
-      pipeline.sessionStalled()
-    }
-    idle()
+    when: "the timer fires: its task has handed the commit to the executor, which has not run it yet"
+    time.scheduler.schedule({ -> stalled.set(true); pipeline.sessionStalled() }, 500, TimeUnit.MILLISECONDS)
+    time.forwardTime(500, TimeUnit.MILLISECONDS)
 
-    and: 'another frame arrives while frame 2 is being committed; then the commits in flight end together'
+    and: 'another frame arrives while frame 2 is being committed; then the commits in flight end'
     pipeline.submit(batch(3))
-    synchronized (pipeline) {
-      answers.findAll { !it.done }.each { it.complete(CommitOutcome.STORED) }
-    }
     settle()
 
     and: 'a last frame, committed as the agent idles'
@@ -234,21 +216,23 @@ class AccountPipelineSpec extends Specification {
     and: 'one commit at a time'
     mostInFlight == 1
     pipeline.pending() == 0
+    time.pendingTasks() == 0
   }
 
   def "an account that commits less often than the interval commits at once"() {
     given:
     def pipeline = pipeline(Duration.ofMillis(50))
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
-    answers[0].complete(CommitOutcome.STORED)
+    time.runDueTasks()
+    store(0)
 
     when:
-    clock.addAndGet(Duration.ofMillis(51).toNanos())
+    time.forwardTime(51, TimeUnit.MILLISECONDS)
     pipeline.submit(batch(2))
+    time.runDueTasks()
 
     then:
-    conditions.eventually { assert commits.size() == 2 }
+    commits.size() == 2
     sequences(commits[1]) == [2L]
   }
 
@@ -259,45 +243,46 @@ class AccountPipelineSpec extends Specification {
 
     when:
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
+    time.runDueTasks()
     pipeline.submit(batch(10_000, half))
     pipeline.submit(batch(20_000, half))
     pipeline.submit(batch(30_000, AccountPipeline.MAX_MERGED_ENTRIES + 5))
     pipeline.submit(batch(40_000))
-    answers[0].complete(CommitOutcome.STORED)
-    conditions.eventually { assert commits.size() == 2 }
-    answers[1].complete(CommitOutcome.STORED)
-    conditions.eventually { assert commits.size() == 3 }
-    answers[2].complete(CommitOutcome.STORED)
-    conditions.eventually { assert commits.size() == 4 }
-    answers[3].complete(CommitOutcome.STORED)
+    (0..3).each { store(it) }
 
     then:
-    conditions.eventually { assert commits.size() == 5 }
     commits*.entries()*.size() == [1, half, half, AccountPipeline.MAX_MERGED_ENTRIES + 5, 1]
     sequences(commits[4]) == [40_000L]
   }
 
-  def "a failed commit is never reported; it is tried again with what arrived since"() {
+  def "a failed commit is never reported; it is tried again after the backoff with what arrived since"() {
     given:
     def pipeline = pipeline()
 
     when:
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
+    time.runDueTasks()
     pipeline.submit(batch(2))
     answers[0].completeExceptionally(new IllegalStateException('database down'))
+    time.forwardTime(249, TimeUnit.MILLISECONDS)
 
-    then: 'after the backoff, both frames in one commit'
-    conditions.eventually { assert commits.size() == 2 }
+    then: 'not before the first backoff (250 ms)'
+    commits.size() == 1
+    reported.isEmpty()
+
+    when:
+    time.forwardTime(1, TimeUnit.MILLISECONDS)
+
+    then: 'both frames in one commit'
+    commits.size() == 2
     sequences(commits[1]) == [1L, 2L]
     reported.isEmpty()
 
     when:
-    answers[1].complete(CommitOutcome.STORED)
+    store(1)
 
     then:
-    conditions.eventually { assert reported.size() == 1 }
+    reported.size() == 1
     reported[0].last == 2L
     reported[0].frames == 2
   }
@@ -306,19 +291,33 @@ class AccountPipelineSpec extends Specification {
     given:
     def pipeline = pipeline()
     pipeline.submit(batch(1))
-    conditions.eventually { assert commits.size() == 1 }
+    time.runDueTasks()
     pipeline.submit(batch(2))
     pipeline.submit(batch(3))
 
     when:
     int dropped = pipeline.close()
-    answers[0].complete(CommitOutcome.STORED)
+    store(0)
     pipeline.submit(batch(4))
-    Thread.sleep(200)
+    time.forwardTime(1, TimeUnit.MINUTES)
 
     then:
     dropped == 3
     reported.isEmpty()
+    commits.size() == 1
+  }
+
+  def "closing a pipeline whose commit waits for the interval cancels the wait"() {
+    given:
+    def pipeline = secondFrameWaiting(Duration.ofMillis(500))
+
+    when:
+    int dropped = pipeline.close()
+
+    then:
+    dropped == 1
+    time.pendingTasks() == 0
+    time.forwardTime(1, TimeUnit.SECONDS) == 0
     commits.size() == 1
   }
 

@@ -13,6 +13,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.List;
 import org.springframework.web.util.ContentCachingResponseWrapper;
 
 /** A {@code /credentials} request as the servlet API has it, for the plugin's handler. */
@@ -33,6 +36,11 @@ final class ServletCredentialsExchange implements CredentialsExchange {
   @Override
   public String method() {
     return request.getMethod();
+  }
+
+  @Override
+  public String contentType() {
+    return request.getContentType();
   }
 
   @Override
@@ -150,6 +158,23 @@ final class ServletCredentialsExchange implements CredentialsExchange {
     @Override
     public BufferedReader getReader() {
       return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    // The length the request declared is the original body's: Spring 6 reads no further than it.
+    @Override
+    public String getHeader(String name) {
+      return isContentLength(name) ? String.valueOf(body.length) : super.getHeader(name);
+    }
+
+    @Override
+    public Enumeration<String> getHeaders(String name) {
+      return isContentLength(name)
+          ? Collections.enumeration(List.of(String.valueOf(body.length)))
+          : super.getHeaders(name);
+    }
+
+    private static boolean isContentLength(String name) {
+      return "Content-Length".equalsIgnoreCase(name);
     }
 
     @Override
