@@ -206,6 +206,33 @@ class DefinitionSettingsSpec extends Specification {
         [['Rollout.argoproj.io', 'serverGroups', '100', false, true]]
   }
 
+  def "the definition check takes a dynamic account's metrics and customResources for SpinAgent's, and writes them again when changed outside it"() {
+    given: 'a dynamic account with both, its definition written'
+    startAgent('agent-1')
+    accounts().create(body([name: 'dyn', agentId: 'agent-1', kubeconfigContents: kubeconfigText(), metrics: false,
+        customResources: [[kubernetesKind: 'Rollout.argoproj.io', spinnakerKind: 'serverGroups']]]))
+    eventually.eventually { assert definition('dyn')?.customResources*.kubernetesKind == ['Rollout.argoproj.io'] }
+    def bridge = plugin.bean(ClouddriverAccountBridge)
+
+    when: 'the check runs on the definition as SpinAgent wrote it'
+    bridge.checkDefinitions()
+
+    then: 'nothing differs, nothing is written again'
+    plugin.counted('spinagent.accounts.definitions.repaired', 'change', 'changed') == 0
+
+    when: 'the definition is changed in Clouddriver\'s account storage, and the check runs'
+    def edited = definition('dyn')
+    edited.metrics = true
+    edited.customResources = []
+    repository.update(edited)
+    bridge.checkDefinitions()
+
+    then: "SpinAgent's definition is back, with the account's metrics and custom resources"
+    plugin.counted('spinagent.accounts.definitions.repaired', 'change', 'changed') == 1
+    definition('dyn').metrics == false
+    definition('dyn').customResources.collect { [it.kubernetesKind, it.spinnakerKind] } == [['Rollout.argoproj.io', 'serverGroups']]
+  }
+
   def "custom resources Clouddriver would misread, or could not load the account with, are refused naming the field: #why"() {
     given:
     startAgent('agent-1')
