@@ -26,6 +26,7 @@ import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentChannel;
+import io.spinagent.plugin.grpc.ChannelParts;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.tunnel.OperationsProperties;
 import io.spinagent.plugin.tunnel.TunnelHttpServer;
@@ -95,16 +96,17 @@ public final class TunnelLatencyBenchmark {
     tunnelProperties.setPort(0);
     try (KubernetesApiServer cluster = KubernetesApiServer.builder().start();
         AgentChannel channel =
-            AgentChannel.start(
-                properties,
-                "benchmark-replica",
-                accounts,
-                AgentWelcomeListener.NONE,
-                sessions,
-                new DiscardingSink(),
-                ResumePoints.NONE,
-                new SimpleMeterRegistry(),
-                Clock.systemUTC());
+            AgentChannel.startOnAgentPort(
+                new ChannelParts(
+                    properties,
+                    "benchmark-replica",
+                    accounts,
+                    AgentWelcomeListener.NONE,
+                    sessions,
+                    new DiscardingSink(),
+                    ResumePoints.NONE,
+                    new SimpleMeterRegistry(),
+                    Clock.systemUTC()));
         TunnelHttpServer tunnel =
             TunnelHttpServer.start(
                 tunnelProperties, new OperationsProperties(), tokens, accounts, sessions);

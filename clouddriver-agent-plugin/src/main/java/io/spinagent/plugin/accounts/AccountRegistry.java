@@ -56,6 +56,7 @@ public final class AccountRegistry {
   private final Duration gracePeriod;
   private final Function<Collection<String>, Set<String>> servedElsewhere;
   private final PrincipalBindings principals;
+  private final SwitchedOffRecord switchedOffRecord;
   private final Map<RefusedClaim, LongAdder> refusedClaims = new EnumMap<>(RefusedClaim.class);
   private final List<AccountLifecycleListener> listeners = new CopyOnWriteArrayList<>();
   private final Map<String, Entry> accounts = new LinkedHashMap<>();
@@ -74,7 +75,13 @@ public final class AccountRegistry {
    * are bound to principals in memory, with the default {@link BindingPolicy}.
    */
   public AccountRegistry(Clock clock, Duration gracePeriod) {
-    this(clock, gracePeriod, names -> Set.of(), AccountBindings.inMemory(), BindingPolicy.DEFAULT);
+    this(
+        clock,
+        gracePeriod,
+        names -> Set.of(),
+        AccountBindings.inMemory(),
+        BindingPolicy.DEFAULT,
+        SwitchedOffRecord.NONE);
   }
 
   /**
@@ -83,17 +90,21 @@ public final class AccountRegistry {
    *     Clouddriver. It may read the database (once per sweep, for all orphans): it is asked
    *     outside the registry's lock.
    * @param bindings where accounts' principals are bound; asked outside the registry's lock
+   * @param switchedOffRecord which accounts are switched off, as every replica records it; asked
+   *     outside the registry's lock
    */
   public AccountRegistry(
       Clock clock,
       Duration gracePeriod,
       Function<Collection<String>, Set<String>> servedElsewhere,
       AccountBindings bindings,
-      BindingPolicy binding) {
+      BindingPolicy binding,
+      SwitchedOffRecord switchedOffRecord) {
     this.clock = clock;
     this.gracePeriod = gracePeriod;
     this.servedElsewhere = servedElsewhere;
     this.principals = new PrincipalBindings(bindings, binding);
+    this.switchedOffRecord = switchedOffRecord;
     for (RefusedClaim reason : RefusedClaim.values()) {
       refusedClaims.put(reason, new LongAdder());
     }
@@ -125,11 +136,43 @@ public final class AccountRegistry {
    */
   public List<AccountDecision> claimAll(AccountMember member, List<AccountInfo> infos) {
     Map<String, String> bound = boundPrincipals(member, infos);
+    Map<String, Boolean> switches = recordedSwitches(infos);
     return updateAndGet(
-        notifications ->
-            infos.stream()
-                .map(info -> claimLocked(member, info, bound.get(info.getName()), notifications))
-                .toList());
+        notifications -> {
+          switches.forEach(this::followRecordedSwitch);
+          return infos.stream()
+              .map(info -> claimLocked(member, info, bound.get(info.getName()), notifications))
+              .toList();
+        });
+  }
+
+  /**
+   * Whether the claimed accounts are switched off, as recorded for every replica: another replica
+   * may have switched one off or on while its agent was connected there.
+   */
+  private Map<String, Boolean> recordedSwitches(List<AccountInfo> infos) {
+    try {
+      return switchedOffRecord.switchedOff(infos.stream().map(AccountInfo::getName).toList());
+    } catch (RuntimeException e) {
+      throw new BindingUnavailableException(
+          "cannot read which of the claimed accounts are switched off: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Takes the recorded switch of an account this replica does not serve; one it serves was switched
+   * here (commands go to the replica holding the account's agents), so memory is right.
+   */
+  private void followRecordedSwitch(String name, boolean switchedOff) {
+    Entry entry = accounts.get(name);
+    if (entry != null && !entry.members.isEmpty()) {
+      return;
+    }
+    if (switchedOff) {
+      inactive.add(name);
+    } else {
+      inactive.remove(name);
+    }
   }
 
   /** Claims refused since this replica started, for this reason. */
@@ -382,6 +425,15 @@ public final class AccountRegistry {
   public synchronized boolean isCaching(AccountMember member, String account) {
     Entry entry = accounts.get(account);
     return entry != null && entry.caching == member;
+  }
+
+  /**
+   * Whether {@code member} is one of {@code account}'s members, streaming it or not: a claim of a
+   * switched-off account is kept, and the member hears when the account is switched on.
+   */
+  public synchronized boolean isMember(AccountMember member, String account) {
+    Entry entry = accounts.get(account);
+    return entry != null && entry.members.containsKey(member);
   }
 
   /**

@@ -33,7 +33,7 @@ import org.jooq.impl.DSL;
  * through the API — its definition. Shared by all Clouddriver replicas; created by {@link
  * SpinAgentSchema}.
  */
-public final class AccountTable implements AccountBindings, AccountStore {
+public final class AccountTable implements AccountBindings, AccountStore, SwitchedOffRecord {
 
   private static final Table<Record> ACCOUNTS = table("spinagent_accounts");
   private static final Field<String> NAME = field("name", String.class);
@@ -358,6 +358,20 @@ public final class AccountTable implements AccountBindings, AccountStore {
         .where(DEFINITION.isNotNull())
         .orderBy(NAME)
         .fetch(this::read);
+  }
+
+  @Override
+  public Map<String, Boolean> switchedOff(Collection<String> names) {
+    Map<String, Boolean> switches = new HashMap<>();
+    List<String> all = List.copyOf(names);
+    for (int from = 0; from < all.size(); from += NAMES_PER_STATEMENT) {
+      List<String> chunk = all.subList(from, Math.min(from + NAMES_PER_STATEMENT, all.size()));
+      jooq.select(NAME, INACTIVE)
+          .from(ACCOUNTS)
+          .where(NAME.in(chunk))
+          .forEach(row -> switches.put(row.value1(), Boolean.TRUE.equals(row.value2())));
+    }
+    return switches;
   }
 
   public Set<String> inactiveNames() {

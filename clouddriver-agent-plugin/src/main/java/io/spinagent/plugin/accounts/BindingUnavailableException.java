@@ -1,8 +1,9 @@
 package io.spinagent.plugin.accounts;
 
 /**
- * The principals accounts are bound to could not be read or recorded (say, the database is
- * unreachable): the claims were not decided, and the agent should claim them again later.
+ * What decides an agent's claims could not be read or recorded (say, the database is unreachable):
+ * the principals accounts are bound to, or which accounts are switched off. The claims were not
+ * decided, and the agent should claim them again later.
  */
 public final class BindingUnavailableException extends RuntimeException {
 

@@ -7,12 +7,7 @@ import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.common.DaemonThreads;
-import io.spinagent.plugin.accounts.AccountRegistry;
-import io.spinagent.plugin.accounts.AgentWelcomeListener;
-import io.spinagent.plugin.cache.ChangeSink;
-import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.auth.AgentAuthenticator;
 import io.spinagent.plugin.grpc.auth.AgentPeer;
@@ -24,7 +19,6 @@ import io.spinagent.plugin.grpc.session.SessionRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.time.Clock;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -67,17 +61,8 @@ public final class AgentChannel implements AutoCloseable {
    * Starts the channel on the agent port configured in {@code spinagent.grpc}: Netty, with its
    * address, TLS or mTLS (certificates reloaded as they change) and keepalive settings.
    */
-  public static AgentChannel start(
-      SpinAgentProperties properties,
-      String replicaId,
-      AccountRegistry accounts,
-      AgentWelcomeListener welcomeListener,
-      SessionRegistry sessions,
-      ChangeSink sink,
-      ResumePoints resumePoints,
-      MeterRegistry meters,
-      Clock clock) {
-    SpinAgentProperties.Grpc grpc = properties.getGrpc();
+  public static AgentChannel startOnAgentPort(ChannelParts parts) {
+    SpinAgentProperties.Grpc grpc = parts.properties().getGrpc();
     ScheduledExecutorService scheduler = newScheduler();
     ServerTls tls;
     try {
@@ -108,15 +93,7 @@ public final class AgentChannel implements AutoCloseable {
             bindAddress + " (spinagent.grpc.address / spinagent.grpc.port)",
             grpc.getAddress(),
             security),
-        properties,
-        replicaId,
-        accounts,
-        welcomeListener,
-        sessions,
-        sink,
-        resumePoints,
-        meters,
-        clock);
+        parts);
   }
 
   /**
@@ -125,17 +102,7 @@ public final class AgentChannel implements AutoCloseable {
    * services, authentication, frame limits and sessions. {@code spinagent.grpc.security} and the
    * keepalive settings belong to the Netty port and are not applied.
    */
-  public static AgentChannel start(
-      ServerBuilder<?> transport,
-      SpinAgentProperties properties,
-      String replicaId,
-      AccountRegistry accounts,
-      AgentWelcomeListener welcomeListener,
-      SessionRegistry sessions,
-      ChangeSink sink,
-      ResumePoints resumePoints,
-      MeterRegistry meters,
-      Clock clock) {
+  public static AgentChannel start(ServerBuilder<?> transport, ChannelParts parts) {
     return start(
         transport,
         ServerTls.NONE,
@@ -144,15 +111,7 @@ public final class AgentChannel implements AutoCloseable {
             "the " + transport.getClass().getSimpleName(),
             transport.getClass().getSimpleName(),
             "the transport's own security"),
-        properties,
-        replicaId,
-        accounts,
-        welcomeListener,
-        sessions,
-        sink,
-        resumePoints,
-        meters,
-        clock);
+        parts);
   }
 
   /**
@@ -166,15 +125,8 @@ public final class AgentChannel implements AutoCloseable {
       ServerTls tls,
       ScheduledExecutorService scheduler,
       Listening listening,
-      SpinAgentProperties properties,
-      String replicaId,
-      AccountRegistry accounts,
-      AgentWelcomeListener welcomeListener,
-      SessionRegistry sessions,
-      ChangeSink sink,
-      ResumePoints resumePoints,
-      MeterRegistry meters,
-      Clock clock) {
+      ChannelParts parts) {
+    SpinAgentProperties properties = parts.properties();
     SpinAgentProperties.Grpc grpc = properties.getGrpc();
     ExecutorService sinkExecutor =
         Executors.newFixedThreadPool(SINK_THREADS, DaemonThreads.numbered("spinagent-sink"));
@@ -186,21 +138,22 @@ public final class AgentChannel implements AutoCloseable {
           new AgentAuthenticator(
               grpc.getAuth().getX509().isEnabled(), grpc.getAuth().getX509().getFilters(), tokens);
       warnWhenBindingCannotTellAgentsApart(properties, tokens);
+      SessionRegistry sessions = parts.sessions();
       // A name freed by a removal is claimed again by the agents that were refused it.
-      accounts.addListener(sessions);
+      parts.accounts().addListener(sessions);
       SessionContext context =
           new SessionContext(
-              replicaId,
+              parts.replicaId(),
               properties.getSessions(),
               sessions,
-              accounts,
-              welcomeListener,
-              sink,
-              resumePoints,
+              parts.accounts(),
+              parts.welcomeListener(),
+              parts.sink(),
+              parts.resumePoints(),
               sinkExecutor,
               scheduler,
-              new ChannelMetrics(meters, sessions, accounts),
-              clock);
+              new ChannelMetrics(parts.meters(), sessions, parts.accounts()),
+              parts.clock());
       HealthStatusManager health = new HealthStatusManager();
       int maxFrameBytes = (int) grpc.getMaxInboundMessageSize().toBytes();
       Server server =

@@ -1,15 +1,6 @@
 package io.spinagent.plugin.grpc;
 
-import io.micrometer.core.instrument.MeterRegistry;
-import io.spinagent.plugin.accounts.AccountRegistry;
-import io.spinagent.plugin.accounts.AgentWelcomeListener;
-import io.spinagent.plugin.cache.ChangeSink;
-import io.spinagent.plugin.cache.ResumePoints;
-import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
-import io.spinagent.plugin.grpc.session.SessionRegistry;
-import io.spinagent.plugin.identity.ReplicaIdentity;
-import java.time.Clock;
 import org.springframework.context.SmartLifecycle;
 
 /**
@@ -20,48 +11,16 @@ import org.springframework.context.SmartLifecycle;
  */
 public final class AgentGrpcServer implements SmartLifecycle {
 
-  private final SpinAgentProperties properties;
-  private final ReplicaIdentity replica;
-  private final AccountRegistry accounts;
-  private final AgentWelcomeListener welcomeListener;
-  private final SessionRegistry sessions;
-  private final ChangeSink sink;
-  private final ResumePoints resumePoints;
-  private final MeterRegistry meters;
+  private final ChannelParts parts;
   private volatile AgentChannel channel;
 
-  public AgentGrpcServer(
-      SpinAgentProperties properties,
-      ReplicaIdentity replica,
-      AccountRegistry accounts,
-      AgentWelcomeListener welcomeListener,
-      SessionRegistry sessions,
-      ChangeSink sink,
-      ResumePoints resumePoints,
-      MeterRegistry meters) {
-    this.properties = properties;
-    this.replica = replica;
-    this.accounts = accounts;
-    this.welcomeListener = welcomeListener;
-    this.sessions = sessions;
-    this.sink = sink;
-    this.resumePoints = resumePoints;
-    this.meters = meters;
+  public AgentGrpcServer(ChannelParts parts) {
+    this.parts = parts;
   }
 
   @Override
   public synchronized void start() {
-    channel =
-        AgentChannel.start(
-            properties,
-            replica.id(),
-            accounts,
-            welcomeListener,
-            sessions,
-            sink,
-            resumePoints,
-            meters,
-            Clock.systemUTC());
+    channel = AgentChannel.startOnAgentPort(parts);
   }
 
   @Override

@@ -93,7 +93,9 @@ public record AccountView(
           null,
           null);
     }
-    boolean liveHere = live != null;
+    // This replica's state wins only while one of its sessions serves the account; once its
+    // agents have gone, another replica may serve it and write the row.
+    boolean liveHere = live != null && !live.agentIds().isEmpty();
     return new AccountView(
         stored.name(),
         stored.source().name(),

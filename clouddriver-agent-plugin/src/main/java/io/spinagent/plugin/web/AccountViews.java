@@ -14,7 +14,7 @@ import java.util.TreeMap;
 
 /**
  * Accounts as the REST APIs show them: the shared records of {@code spinagent_accounts} (every
- * replica's), overlaid with this replica's live state for the accounts it serves.
+ * replica's), overlaid with this replica's live state for the accounts its sessions serve.
  */
 final class AccountViews {
 
@@ -52,7 +52,9 @@ final class AccountViews {
     // Natural String order, as the names are shown: the database's collation may differ.
     Map<String, AccountState> states = new TreeMap<>();
     states.putAll(store.states());
-    live.values().forEach(account -> states.put(account.name(), account.state()));
+    live.values().stream()
+        .filter(account -> !account.agentIds().isEmpty() || !states.containsKey(account.name()))
+        .forEach(account -> states.put(account.name(), account.state()));
     List<String> matching =
         states.entrySet().stream()
             .filter(e -> isWanted(e.getValue().name(), wanted))

@@ -4,6 +4,7 @@ import io.spinagent.plugin.accounts.AccountBindings;
 import io.spinagent.plugin.accounts.AccountRegistry;
 import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.BindingPolicy;
+import io.spinagent.plugin.accounts.SwitchedOffRecord;
 import io.spinagent.plugin.cache.DiscardingSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
@@ -39,7 +40,8 @@ public class NoDatabaseConfiguration {
         properties.getAccounts().getGracePeriod(),
         names -> Set.of(),
         AccountBindings.inMemory(),
-        BindingPolicy.from(properties.getAccounts().getBinding()));
+        BindingPolicy.from(properties.getAccounts().getBinding()),
+        SwitchedOffRecord.NONE);
   }
 
   /** Accounts live in the registry only; dynamic accounts are refused, naming the database. */

@@ -16,6 +16,7 @@ import io.spinagent.plugin.cache.ChangeSink;
 import io.spinagent.plugin.cache.ResumePoints;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.grpc.AgentGrpcServer;
+import io.spinagent.plugin.grpc.ChannelParts;
 import io.spinagent.plugin.grpc.session.SessionRegistry;
 import io.spinagent.plugin.ha.HaProperties;
 import io.spinagent.plugin.ha.ReplicaGroup;
@@ -35,6 +36,7 @@ import io.spinagent.plugin.tunnel.history.TunnelMetrics;
 import io.spinagent.plugin.web.AccountCommands;
 import io.spinagent.plugin.web.CommandRouting;
 import io.spinagent.plugin.web.CredentialsInterceptor;
+import java.time.Clock;
 import java.util.Optional;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -221,8 +223,9 @@ public class PluginConfiguration {
     return new TunnelKubeconfigs(tunnel, tokens);
   }
 
+  /** What the agent channel's sessions work with; dynamic accounts decide agents' claims first. */
   @Bean
-  AgentGrpcServer agentGrpcServer(
+  ChannelParts channelParts(
       SpinAgentProperties properties,
       ReplicaIdentity replica,
       AccountRegistry accounts,
@@ -231,7 +234,20 @@ public class PluginConfiguration {
       ChangeSink sink,
       ResumePoints resumePoints,
       MeterRegistry meters) {
-    return new AgentGrpcServer(
-        properties, replica, accounts, dynamicAccounts, sessions, sink, resumePoints, meters);
+    return new ChannelParts(
+        properties,
+        replica.id(),
+        accounts,
+        dynamicAccounts,
+        sessions,
+        sink,
+        resumePoints,
+        meters,
+        Clock.systemUTC());
+  }
+
+  @Bean
+  AgentGrpcServer agentGrpcServer(ChannelParts parts) {
+    return new AgentGrpcServer(parts);
   }
 }

@@ -64,7 +64,8 @@ public class SqlDatabaseConfiguration {
         properties.getAccounts().getGracePeriod(),
         table.servedByAnotherReplica(replica.id(), properties.getAccounts().getGracePeriod()),
         table,
-        BindingPolicy.from(properties.getAccounts().getBinding()));
+        BindingPolicy.from(properties.getAccounts().getBinding()),
+        table);
   }
 
   @Bean(destroyMethod = "shutdownNow")

@@ -18,6 +18,7 @@ import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.CommitOutcome
@@ -25,6 +26,7 @@ import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.SinkBatch
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.grpc.AgentChannel
+import io.spinagent.plugin.grpc.ChannelParts
 import io.spinagent.plugin.grpc.session.SessionRegistry
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.ChangeType
@@ -92,14 +94,14 @@ class RealAgentFixture implements Closeable {
   RealAgentFixture startPlugin(int port = 0) {
     properties.grpc.port = port
     accounts = new AccountRegistry(Clock.systemUTC(), properties.accounts.gracePeriod, { [] as Set },
-        AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
+        AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding), SwitchedOffRecord.NONE)
     accounts.addListener(store)
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10)
     while (true) {
       try {
         sessions = new SessionRegistry()
-        channel = AgentChannel.start(properties, 'replica-1', accounts, AgentWelcomeListener.NONE, sessions, sink(), ResumePoints.NONE, pluginMeters,
-            Clock.systemUTC())
+        channel = AgentChannel.startOnAgentPort(new ChannelParts(properties, 'replica-1', accounts,
+            AgentWelcomeListener.NONE, sessions, sink(), ResumePoints.NONE, pluginMeters, Clock.systemUTC()))
         return this
       } catch (UncheckedIOException e) {
         // The port of a plugin just stopped may take a moment to be free again.

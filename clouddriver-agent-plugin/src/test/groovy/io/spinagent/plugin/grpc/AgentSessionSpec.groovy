@@ -240,6 +240,45 @@ class AgentSessionSpec extends Specification {
     !agent.hasEnded()
   }
 
+  def "an account claimed while switched off is streamed once switched on, in the same session"() {
+    given: 'the account is switched off before the agent claims it'
+    fixture.start()
+    fixture.accounts.deactivate('prod')
+    def agent = fixture.agent()
+    def claimed = agent.hello('agent-1', [account('prod'), account('dev', 'https://10.0.0.2:6443')])
+        .next(WELCOME).welcome
+    assert claimed.accountsList*.accepted == [false, true]
+
+    when: 'an operator switches it on, and the agent streams it as told'
+    fixture.accounts.activate('prod')
+    def granted = agent.next(DECISIONS).decisions.getAccounts(0)
+    agent.upsert('prod', 1, 'web')
+
+    then: 'its changes are stored and acknowledged; the session is not ended over them'
+    granted.account == 'prod'
+    granted.accepted
+    granted.role == Role.ROLE_CACHING
+    agent.awaitAck('prod', 1) == 1
+    fixture.store.objects('prod').size() == 1
+    !agent.hasEnded()
+  }
+
+  def "an account deleted while switched off is not granted again to the agent that claimed it"() {
+    given: 'the agent claimed the account while it was switched off'
+    fixture.start()
+    fixture.accounts.deactivate('prod')
+    def agent = fixture.agent()
+    assert !agent.hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0).accepted
+
+    when: 'the account is deleted'
+    fixture.accounts.delete('prod', 'deleted through the API')
+
+    then: 'the agent is told it is gone, and the registry does not hand the name back to it'
+    !agent.next(DECISIONS).decisions.getAccounts(0).accepted
+    fixture.accounts.find('prod').isEmpty()
+    !agent.hasEnded()
+  }
+
   def "a malformed change is refused with a message naming the field"() {
     given:
     fixture.start()

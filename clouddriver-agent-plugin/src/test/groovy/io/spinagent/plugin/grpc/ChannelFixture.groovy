@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.accounts.OrphanSweep
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.cache.ChangeSink
@@ -35,6 +36,7 @@ class ChannelFixture implements Closeable {
   ChangeSink sink = store
   ResumePoints resumePoints = ResumePoints.NONE
   AgentWelcomeListener welcomeListener = AgentWelcomeListener.NONE
+  SwitchedOffRecord switchedOffRecord = SwitchedOffRecord.NONE
   AccountRegistry accounts
   AgentChannel channel
   OrphanSweep orphanSweep
@@ -54,13 +56,13 @@ class ChannelFixture implements Closeable {
 
   ChannelFixture start() {
     accounts = new AccountRegistry(clock, properties.accounts.gracePeriod, { [] as Set },
-      AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding))
+      AccountBindings.inMemory(), BindingPolicy.from(properties.accounts.binding), switchedOffRecord)
     accounts.addListener(store)
+    def parts = new ChannelParts(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
+      resumePoints, meters, clock)
     channel = inProcess
-      ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), properties, 'replica-under-test', accounts,
-          welcomeListener, sessions, sink, resumePoints, meters, clock)
-      : AgentChannel.start(properties, 'replica-under-test', accounts, welcomeListener, sessions, sink,
-          resumePoints, meters, clock)
+      ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), parts)
+      : AgentChannel.startOnAgentPort(parts)
     orphanSweep = new OrphanSweep(accounts, OrphanSweep.Expired.NONE, properties.accounts.gracePeriod)
     orphanSweep.start()
     this

@@ -7,6 +7,7 @@ import io.spinagent.plugin.accounts.ClusterIdentity
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.protocol.v1.ResyncPhase
+import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
@@ -94,6 +95,55 @@ class AccountViewsSpec extends Specification {
     views.page(null, 0, 100).total() == 6
     views.page(AccountState.REMOVED, 0, 100).views()*.name() == ['gone']
     views.page(AccountState.INACTIVE, 0, 100).views()*.state() == ['INACTIVE']
+  }
+
+  def "an account switched off through another replica stays off when its agent moves here"() {
+    given: 'another replica served prod, and an operator switched it off there'
+    stored('prod', AccountState.ACTIVE)
+    table.setInactive('prod', true)
+    fixture.switchedOffRecord = table
+    fixture.start()
+    def views = new AccountViews(fixture.accounts, table, 'replica-here')
+
+    when: 'its agent connects here'
+    def decision = fixture.agent().hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
+
+    then: 'the claim is refused as switched off, and this replica shows it so'
+    !decision.accepted
+    decision.reason.contains('INACTIVE')
+    fixture.accounts.find('prod').get().state() == AccountState.INACTIVE
+    views.find('prod').get().state() == 'INACTIVE'
+  }
+
+  def "an account switched off here and on through another replica shows the row, and is served when its agent returns"() {
+    given: 'this replica switched prod off while its agent was here'
+    fixture.switchedOffRecord = table
+    fixture.start()
+    def views = new AccountViews(fixture.accounts, table, 'replica-here')
+    def agent = fixture.agent()
+    agent.hello('agent-1', [account('prod')]).next(WELCOME)
+    fixture.accounts.deactivate('prod')
+    table.setInactive('prod', true)
+
+    when: 'the agent moves to another replica, where an operator switches the account on'
+    agent.complete()
+    eventually {
+      assert fixture.accounts.find('prod').get().agentIds().isEmpty()
+    }
+    table.setInactive('prod', false)
+    stored('prod', AccountState.ACTIVE)
+
+    then: 'this replica, no longer serving it, shows the shared row'
+    views.find('prod').get().state() == 'ACTIVE'
+    views.find('prod').get().ownerReplica() == 'replica-elsewhere'
+
+    when: 'the agent comes back here'
+    def decision = fixture.agent().hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
+
+    then: 'the account is served, as the record says'
+    decision.accepted
+    decision.role == Role.ROLE_CACHING
+    views.find('prod').get().ownerReplica() == 'replica-here'
   }
 
   def "the table reads the states of all its accounts, and whole rows of only the names asked for"() {

@@ -46,9 +46,17 @@ final class AccountClaims {
 
   /**
    * The claims the registry refused (say, a name another cluster held), by account, until granted
-   * or withdrawn: claimed again when the name comes free. Guarded by this.
+   * or withdrawn: claimed again when the name comes free. A claim of a switched-off account is not
+   * among them: the registry keeps it, and sends its decision when the account is switched on.
+   * Guarded by this.
    */
   private final Map<String, AccountInfo> refused = new LinkedHashMap<>();
+
+  /**
+   * The accounts the agent withdrew in this session: frames of theirs still on the way are late,
+   * not wrong. Guarded by this.
+   */
+  private final Set<String> withdrawn = new LinkedHashSet<>();
 
   /**
    * @param member the session, as the registry knows it
@@ -103,13 +111,19 @@ final class AccountClaims {
           Status.UNAVAILABLE.withDescription(
               e.getMessage() + "; reconnect to claim the accounts again"));
     }
+    // Asked before taking this lock: the registry's lock is never taken inside it.
+    List<Boolean> kept =
+        decided.stream()
+            .map(d -> !d.getAccepted() && registry.isMember(member, d.getAccount()))
+            .toList();
     synchronized (this) {
       for (int i = 0; i < decided.size(); i++) {
         AccountDecision decision = decided.get(i);
+        withdrawn.remove(decision.getAccount());
         if (decision.getAccepted()) {
           accepted.add(decision.getAccount());
           refused.remove(decision.getAccount());
-        } else {
+        } else if (!kept.get(i)) {
           refused.put(decision.getAccount(), toDecide.get(i));
         }
       }
@@ -175,14 +189,21 @@ final class AccountClaims {
    * agent has not heard of it yet) is late, not wrong: false, and the caller drops it. The agent
    * drops what it holds of such an account too, so nothing is acknowledged.
    *
-   * @throws ProtocolViolation naming the frame and the account, for an account the agent was never
-   *     given
+   * <p>An account the agent withdrew in this session is late too: an agent sends its withdrawal as
+   * soon as it decides, while changes it took before may still be on their way out behind it. A
+   * refused claim is not: the agent was told not to stream it.
+   *
+   * @throws ProtocolViolation naming the frame and the account, for an account the agent was not
+   *     given in this session
    */
   boolean streams(String account, String frame) {
     if (account.isEmpty()) {
       throw ProtocolViolation.invalid(frame + ": account is required");
     }
     if (!serves(account)) {
+      if (withdrew(account)) {
+        return false;
+      }
       throw ProtocolViolation.precondition(
           frame
               + " for account '"
@@ -200,6 +221,22 @@ final class AccountClaims {
     return accepted.contains(account);
   }
 
+  private synchronized boolean withdrew(String account) {
+    return withdrawn.contains(account);
+  }
+
+  /**
+   * The registry decided again on an account the agent claimed (switched on, or a standby made the
+   * caching member): one granted now is served by the session, whatever its claim was told.
+   */
+  synchronized void redecided(AccountDecision decision) {
+    if (decision.getAccepted()) {
+      accepted.add(decision.getAccount());
+      refused.remove(decision.getAccount());
+      withdrawn.remove(decision.getAccount());
+    }
+  }
+
   /** The accounts the session was given, in the order given. */
   synchronized List<String> names() {
     return List.copyOf(accepted);
@@ -209,6 +246,7 @@ final class AccountClaims {
   synchronized void forget(String account) {
     accepted.remove(account);
     refused.remove(account);
+    withdrawn.add(account);
   }
 
   /**

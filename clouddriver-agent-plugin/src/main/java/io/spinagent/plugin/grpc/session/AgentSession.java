@@ -183,6 +183,7 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   @Override
   public void decisionChanged(AccountDecision decision) {
+    claims.redecided(decision);
     sendDecisions(claims.resumable(List.of(decision), protocolVersion));
   }
 

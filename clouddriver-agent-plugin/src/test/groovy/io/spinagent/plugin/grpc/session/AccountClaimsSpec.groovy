@@ -8,6 +8,7 @@ import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.AgentLink
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountInfo
@@ -180,7 +181,7 @@ class AccountClaimsSpec extends Specification {
         Map<String, String> bind(Collection<String> accounts, String principal) { throw new IllegalStateException('database down') }
 
         void unbind(String account) {}
-      }, BindingPolicy.DEFAULT)
+      }, BindingPolicy.DEFAULT, SwitchedOffRecord.NONE)
     def claims = claimsOf(new Member('agent-1'), resumePoints, unreadable)
 
     when:
