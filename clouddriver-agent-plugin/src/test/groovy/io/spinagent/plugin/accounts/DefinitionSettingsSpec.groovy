@@ -23,7 +23,6 @@ import io.spinagent.plugin.web.ArmoryAccountsController
 import io.spinagent.testkit.clouddriver.CustomKubernetesResource
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
-import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
@@ -75,14 +74,8 @@ class DefinitionSettingsSpec extends Specification {
   }
 
   def setup() {
-    def sql = db.dataSource()
-    jooq = DSL.using(sql, SQLDialect.MYSQL)
-    def ours = jooq.fetch("select table_name from information_schema.tables where table_schema = database()"
-        + " and (table_name like 'spinagent%' or table_name like 'accounts%'"
-        + " or (table_name like 'cats_v1_%' and table_name not like '%template%'))").collect { it.get(0, String) }
-    ours.each { jooq.execute("drop table $it") }
-    AccountsTable.create(sql, false)
-    repository = new SqlAccountDefinitionRepository(sql, false)
+    jooq = DSL.using(db.dataSource(), SQLDialect.MYSQL)
+    repository = AccountStorageFixture.emptyStorage(db.dataSource(), jooq)
     plugin = new PluginReplica(jooq, [
         'spinagent.accounts.definition-retry-backoff': '100ms',
         'spinagent.cache.kinds'                      : 'Deployment,Rollout.argoproj.io'],
