@@ -2,10 +2,8 @@ package io.spinagent.agent.config;
 
 import io.spinagent.common.ClouddriverKinds;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -45,7 +43,7 @@ final class CustomResourceBinder {
         declared);
     a.rewriteValue(
         CLOUDDRIVER_KEY,
-        declared.stream().map(CustomResourceBinder::asYaml).toList(),
+        declared.stream().map(CustomResourceConfig::toYaml).toList(),
         "the custom resources of customResourceDefinitions, in Clouddriver's form");
     a.rewriteRemove(
         ARMORY_KEY, "moved to customResources (kind as kubernetesKind, scope as namespaced)");
@@ -161,16 +159,5 @@ final class CustomResourceBinder {
       return Optional.empty();
     }
     return written;
-  }
-
-  /** The item as the converter writes it: Clouddriver's fields, only those that were set. */
-  private static Map<String, Object> asYaml(CustomResourceConfig resource) {
-    Map<String, Object> yaml = new LinkedHashMap<>();
-    yaml.put("kubernetesKind", resource.kubernetesKind());
-    resource.spinnakerKind().ifPresent(v -> yaml.put("spinnakerKind", v));
-    resource.deployPriority().ifPresent(v -> yaml.put("deployPriority", v));
-    resource.versioned().ifPresent(v -> yaml.put("versioned", v));
-    resource.namespaced().ifPresent(v -> yaml.put("namespaced", v));
-    return yaml;
   }
 }

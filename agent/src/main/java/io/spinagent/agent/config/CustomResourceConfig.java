@@ -1,6 +1,8 @@
 package io.spinagent.agent.config;
 
 import io.spinagent.protocol.v1.CustomResource;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -28,6 +30,17 @@ public record CustomResourceConfig(
     Objects.requireNonNull(deployPriority, "deployPriority");
     Objects.requireNonNull(versioned, "versioned");
     Objects.requireNonNull(namespaced, "namespaced");
+  }
+
+  /** As an account's YAML writes it: Clouddriver's field names, only the settings that were set. */
+  public Map<String, Object> toYaml() {
+    Map<String, Object> yaml = new LinkedHashMap<>();
+    yaml.put("kubernetesKind", kubernetesKind);
+    spinnakerKind.ifPresent(v -> yaml.put("spinnakerKind", v));
+    deployPriority.ifPresent(v -> yaml.put("deployPriority", v));
+    versioned.ifPresent(v -> yaml.put("versioned", v));
+    namespaced.ifPresent(v -> yaml.put("namespaced", v));
+    return yaml;
   }
 
   /** As the agent reports it to the plugin. */

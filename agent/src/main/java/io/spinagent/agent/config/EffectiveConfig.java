@@ -140,17 +140,9 @@ public final class EffectiveConfig {
     map.put("noProxy", a.noProxy());
     a.metrics().ifPresent(v -> map.put("metrics", v));
     if (!a.customResources().isEmpty()) {
-      List<Object> resources = new ArrayList<>();
-      for (CustomResourceConfig resource : a.customResources()) {
-        Map<String, Object> r = new LinkedHashMap<>();
-        r.put("kubernetesKind", resource.kubernetesKind());
-        resource.spinnakerKind().ifPresent(v -> r.put("spinnakerKind", v));
-        resource.deployPriority().ifPresent(v -> r.put("deployPriority", v));
-        resource.versioned().ifPresent(v -> r.put("versioned", v));
-        resource.namespaced().ifPresent(v -> r.put("namespaced", v));
-        resources.add(r);
-      }
-      map.put("customResources", resources);
+      map.put(
+          "customResources",
+          a.customResources().stream().map(CustomResourceConfig::toYaml).toList());
     }
     return map;
   }
