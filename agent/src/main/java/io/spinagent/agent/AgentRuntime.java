@@ -1,5 +1,6 @@
 package io.spinagent.agent;
 
+import com.google.errorprone.annotations.concurrent.GuardedBy;
 import io.grpc.Status;
 import io.kubernetes.client.openapi.ApiClient;
 import io.micrometer.prometheus.PrometheusConfig;
@@ -45,8 +46,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The running agent: the outbox and stream to Clouddriver, the cluster side feeding it, the admin
- * endpoint, and the configuration watcher that adds, removes and restarts accounts while running.
+ * The running agent: the outbox and stream to Clouddriver, the cluster side feeding it, the tunnel,
+ * the admin endpoint, and the configuration watcher that adds, removes and restarts accounts while
+ * running.
+ *
+ * <p>It is built in two steps, as client-java's informers are: the constructor builds every part,
+ * each given this runtime's handlers for what it hears from the others, and starts no thread;
+ * {@code start} then starts them, so that no part hears from another before all exist.
  *
  * <p>Stopping ({@link #close}, e.g. on SIGTERM) takes a few seconds whatever the number of
  * accounts: producers stop first (every account at once, requests cancelled), then the stream gets
@@ -65,14 +71,14 @@ public final class AgentRuntime implements AutoCloseable {
   static final Duration ACK_WINDOW = Duration.ofSeconds(3);
 
   private final Path configFile;
+  private final ConfigLoader loader;
+  private final AgentIdentity identity;
   private final PrometheusMeterRegistry registry;
   private final Outbox outbox;
   private final AgentStreamClient stream;
-  private final ClusterManager clusters;
-  private final AdminServer admin;
-  private final PrometheusEndpoint prometheus;
-  private final ConfigFileWatcher watcher;
   private final TunnelExecutor tunnels;
+  private final ClusterManager clusters;
+  private final AccountCommands commands;
 
   /** Carries out Clouddriver's account commands, off the stream's thread. */
   private final ExecutorService commandThread;
@@ -81,177 +87,55 @@ public final class AgentRuntime implements AutoCloseable {
   private volatile AgentConfig running;
   private volatile String configError;
 
+  @GuardedBy("this")
+  private AdminServer admin;
+
+  @GuardedBy("this")
+  private PrometheusEndpoint prometheus;
+
+  @GuardedBy("this")
+  private ConfigFileWatcher watcher;
+
   private AgentRuntime(
-      Path configFile,
-      AgentConfig config,
-      ConfigLoader loader,
-      ClusterOptions options,
-      int adminPort) {
+      Path configFile, AgentConfig config, ConfigLoader loader, ClusterOptions options) {
     this.configFile = configFile;
+    this.loader = loader;
     this.running = config;
+    this.identity = AgentIdentity.of(config.agent(), VersionProvider.version());
     this.registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     this.outbox = new Outbox(config.clouddriver().outbox().maxBytes());
-    this.commandThread =
-        Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-commands"));
-    AgentIdentity identity = AgentIdentity.of(config.agent(), VersionProvider.version());
-    ClusterManager[] manager = new ClusterManager[1];
-    AccountCommands[] commands = new AccountCommands[1];
-    AgentStreamClient[] upstream = new AgentStreamClient[1];
-    this.tunnels =
-        new TunnelExecutor(
-            account -> manager[0] == null ? Optional.empty() : manager[0].apiClient(account),
-            frames -> upstream[0].sendTunnel(frames),
-            config.operations(),
-            config.agent().id());
-    StreamListener streamListener =
-        new StreamListener() {
-          @Override
-          public void connected(String replicaId, String sessionId, int protocolVersion) {
-            if (manager[0] != null) {
-              manager[0].setProgressReporting(
-                  protocolVersion >= ProtocolVersion.PROTOCOL_VERSION_2_VALUE);
-            }
-          }
-
-          @Override
-          public void accountDecided(AccountDecision decision) {
-            if (manager[0] != null) {
-              manager[0].decided(decision);
-            }
-          }
-
-          @Override
-          public void resyncRequested(String account, List<Kind> kinds, String reason) {
-            if (manager[0] != null) {
-              manager[0].resyncRequested(account, kinds);
-            }
-          }
-
-          @Override
-          public void tunnelFrame(TunnelFrame frame) {
-            tunnels.frame(frame);
-          }
-
-          @Override
-          public void disconnected(Status status) {
-            tunnels.sessionEnded();
-          }
-
-          @Override
-          public void accountCommand(Command command, Consumer<CommandResult> reply) {
-            // One at a time and in order: stopping an account waits for its threads, which the
-            // stream must not.
-            try {
-              commandThread.execute(() -> reply.accept(commands[0].execute(command)));
-            } catch (RejectedExecutionException stopping) {
-              reply.accept(
-                  CommandResult.newBuilder()
-                      .setCommandId(command.getCommandId())
-                      .setOk(false)
-                      .setError("the agent is stopping")
-                      .build());
-            }
-          }
-        };
-    AgentStreamClient client = null;
-    ClusterManager clusterManager = null;
-    AdminServer adminServer = null;
-    PrometheusEndpoint metrics = null;
+    // The one part that can refuse the configuration (clouddriver.tls, clouddriver.auth files).
+    this.stream =
+        AgentStreamClient.create(
+            config.clouddriver(), identity, outbox, new StreamEvents(), registry);
     try {
-      client =
-          AgentStreamClient.create(
-              config.clouddriver(), identity, outbox, streamListener, registry);
-      AgentStreamClient streamClient = client;
-      upstream[0] = client;
-      clusterManager =
+      this.clusters =
           new ClusterManager(
               outbox,
               config.tasks(),
               config.kubernetes().cacheGroups(),
               config.timeoutSeconds(),
               options,
-              new ClusterManager.Listener() {
-                @Override
-                public void accountsChanged(List<AccountInfo> accounts) {
-                  streamClient.updateAccounts(accounts);
-                }
-
-                @Override
-                public void accountHealth(String account, AccountHealth health, String error) {
-                  streamClient.reportAccountStatus(account, health, error);
-                }
-              },
+              new ClusterEvents(),
               registry);
-      manager[0] = clusterManager;
-      commands[0] =
-          new AccountCommands(identity.agentId(), clusterManager, config.kubernetes().noProxy());
-      ClusterMetrics.register(registry, clusterManager);
-      ClusterManager forStatus = clusterManager;
-      adminServer =
-          AdminServer.start(
-              config.server().withPort(adminPort),
-              new AdminServer.Status() {
-                @Override
-                public List<AccountStatus> accounts() {
-                  return forStatus.statuses();
-                }
-
-                @Override
-                public String configError() {
-                  return configError;
-                }
-
-                @Override
-                public List<InFlightRequest> operations() {
-                  return tunnels.inFlight();
-                }
-
-                @Override
-                public String agentId() {
-                  return identity.agentId();
-                }
-
-                @Override
-                public String version() {
-                  return identity.agentVersion();
-                }
-
-                @Override
-                public Optional<ApiClient> client(String account) {
-                  return forStatus.apiClient(account);
-                }
-              },
-              registry);
-      if (config.prometheus().enabled()) {
-        metrics =
-            PrometheusEndpoint.start(
-                config.server().withPort(config.prometheus().port()), registry);
-      }
-      client.start(List.of());
-      clusterManager.apply(config.kubernetes().accounts());
+      this.tunnels =
+          new TunnelExecutor(
+              clusters::apiClient, stream::sendTunnel, config.operations(), identity.agentId());
+      this.commands =
+          new AccountCommands(identity.agentId(), clusters, config.kubernetes().noProxy());
+      this.commandThread =
+          Executors.newSingleThreadExecutor(DaemonThreads.named("spinagent-commands"));
+      ClusterMetrics.register(registry, clusters);
     } catch (RuntimeException e) {
-      closeQuietly(metrics);
-      closeQuietly(adminServer);
-      closeQuietly(clusterManager);
-      closeQuietly(client);
-      closeQuietly(tunnels);
-      commandThread.shutdownNow();
-      outbox.close();
+      // Nothing else was started yet; the stream's channel is the one thing to free.
+      stream.close();
       throw e;
     }
-    this.stream = client;
-    this.clusters = clusterManager;
-    this.admin = adminServer;
-    this.prometheus = metrics;
-    this.watcher =
-        new ConfigFileWatcher(
-            configFile, loader, ConfigFileWatcher.hash(configFile), CONFIG_POLL, this::reload);
   }
 
   /** Starts everything for a configuration that {@code loader} loaded from {@code configFile}. */
   public static AgentRuntime start(Path configFile, AgentConfig config, ConfigLoader loader) {
-    return new AgentRuntime(
-        configFile, config, loader, ClusterOptions.DEFAULTS, config.server().port());
+    return start(configFile, config, loader, ClusterOptions.DEFAULTS, config.server().port());
   }
 
   /** For tests: other cluster options and admin port (0 for a free one). */
@@ -261,7 +145,28 @@ public final class AgentRuntime implements AutoCloseable {
       ConfigLoader loader,
       ClusterOptions options,
       int adminPort) {
-    return new AgentRuntime(configFile, config, loader, options, adminPort);
+    AgentRuntime runtime = new AgentRuntime(configFile, config, loader, options);
+    try {
+      runtime.start(adminPort);
+    } catch (RuntimeException e) {
+      runtime.close();
+      throw e;
+    }
+    return runtime;
+  }
+
+  private synchronized void start(int adminPort) {
+    AgentConfig config = running;
+    admin = AdminServer.start(config.server().withPort(adminPort), new AdminStatus(), registry);
+    if (config.prometheus().enabled()) {
+      prometheus =
+          PrometheusEndpoint.start(config.server().withPort(config.prometheus().port()), registry);
+    }
+    stream.start(List.of());
+    clusters.apply(config.kubernetes().accounts());
+    watcher =
+        new ConfigFileWatcher(
+            configFile, loader, ConfigFileWatcher.hash(configFile), CONFIG_POLL, this::reload);
   }
 
   private void reload(ConfigLoadResult result) {
@@ -312,7 +217,7 @@ public final class AgentRuntime implements AutoCloseable {
     return stream;
   }
 
-  public int adminPort() {
+  public synchronized int adminPort() {
     return admin.port();
   }
 
@@ -354,6 +259,96 @@ public final class AgentRuntime implements AutoCloseable {
     registry.close();
     log.info("Agent stopped in {} ms", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
     closed.countDown();
+  }
+
+  /** What the stream hears from Clouddriver, on the stream's thread. */
+  private final class StreamEvents implements StreamListener {
+    @Override
+    public void connected(String replicaId, String sessionId, int protocolVersion) {
+      clusters.setProgressReporting(protocolVersion >= ProtocolVersion.PROTOCOL_VERSION_2_VALUE);
+    }
+
+    @Override
+    public void accountDecided(AccountDecision decision) {
+      clusters.decided(decision);
+    }
+
+    @Override
+    public void resyncRequested(String account, List<Kind> kinds, String reason) {
+      clusters.resyncRequested(account, kinds);
+    }
+
+    @Override
+    public void tunnelFrame(TunnelFrame frame) {
+      tunnels.frame(frame);
+    }
+
+    @Override
+    public void disconnected(Status status) {
+      tunnels.sessionEnded();
+    }
+
+    @Override
+    public void accountCommand(Command command, Consumer<CommandResult> reply) {
+      // One at a time and in order: stopping an account waits for its threads, which the stream
+      // must not.
+      try {
+        commandThread.execute(() -> reply.accept(commands.execute(command)));
+      } catch (RejectedExecutionException stopping) {
+        reply.accept(
+            CommandResult.newBuilder()
+                .setCommandId(command.getCommandId())
+                .setOk(false)
+                .setError("the agent is stopping")
+                .build());
+      }
+    }
+  }
+
+  /** What the cluster side tells Clouddriver. */
+  private final class ClusterEvents implements ClusterManager.Listener {
+    @Override
+    public void accountsChanged(List<AccountInfo> accounts) {
+      stream.updateAccounts(accounts);
+    }
+
+    @Override
+    public void accountHealth(String account, AccountHealth health, String error) {
+      stream.reportAccountStatus(account, health, error);
+    }
+  }
+
+  /** What the admin endpoint shows. */
+  private final class AdminStatus implements AdminServer.Status {
+    @Override
+    public List<AccountStatus> accounts() {
+      return clusters.statuses();
+    }
+
+    @Override
+    public String configError() {
+      return configError;
+    }
+
+    @Override
+    public List<InFlightRequest> operations() {
+      return tunnels.inFlight();
+    }
+
+    @Override
+    public String agentId() {
+      return identity.agentId();
+    }
+
+    @Override
+    public String version() {
+      return identity.agentVersion();
+    }
+
+    @Override
+    public Optional<ApiClient> client(String account) {
+      return clusters.apiClient(account);
+    }
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -78,7 +78,7 @@ public final class AgentStreamClient implements AutoCloseable {
   private final Backoff backoff;
   private final ScheduledThreadPoolExecutor streamThread;
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
-  private final Thread streamThreadItself;
+  private final AtomicReference<Thread> streamThreadItself;
 
   // Touched only on the stream thread.
   private final Map<String, AccountInfo> accounts = new LinkedHashMap<>();
@@ -107,7 +107,7 @@ public final class AgentStreamClient implements AutoCloseable {
       StreamMetrics metrics,
       Backoff backoff,
       ScheduledThreadPoolExecutor streamThread,
-      Thread streamThreadItself) {
+      AtomicReference<Thread> streamThreadItself) {
     this.streamThreadItself = streamThreadItself;
     this.connection = connection;
     AgentChannelStub plain = AgentChannelGrpc.newStub(connection.channel());
@@ -121,7 +121,7 @@ public final class AgentStreamClient implements AutoCloseable {
   }
 
   /**
-   * Builds the client and its channel; nothing is sent until {@link #start}.
+   * Builds the client and its channel; no thread runs and nothing is sent until {@link #start}.
    *
    * @param outbox where producers put changes; owned by the caller, who closes it
    * @param listener told about sessions and account decisions, on the stream thread
@@ -164,7 +164,6 @@ public final class AgentStreamClient implements AutoCloseable {
               return thread;
             });
     streamThread.setRemoveOnCancelPolicy(true);
-    streamThread.prestartAllCoreThreads();
     try {
       ClouddriverConnection connection = connections.open(streamThread);
       AgentStreamClient client =
@@ -177,7 +176,7 @@ public final class AgentStreamClient implements AutoCloseable {
               Backoff.exponential(backoff.baseDelay(), backoff.multiplier(), backoff.maxDelay())
                   .withJitter(backoff.jitter(), () -> ThreadLocalRandom.current().nextDouble()),
               streamThread,
-              created.get());
+              created);
       outbox.onEntriesAdded(client::scheduleDrain);
       return client;
     } catch (RuntimeException e) {
@@ -653,7 +652,7 @@ public final class AgentStreamClient implements AutoCloseable {
   }
 
   private <T> T callOnStreamThread(Supplier<T> query) {
-    if (Thread.currentThread() == streamThreadItself) {
+    if (Thread.currentThread() == streamThreadItself.get()) {
       return query.get();
     }
     CompletableFuture<T> result = CompletableFuture.supplyAsync(query, streamThread);

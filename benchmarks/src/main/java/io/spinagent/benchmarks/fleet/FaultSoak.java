@@ -7,15 +7,16 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.stream.Stream;
 
 /**
  * The randomized fault soak (issue 20): real agents with several accounts each on test API servers,
@@ -23,12 +24,15 @@ import java.util.stream.Stream;
  * round one or two faults chosen at random ({@link Fault}). After each round the churn stops and
  * the soak waits, up to a bound, for quiet: every agent alive with all its accounts READY and
  * nothing unacknowledged, every account ACTIVE, and the cache equal to the clusters object by
- * object ({@link SoakComparison}). A round that does not get there is a failure, printed with the
- * seed and the round that reproduce it, and ends the soak (later rounds would start from a broken
- * state).
+ * object ({@link QuietCheck}). With API churn ({@code --api-churn}), callers also create, switch on
+ * and off, change and delete dynamic accounts through both replicas while the faults are injected
+ * ({@link ApiChurn}), and quiet also means that the four views of every account agree ({@link
+ * AccountViewsCheck}). A round that does not get there, or in which the plugin ended an agent's
+ * session over an account ({@link SessionEndWatch}), is a failure, printed with the seed and the
+ * round that reproduce it, and ends the soak (later rounds would start from a broken state).
  *
- * <p>The rounds' faults and their timing come from the seed; the churn's timing, and so the exact
- * interleaving, does not.
+ * <p>The rounds' faults, their timing and the API operations come from the seed; the churn's
+ * timing, and so the exact interleaving, does not.
  *
  * <pre>./mvnw -q -pl benchmarks -am -DskipTests verify -Pbenchmark -Dbenchmark.agentSync.skip
  *     -Dbenchmark.sql.skip -Dbenchmark.tunnel.skip -Dbenchmark.fleet.skip
@@ -79,6 +83,12 @@ public final class FaultSoak {
     String worstRound = "";
     final List<String> failures = new ArrayList<>();
 
+    /** Operations of the API churn, answered or not. */
+    int apiOperations;
+
+    /** Their answers by kind and API ({@link ApiChurn#answers()}). */
+    Map<String, Map<String, Integer>> apiAnswers = Map.of();
+
     Result(long seed) {
       this.seed = seed;
     }
@@ -100,6 +110,10 @@ public final class FaultSoak {
   private final List<SoakAgent> agents = new ArrayList<>();
   private final Map<String, Integer> changes = new LinkedHashMap<>();
   private FleetEnvironment environment;
+  private SoakCluster apiTarget;
+  private ApiChurn apiChurn;
+  private QuietCheck quiet;
+  private SessionEndWatch sessionEnds;
 
   FaultSoak(SoakOptions options, PrintStream out) {
     this.options = options;
@@ -117,21 +131,25 @@ public final class FaultSoak {
 
   /** Sets the fleet up, runs the rounds, prints the report and stops everything. */
   Result run() {
+    Instant began = Instant.now();
     environment = new FleetEnvironment(options.fleet());
     out.printf(
         "%nFault soak: seed %d, %d rounds, %d agents × %d accounts of %d objects, 2 replicas on %s;"
-            + " load %s%n",
+            + " API churn %s; load %s%n",
         options.seed(),
         options.rounds(),
         options.agents(),
         options.accountsPerAgent(),
         options.objects(),
         options.database(),
+        options.apiChurn() == 0
+            ? "off"
+            : options.apiChurn() + " operations a round on " + options.apiAccounts() + " accounts",
         FleetBenchmark.load());
     out.printf("  logs: %s%n", environment.logs());
     out.flush();
     try {
-      setUp();
+      setUp(began);
       for (int round = 1; round <= options.rounds(); round++) {
         if (!round(round)) {
           break;
@@ -144,11 +162,18 @@ public final class FaultSoak {
     return result;
   }
 
-  private void setUp() {
+  private void setUp(Instant began) {
     database = FleetDatabase.start(options.database());
     scenario = database.freshScenario("fault_soak");
-    replicas.add(new PluginReplica("a", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
-    replicas.add(new PluginReplica("b", environment, scenario, true, SoakTrace.PLUGIN_PROPERTIES));
+    Map<String, String> properties = new HashMap<>(SoakTrace.PLUGIN_PROPERTIES);
+    if (options.apiChurn() > 0) {
+      // Accounts created through Clouddriver's /credentials go to the first agent (issue 34).
+      properties.put("spinagent.accounts.credentials-interceptor.enabled", "true");
+      properties.put(
+          "spinagent.accounts.credentials-interceptor.agent-id", ApiChurn.CREDENTIALS_AGENT);
+    }
+    replicas.add(new PluginReplica("a", environment, scenario, true, properties));
+    replicas.add(new PluginReplica("b", environment, scenario, true, properties));
     List<String> agentJvmOptions = SoakTrace.agentJvmOptions(environment.work());
     // One after the other: the first creates the schema.
     replicas.get(0).start();
@@ -173,6 +198,21 @@ public final class FaultSoak {
       agents.add(agent);
       agent.start();
     }
+    if (options.apiChurn() > 0) {
+      apiTarget = new SoakCluster("api-target", kubeconfigs, 10);
+      apiChurn =
+          new ApiChurn(
+              options.apiAccounts(), agents, replicas, apiTarget.kubeconfig(), options.seed() + 2);
+    }
+    quiet =
+        new QuietCheck(
+            agents,
+            clusters,
+            new AccountViewsCheck(scenario, replicas, agents),
+            apiChurn == null ? Map.of() : apiChurn.accounts(),
+            scenario,
+            options.database());
+    sessionEnds = new SessionEndWatch(environment.logs(), began);
     long start = System.nanoTime();
     List<String> issues = awaitQuiet(options.startLimit());
     if (!issues.isEmpty()) {
@@ -190,11 +230,15 @@ public final class FaultSoak {
   /** One round; false when it failed. */
   private boolean round(int round) {
     result.roundsRun++;
+    long roundStart = System.nanoTime();
     List<Fault> faults = chooseFaults();
     AtomicBoolean churning = new AtomicBoolean(true);
     Thread churn = new Thread(() -> churn(churning), "fault-soak-churn");
     churn.setDaemon(true);
     churn.start();
+    Thread callers = new Thread(this::callApi, "fault-soak-api-churn");
+    callers.setDaemon(true);
+    callers.start();
     long quietFrom;
     try {
       sleep(Duration.ofMillis(1000 + random.nextInt(1500)));
@@ -206,19 +250,29 @@ public final class FaultSoak {
     } finally {
       churning.set(false);
       join(churn);
+      join(callers);
+      if (apiChurn != null) {
+        result.apiOperations = apiChurn.total();
+        result.apiAnswers = apiChurn.answers();
+      }
       quietFrom = System.nanoTime();
     }
     List<String> issues = awaitQuiet(options.quietLimit());
     Duration recovery = Duration.ofNanos(System.nanoTime() - quietFrom);
     String names = faults.stream().map(Enum::name).toList().toString();
+    String problem = "not quiet within " + options.quietLimit().toSeconds() + " s";
+    if (issues.isEmpty()) {
+      issues = sessionEnds.sinceLastCall();
+      problem = "the plugin ended agents' sessions over an account";
+    }
     if (!issues.isEmpty()) {
       String failure =
           String.format(
-              "round %d (seed %d) %s: not quiet within %d s:%n    %s",
+              "round %d (seed %d) %s: %s:%n    %s",
               round,
               options.seed(),
               names,
-              options.quietLimit().toSeconds(),
+              problem,
               String.join("\n    ", issues.subList(0, Math.min(issues.size(), 30))));
       result.failures.add(failure);
       out.println("  FAILED " + failure);
@@ -233,7 +287,10 @@ public final class FaultSoak {
               known.containsKey(cluster.account()) ? known.get(cluster.account()) : "?");
         }
       }
-      out.println("    the processes' logs until now: " + keepLogs(round));
+      String kept =
+          String.format(
+              "failed-seed-%d-round-%d-%d", options.seed(), round, System.currentTimeMillis());
+      out.println("    the processes' logs until now: " + environment.keepLogs(kept));
       out.flush();
       return false;
     }
@@ -243,32 +300,15 @@ public final class FaultSoak {
       result.worstRecovery = recovery;
       result.worstRound = "round " + round + " " + names;
     }
-    out.printf("  round %3d clean in %5.1f s: %s%n", round, recovery.toMillis() / 1000.0, names);
+    out.printf(
+        "  round %3d clean in %5.1f s (round %5.1f s): %s%s%n",
+        round,
+        recovery.toMillis() / 1000.0,
+        (System.nanoTime() - roundStart) / 1e9,
+        names,
+        apiChurn == null ? "" : "; dynamic accounts " + quiet.dynamicStates());
     out.flush();
     return true;
-  }
-
-  /**
-   * Copies the logs as they are now to a directory of the failed round's own, which the next run of
-   * the soak does not overwrite; says where they are.
-   */
-  private String keepLogs(int round) {
-    Path kept =
-        environment
-            .work()
-            .resolve(
-                String.format(
-                    "failed-seed-%d-round-%d-%d",
-                    options.seed(), round, System.currentTimeMillis()));
-    try (Stream<Path> logs = Files.list(environment.logs())) {
-      Files.createDirectories(kept);
-      for (Path log : logs.toList()) {
-        Files.copy(log, kept.resolve(log.getFileName()));
-      }
-    } catch (IOException e) {
-      return environment.logs() + " (not copied: " + e + "; the next run overwrites them)";
-    }
-    return kept.toString();
   }
 
   private List<Fault> chooseFaults() {
@@ -331,6 +371,13 @@ public final class FaultSoak {
     }
   }
 
+  /** The round's API operations, if any. */
+  private void callApi() {
+    if (apiChurn != null) {
+      apiChurn.run(options.apiChurn());
+    }
+  }
+
   private void churn(AtomicBoolean churning) {
     long interval = Math.max(1, (long) (1000 / options.changesPerSecond()));
     while (churning.get()) {
@@ -356,7 +403,7 @@ public final class FaultSoak {
     long nextProgress = start + Duration.ofSeconds(30).toNanos();
     List<String> issues;
     do {
-      issues = unsettled();
+      issues = quiet.unsettled();
       if (issues.isEmpty()) {
         return issues;
       }
@@ -374,51 +421,6 @@ public final class FaultSoak {
     return issues;
   }
 
-  /** What keeps the fleet from being quiet now. */
-  private List<String> unsettled() {
-    List<String> issues = new ArrayList<>();
-    for (SoakAgent agent : agents) {
-      if (!agent.isAlive()) {
-        issues.add("agent " + agent.id() + " ended (see " + agent.log() + ")");
-        continue;
-      }
-      SoakAgent.Health health = agent.health();
-      if (health == null) {
-        issues.add("agent " + agent.id() + " does not answer /metrics");
-      } else if (health.ready() != agent.clusters().size() || health.unacknowledged() != 0) {
-        issues.add(
-            "agent "
-                + agent.id()
-                + ": "
-                + health.ready()
-                + " of "
-                + agent.clusters().size()
-                + " accounts READY, "
-                + health.unacknowledged()
-                + " outbox entries unacknowledged");
-      }
-    }
-    for (PluginReplica replica : replicas) {
-      int active = replica.accounts("ACTIVE");
-      if (active != clusters.size()) {
-        issues.add(
-            "replica "
-                + replica.name()
-                + (active < 0 ? " does not answer" : " sees " + active + " accounts ACTIVE")
-                + " of "
-                + clusters.size());
-      }
-    }
-    if (issues.isEmpty()) {
-      try {
-        issues.addAll(SoakComparison.differences(scenario, options.database(), clusters));
-      } catch (IllegalStateException e) {
-        issues.add(e.getMessage());
-      }
-    }
-    return issues;
-  }
-
   private void report() {
     out.printf(
         "%nFault soak: seed %d: %d rounds run, %d clean%n",
@@ -428,15 +430,8 @@ public final class FaultSoak {
     synchronized (changes) {
       out.printf("  changes made: %s%n", changes);
     }
-    if (!result.recoveries.isEmpty()) {
-      List<Duration> sorted = new ArrayList<>(result.recoveries);
-      Collections.sort(sorted);
-      out.printf(
-          "  recovery (churn stopped → quiet, cache equal to the clusters): median %.1f s, worst"
-              + " %.1f s (%s)%n",
-          sorted.get(sorted.size() / 2).toMillis() / 1000.0,
-          result.worstRecovery.toMillis() / 1000.0,
-          result.worstRound);
+    if (apiChurn != null) {
+      apiChurn.report(out);
     }
     result.failures.forEach(f -> out.println("  FAILED " + f));
     // the same seed makes the same rounds only with the same fleet and database
@@ -446,14 +441,17 @@ public final class FaultSoak {
             + " -Dbenchmark.fleet.skip -Dbenchmark.soak.seed=%d -Dbenchmark.soak.rounds=%d"
             + " -Dbenchmark.soak.agents=%d -Dbenchmark.soak.accounts=%d"
             + " -Dbenchmark.soak.objects=%d -Dbenchmark.soak.rate=%s"
-            + " -Dbenchmark.soak.database=%s%n",
+            + " -Dbenchmark.soak.database=%s -Dbenchmark.soak.apiChurn=%d"
+            + " -Dbenchmark.soak.apiAccounts=%d%n",
         result.seed,
         result.roundsRun,
         options.agents(),
         options.accountsPerAgent(),
         options.objects(),
         BigDecimal.valueOf(options.changesPerSecond()).stripTrailingZeros().toPlainString(),
-        options.database());
+        options.database(),
+        options.apiChurn(),
+        options.apiAccounts());
     out.flush();
   }
 
@@ -461,6 +459,9 @@ public final class FaultSoak {
     List<AutoCloseable> all = new ArrayList<>(agents);
     all.addAll(replicas);
     all.addAll(clusters);
+    if (apiTarget != null) {
+      all.add(apiTarget);
+    }
     for (AutoCloseable closeable : all) {
       try {
         closeable.close();

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Where the benchmark's processes come from: the JDKs ({@link Jdks}), the agent's jar, the plugin's
@@ -108,6 +109,23 @@ final class FleetEnvironment {
 
   Path work() {
     return options.work();
+  }
+
+  /**
+   * Copies the logs as they are now to {@code name} in the work directory, which later runs do not
+   * overwrite; says where they are.
+   */
+  String keepLogs(String name) {
+    Path kept = work().resolve(name);
+    try (Stream<Path> files = Files.list(logs)) {
+      Files.createDirectories(kept);
+      for (Path log : files.toList()) {
+        Files.copy(log, kept.resolve(log.getFileName()));
+      }
+    } catch (IOException e) {
+      return logs + " (not copied: " + e + "; the next run overwrites them)";
+    }
+    return kept.toString();
   }
 
   static int freePort() {

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * One Clouddriver replica with the plugin (the Clouddriver stand-in's {@code
@@ -156,6 +157,49 @@ final class PluginReplica implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Where this replica's HTTP port (Clouddriver's 7002) serves {@code path}. */
+  URI uri(String path) {
+    return URI.create("http://127.0.0.1:" + httpPort + path);
+  }
+
+  /**
+   * The state of every account this replica's API lists ({@code GET /spinagent/accounts}: every
+   * state but REMOVED), by name; null when the replica does not answer.
+   */
+  Map<String, String> accountStates() {
+    Map<String, String> states = new TreeMap<>();
+    try {
+      for (int page = 0; ; page++) {
+        HttpResponse<String> response =
+            HTTP.send(
+                HttpRequest.newBuilder(uri("/spinagent/accounts?size=500&page=" + page))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() != 200) {
+          return null;
+        }
+        JsonNode body = JSON.readTree(response.body());
+        for (JsonNode account : body.path("accounts")) {
+          states.put(account.path("name").asText(), account.path("state").asText());
+        }
+        if (body.path("accounts").size() < 500 || states.size() >= body.path("total").asInt()) {
+          return states;
+        }
+      }
+    } catch (IOException e) {
+      return null;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "replica " + name;
   }
 
   @Override

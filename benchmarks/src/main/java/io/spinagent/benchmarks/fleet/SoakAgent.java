@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * One real agent of the fault soak ({@code java -jar spinagent-agent.jar}) with its accounts,
  * connected to a Clouddriver replica through a {@link TcpProxy} — the network the soak cuts,
  * stalls, or points at the other replica, as a load balancer would — and what the soak reads from
- * its {@code /metrics}: accounts READY and changes not yet acknowledged.
+ * its {@code /metrics} (changes not yet acknowledged) and its {@code /accounts} (each account's
+ * state).
  */
 final class SoakAgent implements AutoCloseable {
 
@@ -32,8 +33,6 @@ final class SoakAgent implements AutoCloseable {
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private static final Pattern OUTBOX =
       Pattern.compile("(?m)^spinagent_agent_outbox_entries(?:\\{[^}]*\\})? ([0-9.eE+-]+)$");
-  private static final Pattern READY =
-      Pattern.compile("(?m)^spinagent_accounts\\{[^}]*state=\"READY\"[^}]*\\} ([0-9.eE+-]+)$");
 
   private final String id;
   private final FleetEnvironment environment;
@@ -113,8 +112,8 @@ final class SoakAgent implements AutoCloseable {
   }
 
   /**
-   * Accounts READY and outbox entries (changes not yet acknowledged) from {@code /metrics}; null
-   * when it does not answer.
+   * Outbox entries (changes not yet acknowledged) from {@code /metrics}; null when it does not
+   * answer.
    */
   Health health() {
     try {
@@ -127,9 +126,7 @@ final class SoakAgent implements AutoCloseable {
       if (response.statusCode() != 200) {
         return null;
       }
-      return new Health(
-          (int) value(READY, response.body()).orElse(0),
-          (int) value(OUTBOX, response.body()).orElse(-1));
+      return new Health((int) value(OUTBOX, response.body()).orElse(-1));
     } catch (IOException e) {
       return null;
     } catch (InterruptedException e) {
@@ -154,8 +151,24 @@ final class SoakAgent implements AutoCloseable {
     return objects;
   }
 
-  /** What the agent's metrics say: accounts READY, changes not yet acknowledged. */
-  record Health(int ready, int unacknowledged) {}
+  /**
+   * The state of every account the agent holds ({@code /accounts}: READY, STANDBY, REFUSED, …), by
+   * name; null when it does not answer.
+   */
+  Map<String, String> accountStates() {
+    Map<String, String> states = new TreeMap<>();
+    try {
+      for (JsonNode account : JSON.readTree(AgentJar.accounts(adminPort)).path("accounts")) {
+        states.put(account.path("name").asText(), account.path("state").asText());
+      }
+      return states;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** What the agent's metrics say: changes not yet acknowledged. */
+  record Health(int unacknowledged) {}
 
   Path log() {
     return process.log();

@@ -2,6 +2,7 @@ package io.spinagent.benchmarks.fleet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.spinagent.plugin.cache.format.AccountSnapshot;
+import io.spinagent.plugin.cache.format.CacheKeys;
 import io.spinagent.plugin.cache.format.CacheRecord;
 import io.spinagent.plugin.cache.format.FormatOptions;
 import io.spinagent.sandbox.view.CacheTables;
@@ -23,7 +24,9 @@ import org.jooq.impl.DSL;
  * SqlCache} reads it ({@link CacheTables}), against what Clouddriver's caching agent would derive
  * from the clusters as they are now ({@link AccountSnapshot} of every account, merged), object by
  * object: the same keys of every type, the same {@code metadata.resourceVersion} in each cached
- * manifest, and the same relationships (empty groups aside).
+ * manifest, and the same relationships (empty groups aside). Only the clusters' accounts are
+ * compared: records and relationships of other accounts (the dynamic accounts of {@link ApiChurn},
+ * which reach a cluster that does not change) are left out of the cache as read.
  */
 final class SoakComparison {
 
@@ -33,7 +36,10 @@ final class SoakComparison {
   static List<String> differences(
       FleetDatabase.Scenario database, String dialect, List<SoakCluster> clusters) {
     Map<String, CacheRecord> expected = expected(clusters);
-    Map<String, Map<String, CacheTables.Item>> actual = read(database, dialect);
+    Set<String> accounts = new TreeSet<>();
+    clusters.forEach(cluster -> accounts.add(cluster.account()));
+    Map<String, Map<String, CacheTables.Item>> actual =
+        ofAccounts(read(database, dialect), accounts);
     List<String> differences = new ArrayList<>();
     Map<String, Map<String, CacheRecord>> expectedByType = new TreeMap<>();
     expected
@@ -123,6 +129,51 @@ final class SoakComparison {
     } catch (SQLException e) {
       throw new IllegalStateException("cannot read the cache: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The cache as read, without the records of other accounts and without relationships to them; an
+   * application record related to other accounts only is left out too.
+   */
+  private static Map<String, Map<String, CacheTables.Item>> ofAccounts(
+      Map<String, Map<String, CacheTables.Item>> cache, Set<String> accounts) {
+    Map<String, Map<String, CacheTables.Item>> kept = new TreeMap<>();
+    cache.forEach(
+        (type, items) -> {
+          Map<String, CacheTables.Item> ofType = new TreeMap<>();
+          items.forEach(
+              (id, item) -> {
+                if (!ofAccounts(id, accounts)) {
+                  return;
+                }
+                Map<String, Set<String>> relationships = new TreeMap<>();
+                boolean related = item.relationships() == null || item.relationships().isEmpty();
+                if (item.relationships() != null) {
+                  for (var group : item.relationships().entrySet()) {
+                    Set<String> keys = new TreeSet<>();
+                    group.getValue().stream()
+                        .filter(k -> ofAccounts(k, accounts))
+                        .forEach(keys::add);
+                    related |= !keys.isEmpty() || group.getValue().isEmpty();
+                    relationships.put(group.getKey(), keys);
+                  }
+                }
+                if (related) {
+                  ofType.put(id, new CacheTables.Item(id, item.attributes(), relationships));
+                }
+              });
+          if (!ofType.isEmpty()) {
+            kept.put(type, ofType);
+          }
+        });
+    return kept;
+  }
+
+  /** Whether a cache key belongs to one of {@code accounts}, or to no account (an application). */
+  private static boolean ofAccounts(String key, Set<String> accounts) {
+    return CacheKeys.parse(key)
+        .map(parsed -> parsed.account() == null || accounts.contains(parsed.account()))
+        .orElse(true);
   }
 
   private static String resourceVersion(Object manifest) {

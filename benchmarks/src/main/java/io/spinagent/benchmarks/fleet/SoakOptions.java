@@ -22,6 +22,10 @@ import java.util.Set;
  * @param startLimit how long the fleet may take to settle after starting ({@code --start-limit},
  *     300 s)
  * @param database {@code postgres} or {@code mariadb} ({@code --database}, postgres)
+ * @param apiChurn operations on dynamic accounts through the replicas' REST APIs in each round,
+ *     while its faults are injected ({@code --api-churn}, 0: none; see {@link ApiChurn})
+ * @param apiAccounts names of dynamic accounts those operations choose from ({@code
+ *     --api-accounts}, 6)
  * @param fleet the fleet benchmark's options it shares: {@code --agent-jar}, {@code --bundle},
  *     {@code --host-classpath}, {@code --work}, {@code --agent-java}, {@code --agent-heap} (512m),
  *     {@code --plugin-heap} (1g)
@@ -36,6 +40,8 @@ record SoakOptions(
     Duration quietLimit,
     Duration startLimit,
     String database,
+    int apiChurn,
+    int apiAccounts,
     FleetOptions fleet) {
 
   private static final Set<String> SHARED =
@@ -59,6 +65,8 @@ record SoakOptions(
     o.put("quiet-limit", "180");
     o.put("start-limit", "300");
     o.put("database", "postgres");
+    o.put("api-churn", "0");
+    o.put("api-accounts", "6");
     Map<String, String> shared = new LinkedHashMap<>();
     shared.put("agent-heap", "512m");
     shared.put("plugin-heap", "1g");
@@ -96,12 +104,18 @@ record SoakOptions(
             Duration.ofSeconds(Long.parseLong(o.get("quiet-limit"))),
             Duration.ofSeconds(Long.parseLong(o.get("start-limit"))),
             o.get("database"),
+            Integer.parseInt(o.get("api-churn")),
+            Integer.parseInt(o.get("api-accounts")),
             FleetOptions.parse(fleetArgs.toArray(String[]::new)));
     if (options.agents() < 1 || options.accountsPerAgent() < 1 || options.objects() < 10) {
       throw new IllegalArgumentException("at least 1 agent, 1 account each and 10 objects");
     }
     if (options.changesPerSecond() <= 0) {
       throw new IllegalArgumentException("--rate must be positive");
+    }
+    if (options.apiChurn() < 0 || options.apiAccounts() < 1) {
+      throw new IllegalArgumentException(
+          "--api-churn must be 0 (none) or more, --api-accounts at least 1");
     }
     return options;
   }

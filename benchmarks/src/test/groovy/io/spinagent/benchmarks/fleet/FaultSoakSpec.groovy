@@ -8,21 +8,25 @@ import spock.lang.Specification
  * A short fault soak (the benchmark's FaultSoak, a few rounds): real agent JVMs with two accounts
  * each on test API servers, two Clouddriver replicas (the stand-in of the benchmark's Spinnaker
  * line) with the built plugin bundle on one embedded PostgreSQL, churn, and in every round random
- * faults. Each round must end quiet: every account READY and ACTIVE, nothing unacknowledged, the
- * cache equal to the clusters object by object. The seed is fixed so that a failure reproduces with
- * the same faults; the soak's output (in the surefire report) names it.
+ * faults, while callers create, switch on and off, change and delete dynamic accounts through both
+ * replicas' REST APIs. Each round must end quiet: every agent's account READY and ACTIVE, the four
+ * views of every account (both replicas' API, {@code spinagent_accounts}, Clouddriver's definition,
+ * the agent) agreeing, no session ended over an account, nothing unacknowledged, the cache equal to
+ * the clusters object by object. The seed is fixed so that a failure reproduces with the same
+ * faults and API operations; the soak's output (in the surefire report) names it.
  */
 class FaultSoakSpec extends Specification {
 
   static final long SEED = 20
 
-  def "rounds of random faults each end with every account ACTIVE, nothing unacknowledged and the cache equal to the clusters"() {
+  def "rounds of random faults and API churn each end with every account's views agreeing, nothing unacknowledged and the cache equal to the clusters"() {
     given:
     // in the build directory, and kept when a round fails: the logs say what went wrong
     def work = Files.createTempDirectory(Files.createDirectories(Path.of('target')), 'fault-soak-spec')
     def options = SoakOptions.parse([
         '--rounds=4', "--seed=$SEED", '--agents=2', '--accounts=2', '--objects=10', '--rate=10',
-        '--quiet-limit=120', '--start-limit=240', '--plugin-heap=768m', '--agent-heap=256m',
+        '--api-churn=8', '--api-accounts=4', '--quiet-limit=120', '--start-limit=240',
+        '--plugin-heap=768m', '--agent-heap=256m',
         "--agent-jar=${built('../agent/target', 'spinagent-agent.jar')}",
         "--bundle=${built('../clouddriver-agent-plugin/target', 'spinagent-plugin-*.zip')}",
         "--host-classpath=${built("../clouddriver-stand-in/spinnaker-${System.getProperty('spinagent.benchmark.line')}/target", 'runtime.classpath')}",
@@ -36,6 +40,9 @@ class FaultSoakSpec extends Specification {
     result.roundsRun == 4
     result.roundsClean == 4
     result.faults.values().sum() >= 4
+    result.apiOperations == 4 * 8
+    // the churn made accounts, not only answers about accounts that never were
+    result.apiAnswers.findAll { it.key.startsWith('create') }.values().any { it['201'] }
 
     cleanup:
     if (result?.allClean()) {

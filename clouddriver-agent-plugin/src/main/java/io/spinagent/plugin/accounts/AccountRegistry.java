@@ -343,19 +343,44 @@ public final class AccountRegistry {
         updateAndGet(
             notifications -> {
               inactive.remove(name);
-              Entry entry = accounts.remove(name);
-              if (entry != null) {
-                entry.caching = null;
-                transition(entry, AccountState.DELETING, notifications);
-                refuseMembers(entry, reason, notifications);
-                entry.members.clear();
-                transition(entry, AccountState.REMOVED, notifications);
-                committed.keySet().removeIf(key -> key.account().equals(name));
-              }
-              return entry != null;
+              return remove(name, reason, notifications);
             });
     principals.unbind(name);
     return known;
+  }
+
+  /**
+   * Deletes an account that another replica deleted while a session here served it (its agent moved
+   * here as the delete ran there), as {@link #delete} would, but only if its state is still the one
+   * it entered at {@code seenSince}: an account created again since is kept. The replica that
+   * deleted it ended its binding.
+   *
+   * @return whether it was deleted here
+   */
+  public boolean deletedElsewhere(String name, Instant seenSince, String reason) {
+    return updateAndGet(
+        notifications -> {
+          Entry entry = accounts.get(name);
+          if (entry == null || !entry.stateSince.equals(seenSince)) {
+            return false;
+          }
+          inactive.remove(name);
+          return remove(name, reason, notifications);
+        });
+  }
+
+  private boolean remove(String name, String reason, List<Runnable> notifications) {
+    Entry entry = accounts.remove(name);
+    if (entry == null) {
+      return false;
+    }
+    entry.caching = null;
+    transition(entry, AccountState.DELETING, notifications);
+    refuseMembers(entry, reason, notifications);
+    entry.members.clear();
+    transition(entry, AccountState.REMOVED, notifications);
+    committed.keySet().removeIf(key -> key.account().equals(name));
+    return true;
   }
 
   /** Clouddriver's definition of a served account cannot be written: the account is FAILED. */

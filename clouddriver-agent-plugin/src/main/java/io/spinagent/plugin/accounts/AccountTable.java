@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -78,10 +79,15 @@ public final class AccountTable implements AccountBindings, AccountStore, Switch
   }
 
   /**
-   * Records what the registry now says of an account served (or last served) by {@code replica}.
+   * Records what the registry now says of an account served (or last served) by {@code replica},
+   * unless the row holds a later state: each replica records through its own queue, so the record
+   * of a replica whose agent left may reach the database after that of the replica the agent moved
+   * to, or after a delete. A deleted dynamic account's row stays deleted until the account is
+   * created again (which replaces the row).
    */
   public void recordState(AgentAccount account, String replica) {
     long now = clock.millis();
+    long since = account.stateSince().toEpochMilli();
     ClusterIdentity cluster = account.cluster();
     String permissions =
         account.reported() == null
@@ -90,43 +96,50 @@ public final class AccountTable implements AccountBindings, AccountStore, Switch
                 new AccountPermissions(
                     account.reported().getPermissions().getReadList(),
                     account.reported().getPermissions().getWriteList()));
-    jooq.insertInto(ACCOUNTS)
-        .set(NAME, account.name())
-        .set(SOURCE, AccountSource.AGENT.name())
+    int inserted =
+        jooq.insertInto(ACCOUNTS)
+            .set(NAME, account.name())
+            .set(SOURCE, AccountSource.AGENT.name())
+            .set(STATE, account.state().name())
+            .set(INACTIVE, account.state() == AccountState.INACTIVE)
+            .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
+            .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
+            .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
+            .set(CACHING_AGENT, account.cachingAgentId())
+            .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
+            .set(OWNER_REPLICA, replica)
+            .set(PERMISSIONS, permissions)
+            .set(LAST_ERROR, account.lastError())
+            .set(RETRY_COUNT, 0)
+            .set(CLOUDDRIVER_DEFINITION, false)
+            .set(STATE_SINCE, since)
+            .set(CREATED_AT, now)
+            .set(UPDATED_AT, now)
+            .onConflictDoNothing()
+            .execute();
+    if (inserted > 0) {
+      return;
+    }
+    Condition notLater = STATE_SINCE.isNull().or(STATE_SINCE.le(since));
+    Condition notDeletedDynamic =
+        account.state() == AccountState.REMOVED
+            ? DSL.trueCondition()
+            : DSL.not(STATE.eq(AccountState.REMOVED.name()).and(DEFINITION.isNotNull()));
+    jooq.update(ACCOUNTS)
         .set(STATE, account.state().name())
-        .set(INACTIVE, account.state() == AccountState.INACTIVE)
         .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
         .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
         .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
         .set(CACHING_AGENT, account.cachingAgentId())
         .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
         .set(OWNER_REPLICA, replica)
-        .set(PERMISSIONS, permissions)
+        .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), PERMISSIONS))
         .set(LAST_ERROR, account.lastError())
-        .set(RETRY_COUNT, 0)
-        .set(CLOUDDRIVER_DEFINITION, false)
-        .set(STATE_SINCE, account.stateSince().toEpochMilli())
-        .set(CREATED_AT, now)
+        .set(STATE_SINCE, since)
         .set(UPDATED_AT, now)
-        .onConflict(NAME)
-        .doUpdate()
-        .set(STATE, account.state().name())
-        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
-        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
-        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
-        .set(CACHING_AGENT, account.cachingAgentId())
-        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
-        .set(OWNER_REPLICA, replica)
-        // Qualified: on PostgreSQL a bare column in ON CONFLICT … DO UPDATE is ambiguous with
-        // EXCLUDED's.
-        .set(
-            PERMISSIONS,
-            DSL.coalesce(
-                DSL.val(permissions),
-                field(DSL.name("spinagent_accounts", "permissions"), String.class)))
-        .set(LAST_ERROR, account.lastError())
-        .set(STATE_SINCE, account.stateSince().toEpochMilli())
-        .set(UPDATED_AT, now)
+        .where(NAME.eq(account.name()))
+        .and(notLater)
+        .and(notDeletedDynamic)
         .execute();
   }
 

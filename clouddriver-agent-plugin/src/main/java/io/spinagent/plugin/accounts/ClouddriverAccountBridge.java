@@ -296,7 +296,13 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
 
   private void remove(AgentAccount account) {
     String name = account.name();
-    boolean ours = table.find(name).map(StoredAccount::clouddriverDefinition).orElse(false);
+    // A migrated account is SpinAgent's, even before its agent served it and its original
+    // definition was replaced: switched off or gone, Clouddriver must not reach the cluster itself.
+    boolean ours =
+        table
+            .find(name)
+            .map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
+            .orElse(false);
     if (!ours) {
       return;
     }

@@ -5,21 +5,13 @@ import static io.spinagent.plugin.accounts.AccountRequestException.invalid;
 import static io.spinagent.plugin.accounts.AccountRequestException.notFound;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import io.spinagent.protocol.v1.AccountInfo;
 import io.spinagent.protocol.v1.AddAccount;
 import io.spinagent.protocol.v1.Command;
-import io.spinagent.protocol.v1.CommandResult;
-import io.spinagent.protocol.v1.RemoveAccount;
 import io.spinagent.protocol.v1.UpdateAccount;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,19 +23,12 @@ import org.slf4j.LoggerFactory;
  * removed again, so a refused request leaves nothing behind. When the agents have not answered
  * within {@link DynamicAccountLimits#answerWait()}, the request says so (the API answers 202) and
  * the answer, whenever it comes, settles the stored account: kept if an agent took it, removed with
- * the agents' reasons if all refused it. Agents keep dynamic accounts in memory: each time one
- * connects, it is sent the accounts meant for it again, and a dynamic account it still serves that
- * no stored account owns any more is refused and removed from it ({@link #refusal}).
- *
- * <p>Past 500 lines because create, update, switch, delete and migrate share one rule (stored
- * first, pushed, settled by the agents' answers, whenever they come) and its bookkeeping.
+ * the agents' reasons if all refused it. Agents keep dynamic accounts in memory; {@link
+ * DynamicAccountReconciler} sends them again as agents connect and withdraws those gone.
  */
-public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.Expired {
+public final class DynamicAccounts {
 
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
-
-  /** Kubernetes-style names: they appear in URLs, kubeconfigs and cache keys. */
-  private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9_.]{0,98}[a-z0-9])?");
 
   private final AccountRegistry registry;
   private final ConnectedAgents connected;
@@ -51,6 +36,7 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final DynamicAccountLimits limits;
   private final StreamsElsewhere streamsElsewhere;
+  private final AgentCommandPush agentPush;
 
   public DynamicAccounts(
       AccountRegistry registry,
@@ -65,6 +51,7 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
     this.clouddriver = clouddriver;
     this.limits = limits;
     this.streamsElsewhere = streamsElsewhere;
+    this.agentPush = new AgentCommandPush(limits.answerWait());
   }
 
   /**
@@ -74,7 +61,7 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
    */
   public Change create(DynamicAccountSpec spec) {
     store.requireDynamicAccounts();
-    validate(spec);
+    DynamicAccountChecks.validate(spec);
     requireFreeName(spec.name());
     if (clouddriver.flatMap(c -> c.find(spec.name())).isPresent()) {
       throw conflict(
@@ -88,10 +75,10 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
     if (!store.insertDynamic(spec, AccountSource.API)) {
       throw conflict("account '" + spec.name() + "' already exists");
     }
-    Answers answers;
+    AgentCommandPush.Answers answers;
     try {
       answers =
-          push(
+          agentPush.push(
               agents,
               spec.name(),
               Command.newBuilder()
@@ -118,12 +105,12 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
    */
   public Change update(DynamicAccountSpec spec) {
     store.requireDynamicAccounts();
-    validate(spec);
+    DynamicAccountChecks.validate(spec);
     StoredAccount existing = dynamicAccount(spec.name());
     refuseWhenServedElsewhere(spec.name(), "change");
     List<AgentLink> agents = servingAgents(spec);
-    Answers answers =
-        push(
+    AgentCommandPush.Answers answers =
+        agentPush.push(
             agents,
             spec.name(),
             Command.newBuilder()
@@ -154,18 +141,24 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
                   });
     }
     if (existing.definition() != null && !existing.definition().servedByTheSameAgentsAs(spec)) {
-      agentsOf(existing.definition()).stream()
+      connected.serving(existing.definition()).stream()
           .filter(agent -> !agents.contains(agent))
-          .forEach(agent -> removeFrom(agent, spec.name()));
+          .forEach(agent -> AgentCommandPush.removeFrom(agent, spec.name()));
     }
     return new Change(store.find(spec.name()).orElseThrow(), answers.awaited());
   }
 
   /** Switches an account on ({@code ACTIVE}) or off ({@code INACTIVE}). */
   public void setActive(String name, boolean active) {
-    boolean known = registry.find(name).isPresent() || store.find(name).isPresent();
+    Optional<StoredAccount> stored = store.find(name);
+    boolean deleted =
+        stored.filter(s -> s.definition() != null && s.state() == AccountState.REMOVED).isPresent();
+    boolean known = registry.find(name).isPresent() || (stored.isPresent() && !deleted);
     if (!known) {
-      throw notFound("no account named '" + name + "'");
+      throw notFound(
+          deleted
+              ? "account '" + name + "' was deleted; create it again to use it"
+              : "no account named '" + name + "'");
     }
     refuseWhenServedElsewhere(name, active ? "switch on" : "switch off");
     store.setInactive(name, !active);
@@ -200,7 +193,9 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
               + " {\"state\": \"INACTIVE\"}");
     }
     if (dynamic) {
-      agentsOf(stored.get().definition()).forEach(agent -> removeFrom(agent, name));
+      connected
+          .serving(stored.get().definition())
+          .forEach(agent -> AgentCommandPush.removeFrom(agent, name));
     }
     if (!registry.delete(name, "account '" + name + "' was deleted through the SpinAgent API")) {
       // Not served here (never activated, or expired): no listener hears of it, so finish here.
@@ -250,17 +245,17 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
         if (kubeconfigFile != null) {
           spec = spec.withKubeconfigFile(kubeconfigFile);
         }
-        validate(spec);
+        DynamicAccountChecks.validate(spec);
         requireFreeName(name);
         List<AgentLink> agents = servingAgents(spec);
         requireRoom(spec);
         if (!store.insertDynamic(spec, AccountSource.MIGRATED)) {
           throw conflict("account '" + name + "' already exists");
         }
-        Answers answers;
+        AgentCommandPush.Answers answers;
         try {
           answers =
-              push(
+              agentPush.push(
                   agents,
                   name,
                   Command.newBuilder()
@@ -286,159 +281,12 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
     return results;
   }
 
-  /** An agent connected: send it the dynamic accounts meant for it (it forgets them on restart). */
-  @Override
-  public void welcomed(AgentLink agent) {
-    List<StoredAccount> mine;
-    try {
-      mine =
-          store.dynamicAccounts().stream()
-              .filter(a -> a.state() != AccountState.REMOVED)
-              .filter(a -> a.definition().servedBy(agent.agentId(), agent.zoneId()))
-              .toList();
-    } catch (RuntimeException e) {
-      log.error(
-          "Agent '{}': cannot read its dynamic accounts from spinagent_accounts; they are sent when"
-              + " it reconnects",
-          agent.agentId(),
-          e);
-      return;
-    }
-    for (StoredAccount account : mine) {
-      // The callback logs a refusal or failure and catches what recording it throws: nothing is
-      // lost with the future.
-      CompletableFuture<?> unused =
-          agent
-              .command(
-                  Command.newBuilder()
-                      .setAddAccount(
-                          AddAccount.newBuilder().setAccount(account.definition().toProto())))
-              .whenComplete(
-                  (result, error) -> {
-                    String problem =
-                        error != null
-                            ? error.getMessage()
-                            : result.getOk() ? null : result.getError();
-                    if (problem != null) {
-                      log.warn(
-                          "Agent '{}' did not take dynamic account '{}': {}",
-                          agent.agentId(),
-                          account.name(),
-                          problem);
-                      try {
-                        store.recordFailure(
-                            account.name(), "agent '" + agent.agentId() + "': " + problem);
-                      } catch (RuntimeException e) {
-                        log.error(
-                            "Agent '{}': cannot record in spinagent_accounts that it did not take"
-                                + " dynamic account '{}'",
-                            agent.agentId(),
-                            account.name(),
-                            e);
-                      }
-                    }
-                  });
-    }
-  }
-
-  /**
-   * Why a dynamic account an agent claims must be refused: it no longer exists here (deleted
-   * through the API while the agent did not answer or was away) or is no longer meant for this
-   * agent. The agent is also told to remove it, so it stops serving it for good.
-   */
-  @Override
-  public Optional<String> refusal(AgentLink agent, AccountInfo account) {
-    if (!account.getDynamic()) {
-      return Optional.empty();
-    }
-    Optional<StoredAccount> stored;
-    try {
-      stored = store.find(account.getName());
-    } catch (RuntimeException e) {
-      log.warn(
-          "Agent '{}': cannot read dynamic account '{}' from spinagent_accounts; letting the claim"
-              + " through: {}",
-          agent.agentId(),
-          account.getName(),
-          e.toString());
-      return Optional.empty();
-    }
-    boolean owned =
-        stored
-            .filter(s -> s.definition() != null && s.state() != AccountState.REMOVED)
-            .filter(s -> s.definition().servedBy(agent.agentId(), agent.zoneId()))
-            .isPresent();
-    if (owned) {
-      return Optional.empty();
-    }
-    String reason =
-        "dynamic account '"
-            + account.getName()
-            + "' is not stored in Clouddriver for agent '"
-            + agent.agentId()
-            + "' (deleted through the API, or meant for another agent): the agent is told to"
-            + " remove it";
-    log.warn(
-        "Refused account '{}' from agent '{}': {}", account.getName(), agent.agentId(), reason);
-    removeFrom(agent, account.getName());
-    return Optional.of(reason);
-  }
-
-  /**
-   * Sends {@code command} to every agent and waits up to {@link DynamicAccountLimits#answerWait()}
-   * for their answers. Refused by every agent that answered, with none left to answer, it fails
-   * with their reasons; otherwise the caller learns whether some answers are still awaited.
-   */
-  private Answers push(List<AgentLink> agents, String name, Command.Builder command) {
-    List<CompletableFuture<CommandResult>> results =
-        agents.stream().map(agent -> agent.command(command.clone())).toList();
-    long deadline = System.nanoTime() + limits.answerWait().toNanos();
-    Tally now = new Tally();
-    List<CompletableFuture<Void>> awaited = new ArrayList<>();
-    Tally later = new Tally();
-    for (int i = 0; i < agents.size(); i++) {
-      String agent = agents.get(i).agentId();
-      CompletableFuture<CommandResult> result = results.get(i);
-      try {
-        now.add(agent, result.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
-      } catch (TimeoutException notYet) {
-        awaited.add(result.handle((late, error) -> later.add(agent, late, error)));
-      } catch (ExecutionException e) {
-        now.add(agent, null, e.getCause());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AccountRequestException(
-            AccountRequestException.Problem.UNAVAILABLE, "interrupted");
-      }
-    }
-    if (now.accepted() == 0 && awaited.isEmpty()) {
-      throw invalid("account '" + name + "' was refused: " + String.join("; ", now.refusals()));
-    }
-    if (!now.refusals().isEmpty()) {
-      log.warn("Account '{}': some agents refused it: {}", name, now.refusals());
-    }
-    CompletableFuture<Tally> all =
-        CompletableFuture.allOf(awaited.toArray(CompletableFuture[]::new))
-            .thenApply(done -> later.plus(now));
-    boolean accepted = now.accepted() > 0;
-    if (accepted && !awaited.isEmpty()) {
-      CompletableFuture<?> unused =
-          all.thenRun(
-              () -> {
-                if (!later.refusals().isEmpty()) {
-                  log.warn("Account '{}': some agents refused it: {}", name, later.refusals());
-                }
-              });
-    }
-    return new Answers(!accepted, all);
-  }
-
   /**
    * The agents of a new account had not answered when the request returned: when they do, an
    * account none of them took is removed, with their reasons, so that the stored account says what
    * the agents did.
    */
-  private void settleWhenAnswered(String name, Answers answers) {
+  private void settleWhenAnswered(String name, AgentCommandPush.Answers answers) {
     // late never fails (push turns an agent's failure into a refusal), and the callback catches
     // and logs what recording the refusal throws: nothing is lost with the future.
     CompletableFuture<?> unused =
@@ -488,39 +336,6 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
   }
 
   /**
-   * Accounts the grace period removed: a dynamic one is withdrawn from the connected agents it was
-   * meant for (say, one that could not reach its cluster, so never served it), so that none keeps
-   * reaching for a cluster nobody serves.
-   */
-  @Override
-  public void removed(List<String> accounts) {
-    for (String name : accounts) {
-      store
-          .find(name)
-          .map(StoredAccount::definition)
-          .ifPresent(definition -> agentsOf(definition).forEach(agent -> removeFrom(agent, name)));
-    }
-  }
-
-  private void removeFrom(AgentLink agent, String name) {
-    // The callback logs a failed command and only logs: nothing is lost with the future.
-    CompletableFuture<?> unused =
-        agent
-            .command(
-                Command.newBuilder().setRemoveAccount(RemoveAccount.newBuilder().setName(name)))
-            .whenComplete(
-                (result, error) -> {
-                  if (error != null || !result.getOk()) {
-                    log.warn(
-                        "Agent '{}' did not remove account '{}': {}",
-                        agent.agentId(),
-                        name,
-                        error != null ? error.getMessage() : result.getError());
-                  }
-                });
-  }
-
-  /**
    * Refuses a command for an account whose agent stream another replica holds: run here, it would
    * change the stored account and leave the agent serving it as it was.
    */
@@ -553,7 +368,7 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
   }
 
   private List<AgentLink> servingAgents(DynamicAccountSpec spec) {
-    List<AgentLink> agents = agentsOf(spec);
+    List<AgentLink> agents = connected.serving(spec);
     if (agents.isEmpty()) {
       String elsewhere =
           "; with several Clouddriver replicas, send the request to the one it is connected to"
@@ -570,13 +385,6 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
                   + elsewhere);
     }
     return agents;
-  }
-
-  private List<AgentLink> agentsOf(DynamicAccountSpec spec) {
-    return connected.all().stream()
-        .filter(agent -> spec.servedBy(agent.agentId(), agent.zoneId()))
-        .map(AgentLink.class::cast)
-        .toList();
   }
 
   private void requireFreeName(String name) {
@@ -607,77 +415,6 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
     return stored;
   }
 
-  private static void validate(DynamicAccountSpec spec) {
-    if (spec.name() == null || spec.name().isBlank()) {
-      throw invalid("name: required");
-    }
-    if (!NAME.matcher(spec.name()).matches()) {
-      throw invalid(
-          "name: '"
-              + spec.name()
-              + "' is not a valid account name (lower-case letters, digits, '-', '_',"
-              + " '.', starting and ending with a letter or digit, at most 100 characters)");
-    }
-    if ((spec.agentId() == null) == (spec.zoneId() == null)) {
-      throw invalid(
-          "agentId, zoneId: give exactly one: the agent, or the zone of agents, that serves the"
-              + " account");
-    }
-    int sources =
-        (spec.kubeconfigContents() != null ? 1 : 0)
-            + (spec.kubeconfigFile() != null ? 1 : 0)
-            + (Boolean.TRUE.equals(spec.serviceAccount()) ? 1 : 0);
-    if (sources != 1) {
-      throw invalid(
-          "kubeconfigContents, kubeconfigFile, serviceAccount: give exactly one way for the agent"
-              + " to reach the cluster");
-    }
-    if (spec.kubeconfigFile() != null) {
-      kubeconfigFileProblem(spec.kubeconfigFile())
-          .ifPresent(
-              problem -> {
-                throw invalid("kubeconfigFile: " + problem);
-              });
-    }
-    if (spec.kubeconfigContents() != null) {
-      KubeconfigCheck.problem(spec.kubeconfigContents(), spec.context())
-          .ifPresent(
-              problem -> {
-                throw invalid(problem);
-              });
-    }
-    spec.customResourcesProblem()
-        .ifPresent(
-            problem -> {
-              throw invalid(problem);
-            });
-  }
-
-  /**
-   * Why the agent cannot read a kubeconfig at {@code file}: the agent reads a file on its own
-   * machine, by absolute path (a command has no directory a relative one could be resolved
-   * against), and resolves no secret references (Armory's agent resolved them through its secret
-   * engines).
-   */
-  private static Optional<String> kubeconfigFileProblem(String file) {
-    if (KubeconfigCheck.isSecretReference(file)) {
-      return Optional.of(
-          "'"
-              + file
-              + "' is a secret reference, which SpinAgent's agent does not resolve: mount the"
-              + " secret into the agent's pod and give the kubeconfig's path there, e.g."
-              + " /opt/spinagent/kubeconfigs/config");
-    }
-    if (!file.startsWith("/")) {
-      return Optional.of(
-          "'"
-              + file
-              + "' is not an absolute path; give the kubeconfig's full path on the agent's"
-              + " machine, e.g. /opt/spinagent/kubeconfigs/config");
-    }
-    return Optional.empty();
-  }
-
   private static String describeTarget(DynamicAccountSpec spec) {
     return spec.agentId() != null
         ? "agent '" + spec.agentId() + "'"
@@ -706,59 +443,6 @@ public final class DynamicAccounts implements AgentWelcomeListener, OrphanSweep.
 
     static MigrationResult failed(String name, String error) {
       return new MigrationResult(name, false, error, null);
-    }
-  }
-
-  /**
-   * The agents' answers to a command.
-   *
-   * @param awaited none accepted within the wait, and some have still to answer
-   * @param late all answers, once every agent answered (or disconnected)
-   */
-  private record Answers(boolean awaited, CompletableFuture<Tally> late) {}
-
-  /** Agents that accepted a command, and the reasons of those that did not. */
-  private static final class Tally {
-    private int accepted;
-    private final List<String> refusals = new ArrayList<>();
-
-    synchronized Void add(String agent, CommandResult result, Throwable error) {
-      if (error != null) {
-        refusals.add("agent '" + agent + "': " + describe(error));
-      } else if (result.getOk()) {
-        accepted++;
-      } else {
-        refusals.add("agent '" + agent + "': " + result.getError());
-      }
-      return null;
-    }
-
-    void add(String agent, CommandResult result) {
-      add(agent, result, null);
-    }
-
-    synchronized int accepted() {
-      return accepted;
-    }
-
-    synchronized List<String> refusals() {
-      return List.copyOf(refusals);
-    }
-
-    synchronized Tally plus(Tally other) {
-      Tally sum = new Tally();
-      sum.accepted = accepted + other.accepted();
-      sum.refusals.addAll(refusals);
-      sum.refusals.addAll(other.refusals());
-      return sum;
-    }
-
-    private static String describe(Throwable error) {
-      Throwable cause =
-          error instanceof CompletionException && error.getCause() != null
-              ? error.getCause()
-              : error;
-      return cause.getMessage() == null ? cause.toString() : cause.getMessage();
     }
   }
 }

@@ -13,30 +13,38 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Removes the accounts orphaned for longer than the grace period, every tenth of it (at most 5s),
- * and hands the names removed to {@link Expired} (the dynamic accounts withdraw them from agents
- * that still hold them). Runs on one thread of its own, {@code spinagent-orphan-sweep}, from when
- * the agent port opens ({@link StartupPhases#AGENT_PORT}) until it closes.
+ * and tells its {@link Listener} (the dynamic accounts withdraw the removed ones from agents that
+ * still hold them, and the ones another replica deleted from this replica's agents). Runs on one
+ * thread of its own, {@code spinagent-orphan-sweep}, from when the agent port opens ({@link
+ * StartupPhases#AGENT_PORT}) until it closes.
  */
 public final class OrphanSweep implements SmartLifecycle {
 
   private static final Logger log = LoggerFactory.getLogger(OrphanSweep.class);
 
-  /** Hears of the accounts each sweep removed. */
+  /** Hears of each sweep. */
   @FunctionalInterface
-  public interface Expired {
+  public interface Listener {
+    /** The accounts this sweep removed, orphaned past the grace period. */
     void removed(List<String> accounts);
 
-    Expired NONE = accounts -> {};
+    /**
+     * After every sweep: settles what other replicas changed meanwhile, such as an account they
+     * deleted while its agent was moving here.
+     */
+    default void swept() {}
+
+    Listener NONE = accounts -> {};
   }
 
   private final AccountRegistry registry;
-  private final Expired expired;
+  private final Listener listener;
   private final Duration interval;
   private ScheduledExecutorService scheduler;
 
-  public OrphanSweep(AccountRegistry registry, Expired expired, Duration gracePeriod) {
+  public OrphanSweep(AccountRegistry registry, Listener listener, Duration gracePeriod) {
     this.registry = registry;
-    this.expired = expired;
+    this.listener = listener;
     this.interval = intervalFor(gracePeriod);
   }
 
@@ -48,8 +56,9 @@ public final class OrphanSweep implements SmartLifecycle {
           name ->
               log.warn("Account '{}' removed: no agent returned within the grace period", name));
       if (!removed.isEmpty()) {
-        expired.removed(removed);
+        listener.removed(removed);
       }
+      listener.swept();
     } catch (RuntimeException e) {
       log.error("Sweeping orphaned accounts failed; will retry", e);
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.spinagent.common.Backoff;
 import io.spinagent.host.CredentialsExchange;
 import io.spinagent.host.CredentialsHandler;
 import io.spinagent.plugin.accounts.AccountRequestException;
@@ -15,6 +16,7 @@ import io.spinagent.plugin.accounts.StoredAccount;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -55,6 +57,16 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final String PATH = "/credentials";
   private static final String TYPE = "kubernetes";
+
+  /**
+   * Removing the definition of an account that could not be migrated is tried again for this long:
+   * a migration fails mostly when something else does (a replica restarting, the database failing
+   * over), and the definition left behind would have Clouddriver reach the cluster itself.
+   */
+  private static final Duration DELETE_RETRIES = Duration.ofSeconds(15);
+
+  private static final Backoff DELETE_BACKOFF =
+      Backoff.doubling(Duration.ofMillis(250), Duration.ofSeconds(4));
 
   private final boolean enabled;
   private final MigrationTarget target;
@@ -188,7 +200,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     String reason = reason(outcome);
     try {
-      clouddriver.get().delete(name);
+      deleteDefinition(name);
     } catch (RuntimeException e) {
       log.error(
           "Account '{}': migrating it to {} failed ({}) and removing its Clouddriver definition"
@@ -432,5 +444,32 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   private static String text(JsonNode node, String field) {
     JsonNode value = node.get(field);
     return value != null && value.isTextual() ? value.asText() : null;
+  }
+
+  /** Deletes Clouddriver's definition of {@code name}, trying again for {@link #DELETE_RETRIES}. */
+  private void deleteDefinition(String name) {
+    long deadline = System.nanoTime() + DELETE_RETRIES.toNanos();
+    for (int failures = 1; ; failures++) {
+      try {
+        clouddriver.get().delete(name);
+        return;
+      } catch (RuntimeException e) {
+        Duration pause = DELETE_BACKOFF.delay(failures);
+        if (System.nanoTime() + pause.toNanos() > deadline) {
+          throw e;
+        }
+        log.warn(
+            "Account '{}': removing its Clouddriver definition failed ({}); trying again in {} ms",
+            name,
+            e.getMessage(),
+            pause.toMillis());
+        try {
+          Thread.sleep(pause.toMillis());
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+      }
+    }
   }
 }

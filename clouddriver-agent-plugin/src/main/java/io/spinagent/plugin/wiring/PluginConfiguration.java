@@ -10,6 +10,7 @@ import io.spinagent.plugin.accounts.AccountStore;
 import io.spinagent.plugin.accounts.AutoMigration;
 import io.spinagent.plugin.accounts.ClouddriverAccountDefinitions;
 import io.spinagent.plugin.accounts.DynamicAccountLimits;
+import io.spinagent.plugin.accounts.DynamicAccountReconciler;
 import io.spinagent.plugin.accounts.DynamicAccounts;
 import io.spinagent.plugin.accounts.OrphanSweep;
 import io.spinagent.plugin.cache.ChangeSink;
@@ -117,11 +118,20 @@ public class PluginConfiguration {
         replicas);
   }
 
+  /** Sends agents their dynamic accounts as they connect; withdraws those gone. */
+  @Bean
+  DynamicAccountReconciler dynamicAccountReconciler(
+      AccountRegistry registry, SessionRegistry sessions, AccountStore store) {
+    return new DynamicAccountReconciler(registry, sessions, store);
+  }
+
   /** Removes accounts orphaned past the grace period; withdraws the dynamic ones from agents. */
   @Bean
   OrphanSweep orphanSweep(
-      AccountRegistry registry, DynamicAccounts dynamicAccounts, SpinAgentProperties properties) {
-    return new OrphanSweep(registry, dynamicAccounts, properties.getAccounts().getGracePeriod());
+      AccountRegistry registry,
+      DynamicAccountReconciler reconciler,
+      SpinAgentProperties properties) {
+    return new OrphanSweep(registry, reconciler, properties.getAccounts().getGracePeriod());
   }
 
   /** Off (no thread) unless {@code spinagent.accounts.auto-migrate.name-patterns} are given. */
@@ -223,13 +233,13 @@ public class PluginConfiguration {
     return new TunnelKubeconfigs(tunnel, tokens);
   }
 
-  /** What the agent channel's sessions work with; dynamic accounts decide agents' claims first. */
+  /** What the agent channel's sessions work with; the reconciler decides agents' claims first. */
   @Bean
   ChannelParts channelParts(
       SpinAgentProperties properties,
       ReplicaIdentity replica,
       AccountRegistry accounts,
-      DynamicAccounts dynamicAccounts,
+      DynamicAccountReconciler reconciler,
       SessionRegistry sessions,
       ChangeSink sink,
       ResumePoints resumePoints,
@@ -238,7 +248,7 @@ public class PluginConfiguration {
         properties,
         replica.id(),
         accounts,
-        dynamicAccounts,
+        reconciler,
         sessions,
         sink,
         resumePoints,

@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts
 
+import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.channel.Kubectl
 
 import io.spinagent.agent.AgentRuntime
@@ -186,6 +187,40 @@ class AccountLifecycleSpec extends Specification {
       assert deployments('prod').contains('while-off')
       assert !table.find('prod').get().inactive()
     }
+  }
+
+  def "a migrated account switched off before its agent serves it loses its original definition"() {
+    given: "Clouddriver's own account, migrated to agent-1, then switched off before the agent came"
+    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'theirs'))
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'legacy', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
+        AccountSource.MIGRATED)
+    dynamic.setActive('legacy', false)
+
+    when: 'the agent claims it'
+    startAgent('agent-1', clusterA, 'prod', 'legacy')
+
+    then: 'it stays off, and Clouddriver no longer reaches the cluster through the original definition'
+    eventually.eventually {
+      assert registry.find('legacy').get().state() == AccountState.INACTIVE
+      assert definition('legacy') == null
+    }
+  }
+
+  def "a deleted dynamic account cannot be switched on or off: 404 says it was deleted"() {
+    given:
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'gone', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec), AccountSource.API)
+    table.markRemoved('gone')
+
+    when:
+    dynamic.setActive('gone', true)
+
+    then:
+    def e = thrown(AccountRequestException)
+    e.problem() == AccountRequestException.Problem.NOT_FOUND
+    e.message == "account 'gone' was deleted; create it again to use it"
+    !table.find('gone').get().inactive()
   }
 
   def "a restarted replica keeps its accounts, and an INACTIVE account stays off"() {

@@ -115,7 +115,7 @@ class OrphanSweepSpec extends Specification {
   def "it runs on its own named thread from start to stop"() {
     given:
     startWithoutItsSweep()
-    def sweep = new OrphanSweep(fixture.accounts, OrphanSweep.Expired.NONE, GRACE)
+    def sweep = new OrphanSweep(fixture.accounts, OrphanSweep.Listener.NONE, GRACE)
 
     when:
     sweep.start()

@@ -63,7 +63,7 @@ class ChannelFixture implements Closeable {
     channel = inProcess
       ? AgentChannel.start(InProcessServerBuilder.forName(inProcessName), parts)
       : AgentChannel.startOnAgentPort(parts)
-    orphanSweep = new OrphanSweep(accounts, OrphanSweep.Expired.NONE, properties.accounts.gracePeriod)
+    orphanSweep = new OrphanSweep(accounts, OrphanSweep.Listener.NONE, properties.accounts.gracePeriod)
     orphanSweep.start()
     this
   }

@@ -1,6 +1,9 @@
 package io.spinagent.plugin.store
 
 import io.spinagent.plugin.accounts.AccountState
+import com.fasterxml.jackson.databind.ObjectMapper
+import io.spinagent.plugin.accounts.AccountSource
+import io.spinagent.plugin.accounts.DynamicAccountSpec
 import io.spinagent.plugin.accounts.AccountTable
 import io.spinagent.plugin.accounts.AgentAccount
 import io.spinagent.plugin.accounts.ClusterIdentity
@@ -260,6 +263,43 @@ abstract class SharedReplicaTablesSpecification extends Specification {
 
     cleanup:
     ['recorded', 'new-one'].each { table.delete(it) }
+  }
+
+  def "a replica's late record of an account does not overwrite a later one, nor bring back a deleted dynamic account"() {
+    given: 'replica-1 served prod and dyn; their agents moved to replica-2'
+    def table = new AccountTable(jooq, Clock.systemUTC())
+    def t0 = Instant.now().minusSeconds(60)
+    table.recordState(account('prod', AccountState.ACTIVE, t0), 'replica-1')
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'dyn', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec), AccountSource.API)
+    table.recordState(account('prod', AccountState.ACTIVE, t0.plusSeconds(20)), 'replica-2')
+
+    when: "replica-1's record that its agent left arrives last"
+    table.recordState(account('prod', AccountState.ORPHANED, t0.plusSeconds(10)), 'replica-1')
+
+    then: "replica-2's later record stands"
+    table.find('prod').get().state() == AccountState.ACTIVE
+    table.find('prod').get().ownerReplica() == 'replica-2'
+
+    when: 'dyn is deleted through the API, and a replica that served it records a state after that'
+    table.markRemoved('dyn')
+    table.recordState(account('dyn', AccountState.ACTIVE, Instant.now().plusSeconds(1)), 'replica-2')
+
+    then: 'it stays deleted'
+    table.find('dyn').get().state() == AccountState.REMOVED
+
+    when: 'a later record of the agent account'
+    table.recordState(account('prod', AccountState.ORPHANED, t0.plusSeconds(30)), 'replica-2')
+
+    then:
+    table.find('prod').get().state() == AccountState.ORPHANED
+
+    cleanup:
+    ['prod', 'dyn'].each { table.delete(it) }
+  }
+
+  private static AgentAccount account(String name, AccountState state, Instant since) {
+    new AgentAccount(name, new ClusterIdentity('10.0.0.1:6443', '', 'v1.29.4'), state, since, null, [], null, null)
   }
 
   /** Runs {@code work} on {@link #REPLICAS} threads released at the same moment; their results. */
