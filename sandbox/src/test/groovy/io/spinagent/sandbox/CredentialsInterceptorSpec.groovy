@@ -225,6 +225,27 @@ class CredentialsInterceptorSpec extends Specification {
     send('GET', '/spinagent/accounts/own').status == 404
   }
 
+  def "PUT /credentials of an account nobody has creates it, and it is migrated as a POST's would be"() {
+    given:
+    clearReached()
+
+    when: "Clouddriver's PUT /credentials saves, whether or not the account exists"
+    def created = send('PUT', '/credentials', kubernetes('put-new'))
+
+    then: 'Clouddriver stored it, and the zone\'s agent serves it through the tunnel'
+    created.status == 200
+    reached() == ['PUT']
+    eventually.eventually {
+      def account = send('GET', '/spinagent/accounts/put-new').body
+      assert account?.state == 'ACTIVE'
+      assert account.source == 'MIGRATED'
+      assert clouddriverAccounts.getByName('put-new').kubeconfigContents.contains('/clusters/put-new')
+    }
+
+    cleanup:
+    send('DELETE', '/credentials/put-new', null)
+  }
+
   def "DELETE /credentials/{name} of SpinAgent's account deletes it from SpinAgent and its agent"() {
     given:
     clearReached()

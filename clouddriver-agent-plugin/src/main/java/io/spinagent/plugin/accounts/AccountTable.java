@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -96,25 +97,28 @@ public final class AccountTable implements AccountBindings, AccountStore, Switch
                 new AccountPermissions(
                     account.reported().getPermissions().getReadList(),
                     account.reported().getPermissions().getWriteList()));
+    // What the registry says, written whether the row is new or not.
+    Map<Field<?>, Object> state = new LinkedHashMap<>();
+    state.put(STATE, account.state().name());
+    state.put(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost());
+    state.put(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256());
+    state.put(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion());
+    state.put(CACHING_AGENT, account.cachingAgentId());
+    state.put(STANDBY_AGENTS, write(account.standbyAgentIds()));
+    state.put(OWNER_REPLICA, replica);
+    state.put(LAST_ERROR, account.lastError());
+    state.put(STATE_SINCE, since);
+    state.put(UPDATED_AT, now);
     int inserted =
         jooq.insertInto(ACCOUNTS)
+            .set(state)
             .set(NAME, account.name())
             .set(SOURCE, AccountSource.AGENT.name())
-            .set(STATE, account.state().name())
             .set(INACTIVE, account.state() == AccountState.INACTIVE)
-            .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
-            .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
-            .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
-            .set(CACHING_AGENT, account.cachingAgentId())
-            .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
-            .set(OWNER_REPLICA, replica)
             .set(PERMISSIONS, permissions)
-            .set(LAST_ERROR, account.lastError())
             .set(RETRY_COUNT, 0)
             .set(CLOUDDRIVER_DEFINITION, false)
-            .set(STATE_SINCE, since)
             .set(CREATED_AT, now)
-            .set(UPDATED_AT, now)
             .onConflictDoNothing()
             .execute();
     if (inserted > 0) {
@@ -126,17 +130,8 @@ public final class AccountTable implements AccountBindings, AccountStore, Switch
             ? DSL.trueCondition()
             : DSL.not(STATE.eq(AccountState.REMOVED.name()).and(DEFINITION.isNotNull()));
     jooq.update(ACCOUNTS)
-        .set(STATE, account.state().name())
-        .set(API_SERVER_HOST, cluster == null ? null : cluster.apiServerHost())
-        .set(CA_FINGERPRINT, cluster == null ? null : cluster.caFingerprintSha256())
-        .set(KUBERNETES_VERSION, cluster == null ? null : cluster.kubernetesVersion())
-        .set(CACHING_AGENT, account.cachingAgentId())
-        .set(STANDBY_AGENTS, write(account.standbyAgentIds()))
-        .set(OWNER_REPLICA, replica)
+        .set(state)
         .set(PERMISSIONS, DSL.coalesce(DSL.val(permissions), PERMISSIONS))
-        .set(LAST_ERROR, account.lastError())
-        .set(STATE_SINCE, since)
-        .set(UPDATED_AT, now)
         .where(NAME.eq(account.name()))
         .and(notLater)
         .and(notDeletedDynamic)

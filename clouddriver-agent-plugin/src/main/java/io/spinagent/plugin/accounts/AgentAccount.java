@@ -21,6 +21,11 @@ public record AgentAccount(
     String lastError,
     AccountInfo reported) {
 
+  /** Whether a session of this replica serves the account, caching or standing by. */
+  public boolean servedHere() {
+    return cachingAgentId != null || !standbyAgentIds.isEmpty();
+  }
+
   public List<String> agentIds() {
     return cachingAgentId == null
         ? standbyAgentIds

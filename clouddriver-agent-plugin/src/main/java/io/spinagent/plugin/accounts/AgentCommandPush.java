@@ -22,6 +22,7 @@ import org.slf4j.LoggerFactory;
  */
 final class AgentCommandPush {
 
+  // Dynamic accounts log under one name, whichever part of them acts.
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
   private final Duration answerWait;

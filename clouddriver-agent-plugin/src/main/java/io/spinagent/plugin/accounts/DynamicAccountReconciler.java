@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class DynamicAccountReconciler implements AgentWelcomeListener, OrphanSweep.Listener {
 
+  // Dynamic accounts log under one name, whichever part of them acts.
   private static final Logger log = LoggerFactory.getLogger(DynamicAccounts.class);
 
   private final AccountRegistry registry;
@@ -150,36 +151,60 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
   }
 
   /**
-   * Withdraws the dynamic accounts a session here serves that another replica deleted meanwhile:
-   * their agent moved here while the delete ran there, too late for the delete to be sent here and
-   * too early for the claim here to see it. Run after every orphan sweep.
+   * Settles the dynamic accounts another replica deleted meanwhile. One a session here serves (its
+   * agent moved here while the delete ran there, too late for the delete to be sent here and too
+   * early for the claim here to see it) is deleted here and withdrawn from its agents. One orphaned
+   * here whose row is gone (deleted there after its agent left, or a create there whose push
+   * failed) is deleted here, not kept ORPHANED until the grace period ends. Run after every orphan
+   * sweep.
    */
   @Override
   public void swept() {
-    List<AgentAccount> servedHere =
-        registry.all().stream().filter(account -> !account.agentIds().isEmpty()).toList();
-    if (servedHere.isEmpty()) {
+    // Only what agents claimed as dynamic: their rows are written before any agent hears of them,
+    // so no row means deleted. Agents' own accounts have rows written later, and none to go by.
+    List<AgentAccount> dynamic =
+        registry.all().stream()
+            .filter(account -> account.reported() != null && account.reported().getDynamic())
+            .filter(account -> account.servedHere() || account.state() == AccountState.ORPHANED)
+            .toList();
+    if (dynamic.isEmpty()) {
       return;
     }
-    Map<String, StoredAccount> rows =
-        store.find(servedHere.stream().map(AgentAccount::name).toList());
-    for (AgentAccount account : servedHere) {
+    Map<String, StoredAccount> rows = store.find(dynamic.stream().map(AgentAccount::name).toList());
+    for (AgentAccount account : dynamic) {
       StoredAccount row = rows.get(account.name());
-      if (row == null || row.definition() == null || row.state() != AccountState.REMOVED) {
-        continue;
+      if (account.servedHere()) {
+        if (row != null && row.definition() != null && row.state() == AccountState.REMOVED) {
+          deleteServed(account, row);
+        }
+      } else if (row == null || row.state() == AccountState.REMOVED) {
+        deleteOrphan(account);
       }
-      String reason =
-          "account '" + account.name() + "' was deleted through another Clouddriver replica";
-      if (registry.deletedElsewhere(account.name(), account.stateSince(), reason)) {
-        log.warn(
-            "Account '{}' was deleted through another Clouddriver replica while agent(s) {} moved"
-                + " here; deleted here too",
-            account.name(),
-            account.agentIds());
-        connected
-            .serving(row.definition())
-            .forEach(agent -> AgentCommandPush.removeFrom(agent, account.name()));
-      }
+    }
+  }
+
+  private void deleteServed(AgentAccount account, StoredAccount row) {
+    String reason =
+        "account '" + account.name() + "' was deleted through another Clouddriver replica";
+    if (registry.deletedElsewhere(account.name(), account.stateSince(), reason)) {
+      log.warn(
+          "Account '{}' was deleted through another Clouddriver replica while agent(s) {} moved"
+              + " here; deleted here too",
+          account.name(),
+          account.agentIds());
+      connected
+          .serving(row.definition())
+          .forEach(agent -> AgentCommandPush.removeFrom(agent, account.name()));
+    }
+  }
+
+  private void deleteOrphan(AgentAccount account) {
+    String reason = "account '" + account.name() + "' no longer exists";
+    if (registry.deletedElsewhere(account.name(), account.stateSince(), reason)) {
+      log.info(
+          "Account '{}' was orphaned here and has no stored account any more (deleted through"
+              + " another Clouddriver replica); forgotten here",
+          account.name());
     }
   }
 }

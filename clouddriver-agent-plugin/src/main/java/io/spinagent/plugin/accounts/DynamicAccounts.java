@@ -182,7 +182,7 @@ public final class DynamicAccounts {
     }
     refuseWhenServedElsewhere(name, "delete");
     boolean dynamic = stored.map(s -> s.definition() != null).orElse(false);
-    if (!dynamic && live.isPresent() && !live.get().agentIds().isEmpty()) {
+    if (!dynamic && live.isPresent() && live.get().servedHere()) {
       throw conflict(
           "account '"
               + name

@@ -95,7 +95,7 @@ public record AccountView(
     }
     // This replica's state wins only while one of its sessions serves the account; once its
     // agents have gone, another replica may serve it and write the row.
-    boolean liveHere = live != null && !live.agentIds().isEmpty();
+    boolean liveHere = live != null && live.servedHere();
     return new AccountView(
         stored.name(),
         stored.source().name(),

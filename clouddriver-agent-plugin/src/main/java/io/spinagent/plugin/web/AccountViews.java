@@ -53,7 +53,7 @@ final class AccountViews {
     Map<String, AccountState> states = new TreeMap<>();
     states.putAll(store.states());
     live.values().stream()
-        .filter(account -> !account.agentIds().isEmpty() || !states.containsKey(account.name()))
+        .filter(account -> account.servedHere() || !states.containsKey(account.name()))
         .forEach(account -> states.put(account.name(), account.state()));
     List<String> matching =
         states.entrySet().stream()

@@ -37,7 +37,9 @@ import org.springframework.http.HttpStatus;
  *   <li>{@code POST /credentials} with a {@code kubernetes} definition: once Clouddriver stored it,
  *       the account is migrated to the configured zone or agent (on the replica holding their
  *       stream). A migration that fails deletes the definition again and answers why, so the
- *       account is created under SpinAgent or not at all.
+ *       account is created under SpinAgent or not at all. So is {@code PUT /credentials} of a
+ *       {@code kubernetes} account Clouddriver has no definition of: Clouddriver's PUT saves, so it
+ *       creates the account.
  *   <li>{@code DELETE /credentials/{name}} of a dynamic SpinAgent account: once Clouddriver deleted
  *       the definition, the account is deleted from SpinAgent and its agents.
  *   <li>{@code PUT /credentials[/{name}]} and {@code DELETE /credentials/{name}} of an account of
@@ -177,15 +179,27 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     if ("PUT".equals(method)) {
       Optional<StoredAccount> account = spinAgentAccount(name);
-      if (account.isEmpty()) {
-        exchange.passThrough(body); // Clouddriver's own account: not migrated by a PUT
-      } else if (account.get().definition() == null) {
+      if (account.isPresent() && account.get().definition() == null) {
         refuseAgentConfigured(account.get(), "changed", exchange);
-      } else {
+      } else if (account.isPresent()) {
         update(tail, definition, account.get(), exchange);
+      } else if (tail.isEmpty() && clouddriver.get().find(name).isEmpty()) {
+        // Clouddriver's PUT /credentials saves: finding no definition, it creates the account,
+        // which is then migrated as a POST's would be (or not created at all).
+        create(name, body, exchange);
+      } else {
+        exchange.passThrough(body); // Clouddriver's own account: not migrated by a PUT
       }
       return;
     }
+    create(name, body, exchange);
+  }
+
+  /**
+   * A new Kubernetes account: Clouddriver checks and stores it, then it is migrated to the
+   * configured zone or agent; if that fails, Clouddriver's definition is deleted again.
+   */
+  private void create(String name, byte[] body, CredentialsExchange exchange) throws IOException {
     CredentialsExchange.ClouddriverAnswer clouddrivers = exchange.handleByClouddriver(body);
     if (!isSuccess(clouddrivers.status())) {
       clouddrivers.send();

@@ -11,6 +11,7 @@ import org.jooq.impl.DSL
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 import java.time.Clock
 
@@ -35,6 +36,8 @@ class DeletedElsewhereSpec extends Specification {
   ChannelFixture fixture = ChannelFixture.inProcess()
 
   DynamicAccountReconciler reconciler
+
+  PollingConditions eventually = new PollingConditions(timeout: 10)
 
   def setupSpec() {
     jooq = DSL.using(db.dataSource(), SQLDialect.POSTGRES)
@@ -61,7 +64,7 @@ class DeletedElsewhereSpec extends Specification {
   def "a dynamic account another replica deleted is deleted here and withdrawn from its agent; the others stay"() {
     given: 'the agent serves both dynamic accounts here'
     def agent = fixture.agent()
-    def welcome = agent.hello('agent-1', [account('dyn'), account('kept', 'https://10.0.0.2:6443')]).next(WELCOME).welcome
+    def welcome = agent.hello('agent-1', [dynamic(account('dyn')), dynamic(account('kept', 'https://10.0.0.2:6443'))]).next(WELCOME).welcome
     assert welcome.accountsList*.accepted == [true, true]
 
     when: 'another replica marks dyn deleted, and the sweep runs here'
@@ -80,7 +83,7 @@ class DeletedElsewhereSpec extends Specification {
 
   def "an account whose state changed since the sweep read it is left alone"() {
     given:
-    fixture.agent().hello('agent-1', [account('dyn')]).next(WELCOME)
+    fixture.agent().hello('agent-1', [dynamic(account('dyn'))]).next(WELCOME)
     def seen = fixture.accounts.find('dyn').get()
 
     when: 'the account moved on (switched off here) before the sweep acts on what it read'
@@ -90,6 +93,44 @@ class DeletedElsewhereSpec extends Specification {
     then:
     !deleted
     fixture.accounts.find('dyn').isPresent()
+  }
+
+  def "an orphaned dynamic account whose row another replica deleted is forgotten, not kept until the grace period ends"() {
+    given: 'the agent served both accounts here, then left: they wait ORPHANED for it'
+    def agent = fixture.agent()
+    agent.hello('agent-1', [dynamic(account('dyn')), dynamic(account('kept', 'https://10.0.0.2:6443'))]).next(WELCOME)
+    agent.complete()
+    eventually.eventually {
+      assert ['dyn', 'kept'].every { fixture.accounts.find(it).get().state() == AccountState.ORPHANED }
+    }
+
+    when: "another replica deletes dyn's row (as a create there whose push failed does), and the sweep runs here"
+    table.delete('dyn')
+    reconciler.swept()
+
+    then: 'dyn is forgotten here; kept, whose row is still there, waits for its agent'
+    fixture.accounts.find('dyn').isEmpty()
+    fixture.accounts.find('kept').get().state() == AccountState.ORPHANED
+  }
+
+  def "an orphaned account from an agent's configuration has no row to go by and waits for its agent"() {
+    given:
+    def agent = fixture.agent()
+    agent.hello('agent-1', [account('own', 'https://10.0.0.3:6443')]).next(WELCOME)
+    agent.complete()
+    eventually.eventually { assert fixture.accounts.find('own').get().state() == AccountState.ORPHANED }
+
+    when: 'its row is not written yet (rows of agents\' own accounts are written after the claim)'
+    table.delete('own')
+    reconciler.swept()
+
+    then:
+    fixture.accounts.find('own').get().state() == AccountState.ORPHANED
+  }
+
+  /** As an agent claims an account Clouddriver sent it. */
+  private static AccountInfo dynamic(AccountInfo account) {
+    account.toBuilder().setDynamic(true).build()
   }
 
   private static DynamicAccountSpec spec(String name) {
