@@ -156,6 +156,7 @@ class AgentCommandSpec extends Specification {
         accounts:
           - name: prod
             serviceAccount: true
+            skipServerSideApply: true
             metrics: true
       ''')
 
@@ -166,7 +167,7 @@ class AgentCommandSpec extends Specification {
     code == 0
     err.toString().readLines() == [
         "warning: ${file}:3: clouddriver.keepAliveOperationSeconds: Armory Scale Agent setting (restart the connection when no operation arrived for this many seconds) that SpinAgent does not apply: a healthy connection is never restarted; a dead one is noticed by keepalive pings and heartbeats and reopened with clouddriver.backoff".toString(),
-        "warning: ${file}:8: kubernetes.accounts[0].metrics: Armory Scale Agent setting (send pod metrics to Clouddriver every 20 seconds) that SpinAgent does not apply: the agent pushes none: Clouddriver reads pod metrics itself, running kubectl top pod through the plugin's tunnel to this agent when the account's definition has metrics: true (Clouddriver's default); the cluster needs a metrics server (metrics.k8s.io)".toString()]
+        "warning: ${file}:8: kubernetes.accounts[0].skipServerSideApply: Armory Scale Agent setting (never use server-side apply (replaced by kubernetes.serverSideApply)) that SpinAgent does not apply: deploys are made by Clouddriver's kubectl through the agent's tunnel, so whether server-side apply is used is Clouddriver's choice (its strategy.spinnaker.io/server-side-apply annotation); the agent relays what kubectl sends".toString()]
     out.toString().readLines().last() == "configuration is valid: [${file}]".toString()
   }
 

@@ -86,6 +86,7 @@ class ArmoryFileRunSpec extends Specification {
       assert permissions.readList == ['dev']
       assert permissions.writeList == ['ops']
       assert kindsList*.kind == ['Deployment']
+      assert hasMetrics() && metrics
     }
   }
 
@@ -100,7 +101,7 @@ class ArmoryFileRunSpec extends Specification {
     then:
     loaded.warnings()*.keyPath() == ['clouddriver.responseRetries.enabled', 'clouddriver.responseRetries.maxRetries',
         'clouddriver.responseRetries.backOffMs', 'kubernetes.reconnectTimeoutMs', 'kubernetes.retries.enabled',
-        'kubernetes.retries.maxRetries', 'kubernetes.accounts[0].metrics']
+        'kubernetes.retries.maxRetries']
 
     when:
     run(file)

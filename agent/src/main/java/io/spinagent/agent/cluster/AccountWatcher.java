@@ -2,6 +2,7 @@ package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.openapi.ApiClient;
 import io.kubernetes.client.openapi.ApiException;
+import io.spinagent.agent.config.CustomResourceConfig;
 import io.spinagent.agent.config.KubernetesAccountConfig;
 import io.spinagent.agent.stream.Outbox;
 import io.spinagent.common.Backoff;
@@ -498,7 +499,7 @@ final class AccountWatcher implements KindWatch.Account {
   }
 
   private void announce() {
-    AccountInfo next =
+    AccountInfo.Builder builder =
         AccountInfo.newBuilder()
             .setName(name())
             .setCluster(identity)
@@ -512,7 +513,10 @@ final class AccountWatcher implements KindWatch.Account {
             .setOnlySpinnakerManaged(config.onlySpinnakerManaged())
             .addAllUnwatchableKinds(unwatchable)
             .setDynamic(dynamic)
-            .build();
+            .addAllCustomResources(
+                config.customResources().stream().map(CustomResourceConfig::toProto).toList());
+    config.metrics().ifPresent(builder::setMetrics);
+    AccountInfo next = builder.build();
     if (!next.equals(info)) {
       info = next;
       events.announced(name(), next);

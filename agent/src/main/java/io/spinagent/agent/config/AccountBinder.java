@@ -2,13 +2,13 @@ package io.spinagent.agent.config;
 
 import io.spinagent.agent.config.ConfigNode.ListNode;
 import io.spinagent.agent.config.ConfigNode.MapNode;
+import io.spinagent.common.ClouddriverKinds;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -36,11 +36,10 @@ final class AccountBinder {
    * A kind, optionally qualified by its API group to tell apart kinds of the same name: {@code
    * Deployment}, {@code Deployment.apps}, {@code Certificate.cert-manager.io}.
    */
-  static final Pattern KIND =
-      Pattern.compile("[A-Za-z][A-Za-z0-9]*(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  static final Pattern KIND = ClouddriverKinds.KUBERNETES_KIND;
 
   /** The longest kind: a kind's name (63 characters) and an API group's (253). */
-  static final int MAX_KIND_LENGTH = 63 + 1 + 253;
+  static final int MAX_KIND_LENGTH = ClouddriverKinds.MAX_KUBERNETES_KIND_LENGTH;
 
   /** Account name to the key path that first used it, for the duplicate-name message. */
   private final Map<String, String> firstUse = new HashMap<>();
@@ -83,7 +82,8 @@ final class AccountBinder {
               + a.pathOf("kinds")
               + ": list either the kinds to watch or those to omit, not both");
     }
-    kinds = withCustomResources(a, kinds);
+    List<CustomResourceConfig> customResources = CustomResourceBinder.customResources(a);
+    CustomResourceBinder.warnUnlimitedKinds(a, kinds);
 
     boolean onlyNamespaced = a.bool("onlyNamespacedResources", false);
     boolean onlySpinnakerManaged = a.bool("onlySpinnakerManaged", false);
@@ -96,6 +96,7 @@ final class AccountBinder {
                 0,
                 Long.MAX_VALUE));
     boolean noProxy = a.bool("noProxy", false);
+    Optional<Boolean> metrics = a.optionalBool("metrics");
 
     return new KubernetesAccountConfig(
         name,
@@ -112,7 +113,9 @@ final class AccountBinder {
         onlySpinnakerManaged,
         permissions,
         maxResumableAge,
-        noProxy);
+        noProxy,
+        metrics,
+        customResources);
   }
 
   /** Exactly one of a kubeconfig file, a kubeconfig's contents and the pod's service account. */
@@ -140,59 +143,6 @@ final class AccountBinder {
           "is required unless serviceAccount is true or kubeconfigContents is set: an account"
               + " needs exactly one credential source");
     }
-  }
-
-  /**
-   * Armory Scale Agent's {@code customResourceDefinitions: [{kind: Kind.group, scope: ...}]}. Every
-   * custom resource is watched unless {@code kinds} is set; then these are added to it. The scope
-   * comes from discovery.
-   */
-  private static List<String> withCustomResources(MapReader a, List<String> kinds) {
-    a.armoryKey("customResourceDefinitions");
-    if (!a.isSet("customResourceDefinitions")) {
-      return kinds;
-    }
-    List<String> custom =
-        a.mapList(
-            "customResourceDefinitions",
-            "custom resource",
-            (crd, index) -> {
-              Optional<String> kind = crd.string("kind");
-              if (!crd.isSet("kind")) {
-                crd.problem("kind", "is required: the custom resource's Kind.group");
-              } else if (kind.isPresent() && kindProblem(kind.get()) != null) {
-                crd.problem("kind", kindProblem(kind.get()));
-                kind = Optional.empty();
-              }
-              Optional<String> scope = crd.string("scope");
-              if (scope.isPresent()
-                  && !List.of("cluster", "namespaced")
-                      .contains(scope.get().toLowerCase(Locale.ROOT))) {
-                crd.problem("scope", "expected Cluster or Namespaced, got '" + scope.get() + "'");
-              }
-              return kind.orElse(null);
-            });
-    if (kinds.isEmpty()) {
-      a.rewriteRemove(
-          "customResourceDefinitions",
-          "dropped: without kinds every custom resource is watched, these among them");
-      if (!custom.isEmpty()) {
-        a.warn(
-            "customResourceDefinitions",
-            "without kinds, SpinAgent watches every custom resource the credentials may list,"
-                + " not only these; to watch only some kinds, list them all in kinds");
-      }
-      return kinds;
-    }
-    List<String> all = new ArrayList<>(kinds);
-    for (String kind : custom) {
-      if (all.stream().noneMatch(k -> k.equalsIgnoreCase(kind))) {
-        all.add(kind);
-      }
-    }
-    a.rewriteValue("kinds", all, "the kinds of customResourceDefinitions added");
-    a.rewriteRemove("customResourceDefinitions", "moved to kinds (the scope comes from discovery)");
-    return all;
   }
 
   private String name(MapReader a) {

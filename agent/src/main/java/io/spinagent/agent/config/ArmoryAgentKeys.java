@@ -299,23 +299,26 @@ public final class ArmoryAgentKeys {
           same("kubernetes.accounts[].omitKinds", "kinds not to cache", "the same"),
           converted(
               "kubernetes.accounts[].customResourceDefinitions[].kind",
-              "kubernetes.accounts[].kinds",
+              "kubernetes.accounts[].customResources",
               "custom resources to watch, as Kind.group",
-              "every custom resource is watched unless kinds is set; with kinds set, these are"
-                  + " watched as well (the converter adds them to kinds)"),
+              "read as customResources[].kubernetesKind, Clouddriver's form, which the converter"
+                  + " writes: watched (added to kinds when kinds is set; without kinds every custom"
+                  + " resource is watched) and written into the account's Clouddriver definition"),
           converted(
               "kubernetes.accounts[].customResourceDefinitions[].scope",
-              null,
+              "kubernetes.accounts[].customResources",
               "Cluster or Namespaced",
-              "the scope comes from the API server's discovery; the converter drops it"),
-          warned(
+              "read as customResources[].namespaced (Namespaced: true, Cluster: false), which the"
+                  + " converter writes; what the agent watches in which namespace comes from the"
+                  + " API server's discovery"),
+          same(
               "kubernetes.accounts[].metrics",
               "send pod metrics to Clouddriver every 20 seconds",
-              "the agent pushes none: Clouddriver reads pod metrics itself, running kubectl top pod"
-                  + " through the plugin's tunnel to this agent when the account's definition has"
-                  + " metrics: true (Clouddriver's default); the cluster needs a metrics server"
-                  + " (metrics.k8s.io)",
-              "false"),
+              "written into the account's Clouddriver definition as metrics. The agent pushes"
+                  + " none: with true (or left out, Clouddriver's default) Clouddriver reads pod"
+                  + " metrics itself, running kubectl top pod through the plugin's tunnel to this"
+                  + " agent, for which the cluster needs a metrics server (metrics.k8s.io); false"
+                  + " stops it"),
           converted(
               "kubernetes.accounts[].permissions",
               "kubernetes.accounts[].permissions",
@@ -366,8 +369,13 @@ public final class ArmoryAgentKeys {
           clouddriverAccount("cachingPolicies", "caching policies", CACHING),
           clouddriverAccount(
               "cacheAllApplicationRelationships", "caching of relationships", CACHING),
-          clouddriverAccount(
-              "customResources", "Clouddriver's settings for custom resources", NOT_USED),
+          same(
+              "kubernetes.accounts[].customResources",
+              "Clouddriver's settings for custom resources (kubernetesKind, spinnakerKind,"
+                  + " deployPriority, versioned, namespaced), a Clouddriver account setting that"
+                  + " Armory's agent ignored",
+              "watched (added to kinds when kinds is set) and written into the account's"
+                  + " Clouddriver definition, as Clouddriver's own account would have them"),
           clouddriverAccount("namingStrategy", "Clouddriver's naming strategy", NOT_USED),
           clouddriverAccount(
               "checkPermissionsOnStartup", "Clouddriver's permission check", NOT_USED),

@@ -138,6 +138,12 @@ public final class EffectiveConfig {
     permissions.put("WRITE", a.permissions().write());
     map.put("maxResumableResourceAgeMs", a.maxResumableResourceAge().toMillis());
     map.put("noProxy", a.noProxy());
+    a.metrics().ifPresent(v -> map.put("metrics", v));
+    if (!a.customResources().isEmpty()) {
+      map.put(
+          "customResources",
+          a.customResources().stream().map(CustomResourceConfig::toYaml).toList());
+    }
     return map;
   }
 

@@ -2,6 +2,7 @@ package io.spinagent.agent.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,6 +34,10 @@ import java.util.Optional;
  *     only if it is younger than this; older ones relist at once ({@code
  *     kubernetes.accounts[].maxResumableResourceAgeMs} in the file)
  * @param noProxy connect to the cluster directly, even when proxy environment variables are set
+ * @param metrics Clouddriver's {@code metrics} for the account's definition (whether it reads pod
+ *     metrics with {@code kubectl top}); empty leaves it to Clouddriver's default (true)
+ * @param customResources Clouddriver's {@code customResources} for the account's definition; with
+ *     {@code kinds} set, their kinds are among {@code kinds} too
  */
 public record KubernetesAccountConfig(
     String name,
@@ -49,7 +54,9 @@ public record KubernetesAccountConfig(
     boolean onlySpinnakerManaged,
     AccountPermissions permissions,
     Duration maxResumableResourceAge,
-    boolean noProxy) {
+    boolean noProxy,
+    Optional<Boolean> metrics,
+    List<CustomResourceConfig> customResources) {
 
   /**
    * The API server's default etcd compaction interval: a resource version older than this has
@@ -64,13 +71,37 @@ public record KubernetesAccountConfig(
     Objects.requireNonNull(context, "context");
     namespaces = List.copyOf(namespaces);
     omitNamespaces = List.copyOf(omitNamespaces);
-    kinds = List.copyOf(kinds);
     omitKinds = List.copyOf(omitKinds);
     Objects.requireNonNull(permissions, "permissions");
     Objects.requireNonNull(maxResumableResourceAge, "maxResumableResourceAge");
+    Objects.requireNonNull(metrics, "metrics");
+    customResources = List.copyOf(customResources);
+    kinds = withCustomResourceKinds(kinds, customResources);
   }
 
-  /** Verifying the API server's certificate and honouring the proxy environment variables. */
+  /**
+   * {@code kinds} and, when it limits what is watched, the custom resources' kinds not among them
+   * (compared ignoring case, as kinds are): a declared custom resource is always watched. Without
+   * {@code kinds} every kind is watched, custom resources among them.
+   */
+  private static List<String> withCustomResourceKinds(
+      List<String> kinds, List<CustomResourceConfig> customResources) {
+    if (kinds.isEmpty()) {
+      return List.of();
+    }
+    List<String> all = new ArrayList<>(kinds);
+    for (CustomResourceConfig resource : customResources) {
+      if (all.stream().noneMatch(k -> k.equalsIgnoreCase(resource.kubernetesKind()))) {
+        all.add(resource.kubernetesKind());
+      }
+    }
+    return List.copyOf(all);
+  }
+
+  /**
+   * Verifying the API server's certificate and honouring the proxy environment variables, with
+   * Clouddriver's defaults for metrics and custom resources.
+   */
   public KubernetesAccountConfig(
       String name,
       Optional<Path> kubeconfigFile,
@@ -100,7 +131,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        false);
+        false,
+        Optional.empty(),
+        List.of());
   }
 
   /** An account whose credentials are a kubeconfig file or the pod's service account. */
@@ -132,7 +165,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        false);
+        false,
+        Optional.empty(),
+        List.of());
   }
 
   /** The same account, connecting directly even when proxy environment variables are set. */
@@ -152,7 +187,9 @@ public record KubernetesAccountConfig(
         onlySpinnakerManaged,
         permissions,
         maxResumableResourceAge,
-        true);
+        true,
+        metrics,
+        customResources);
   }
 
   /** Without the kubeconfig's contents, which hold credentials and must not reach a log. */
@@ -188,6 +225,10 @@ public record KubernetesAccountConfig(
         + maxResumableResourceAge
         + ", noProxy="
         + noProxy
+        + ", metrics="
+        + metrics
+        + ", customResources="
+        + customResources
         + "]";
   }
 }

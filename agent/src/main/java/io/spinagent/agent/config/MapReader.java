@@ -240,6 +240,11 @@ final class MapReader {
     return defaultValue;
   }
 
+  /** A boolean when {@code key} is set; empty when it is not (or is null). */
+  Optional<Boolean> optionalBool(String key) {
+    return isSet(key) ? Optional.of(bool(key, false)) : Optional.empty();
+  }
+
   int integer(String key, int defaultValue, int min, int max) {
     return (int) longInteger(key, defaultValue, min, max);
   }

@@ -310,11 +310,12 @@ public final class ArmoryPluginKeys {
           warned(
               "kubesvc.runtime.defaults.customResources",
               "how custom resources show in Spinnaker, for every account",
-              "not applied: custom resources are cached as the plugin's spinagent.cache.* says"),
+              "set per account on the agent: kubernetes.accounts[].customResources, which reaches"
+                  + " the account's Clouddriver definition"),
           warned(
               "kubesvc.runtime.accounts",
               "those two settings per account",
-              "set onlySpinnakerManaged per account on the agent"),
+              "set onlySpinnakerManaged and customResources per account on the agent"),
           unsupported(
               "kubesvc.v2-cache-eviction.disable", "evicting the V2 provider's cache", NO_EVICTION),
           unsupported("kubesvc.v2-cache-eviction.batch-size", "kinds per eviction", NO_EVICTION),

@@ -35,7 +35,7 @@ class ClusterProxySpec extends Specification {
         .writeTo(dir.resolve("kubeconfig-${UUID.randomUUID()}.yaml"))
     new KubernetesAccountConfig('prod', Optional.of(kubeconfig), Optional.empty(), false, Optional.empty(),
         (options.insecure ?: false) as boolean, [], [], [], [], false, false, AccountPermissions.UNRESTRICTED,
-        Duration.ofMinutes(5), (options.noProxy ?: false) as boolean)
+        Duration.ofMinutes(5), (options.noProxy ?: false) as boolean, Optional.empty(), [])
   }
 
   String version(KubernetesAccountConfig account, Map<String, String> environment) {

@@ -1,6 +1,9 @@
 package io.spinagent.agent.cluster
 
+import io.spinagent.agent.config.CustomResourceConfig
+import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.stream.OutboxEntry
+import io.spinagent.protocol.v1.CustomResource
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.testkit.kubernetes.AccessControl
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
@@ -95,6 +98,36 @@ class ClusterWatchSpec extends ClusterSpecification {
     then: "its kind is no longer watched, and Clouddriver is told"
     eventually { !manager.status('prod').get().watchedKinds().contains('Gadget.example.com') }
     eventually { !announcements.last().find { it.name == 'prod' }.kindsList*.kind.contains('Gadget') }
+  }
+
+  def "custom resources limited by kinds are watched, and announced with metrics for the account's Clouddriver definition"() {
+    given: 'an account of Deployments and one custom resource, with metrics off; another saying nothing of either'
+    def api = server()
+    api.createObject(CRD)
+    api.createObject(gadget('g1', 1))
+    def base = account('prod', kubeconfig(api), kinds: ['Deployment'])
+    def prod = new KubernetesAccountConfig(base.name(), base.kubeconfigFile(), base.kubeconfigContents(),
+        base.serviceAccount(), base.context(), base.insecure(), base.namespaces(), base.omitNamespaces(),
+        ['Deployment', 'Gadget.example.com'], base.omitKinds(), false, false, base.permissions(),
+        base.maxResumableResourceAge(), false, Optional.of(false),
+        [new CustomResourceConfig('Gadget.example.com', Optional.of('serverGroups'), Optional.of('100'),
+            Optional.of(true), Optional.empty())])
+
+    when:
+    def manager = watch([prod, account('staging', kubeconfig(api))])
+
+    then: 'the custom resource is watched with the Deployments'
+    eventually { manager.allSynced() }
+    names('prod', 'Gadget') == ['default/g1'] as Set
+
+    and: 'both are announced as configured'
+    def announced = announcements.last().collectEntries { [(it.name): it] }
+    announced.prod.hasMetrics() && !announced.prod.metrics
+    announced.prod.customResourcesList == [CustomResource.newBuilder().setKubernetesKind('Gadget.example.com')
+        .setSpinnakerKind('serverGroups').setDeployPriority('100').setVersioned(true).build()]
+    !announced.prod.customResourcesList[0].hasNamespaced()
+    !announced.staging.hasMetrics()
+    announced.staging.customResourcesList.isEmpty()
   }
 
   def "namespaces: one watch per listed namespace, nothing from the others"() {

@@ -125,6 +125,9 @@ class ArmoryAgentFilesSpec extends Specification {
       kubeconfigFile() == Optional.of(Path.of('/kubeconfigfiles/kubecfg-account01.yaml'))
       permissions() == new AccountPermissions(['role1', 'role2'], ['role3'])
       kinds().last() == 'ServiceMonitor.monitoring.coreos.com'
+      customResources() == [new CustomResourceConfig('ServiceMonitor.monitoring.coreos.com', Optional.empty(),
+          Optional.empty(), Optional.empty(), Optional.of(true))]
+      metrics() == Optional.of(true)
       noProxy()
       onlySpinnakerManaged()
       !insecure()
@@ -153,7 +156,7 @@ class ArmoryAgentFilesSpec extends Specification {
       clouddriver: {insecure: true, keepAliveOperationSeconds: 0}
       kubernetes:
         serverSideApply: {enabled: allowed}
-        accounts: [{name: a, serviceAccount: true, metrics: false, oAuthScopes: []}]
+        accounts: [{name: a, serviceAccount: true, oAuthScopes: []}]
       logging: {localTime: true, compress: false}
       ''')
     def reading = ArmoryFixtures.loader().readForConversion(file, [])
@@ -162,7 +165,7 @@ class ArmoryAgentFilesSpec extends Specification {
     reading.problems().isEmpty()
     reading.warnings().isEmpty()
     reading.rewrites()*.keyPath() as Set == ['dynamicAccountsEnabled', 'pprof.enabled', 'clouddriver.keepAliveOperationSeconds',
-        'kubernetes.serverSideApply.enabled', 'kubernetes.accounts[0].metrics', 'kubernetes.accounts[0].oAuthScopes',
+        'kubernetes.serverSideApply.enabled', 'kubernetes.accounts[0].oAuthScopes',
         'logging.localTime', 'logging.compress'] as Set
     reading.rewrites().every { it.kind() == ArmoryRewrite.Kind.REMOVE && it.reason().contains('changes nothing') }
   }
@@ -271,6 +274,7 @@ class ArmoryAgentFilesSpec extends Specification {
 
     then:
     result.config().kubernetes().accounts()[0].kinds().isEmpty()
+    result.config().kubernetes().accounts()[0].customResources()*.kubernetesKind() == ['ServiceMonitor.monitoring.coreos.com']
     result.warnings()*.keyPath() == ['kubernetes.accounts[0].customResourceDefinitions']
     result.warnings()[0].message().startsWith('without kinds, SpinAgent watches every custom resource')
   }

@@ -31,6 +31,10 @@ class EffectiveConfigSpec extends Specification {
             namespaces: [x]
             kinds: [deployment]
             permissions: [{READ: [r]}, {WRITE: [w]}]
+            metrics: false
+            customResources:
+              - {kubernetesKind: Rollout.argoproj.io, spinnakerKind: ServerGroups, deployPriority: 100, versioned: true}
+            customResourceDefinitions: [{kind: HTTPProxy.projectcontour.io, scope: Namespaced}]
           - name: b
             serviceAccount: true
             omitKinds: [Pod]
@@ -52,6 +56,8 @@ class EffectiveConfigSpec extends Specification {
     yaml.contains('multiplier: 1.6')
     yaml.contains('timeoutSeconds: 0')
     yaml.contains('totalBudget: 0')
+    yaml.contains('metrics: false')
+    yaml.contains('spinnakerKind: serverGroups')
   }
 
   def "secrets are shown redacted"() {

@@ -54,10 +54,12 @@ class AgentFileConverterSpec extends Specification {
     !yaml.clouddriver.containsKey('keepAliveOperationSeconds')
     account.kubeconfigFile == '/kubeconfigfiles/kubecfg-account01.yaml'
     account.permissions == [READ: ['role1', 'role2'], WRITE: ['role3']]
-    account.kinds.last() == 'ServiceMonitor.monitoring.coreos.com'
+    account.kinds == ['deployment', 'replicaSet', 'service', 'pod', 'ingress', 'daemonSet', 'statefulSet', 'job', 'cronJob']
+    account.customResources == [[kubernetesKind: 'ServiceMonitor.monitoring.coreos.com', namespaced: true]]
     !account.containsKey('customResourceDefinitions')
-    !account.containsKey('metrics')
-    yaml.kubernetes.accounts[2].keySet() == ['name', 'serviceAccount'] as Set
+    account.metrics == true
+    yaml.kubernetes.accounts[2].keySet() == ['name', 'serviceAccount', 'customResources'] as Set
+    yaml.kubernetes.accounts[2].customResources == [[kubernetesKind: 'ServiceMonitor.monitoring.coreos.com']]
     yaml.kubernetes.accounts[3].kubeconfigContents == 'encrypted:env!n:KUBECONFIG_04'
     yaml.logging == [format: 'json', level: 'warn']
     yaml.keySet() == ['clouddriver', 'kubernetes', 'logging', 'prometheus', 'server', 'tasks', 'timeoutSeconds'] as Set

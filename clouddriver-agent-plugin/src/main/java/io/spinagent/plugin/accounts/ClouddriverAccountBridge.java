@@ -196,15 +196,13 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     Map<String, Map<String, Object>> stored = definitions().storedKubernetesDefinitions();
     for (AgentAccount account : served) {
       String name = account.name();
+      Optional<StoredAccount> ours = table.find(name);
       if (latest.containsKey(name)
-          || !table.find(name).map(StoredAccount::clouddriverDefinition).orElse(false)) {
+          || !ours.map(StoredAccount::clouddriverDefinition).orElse(false)) {
         continue;
       }
       Optional<String> drift =
-          definitions()
-              .drift(
-                  definitions().tunnelDefinition(account, kubeconfigs.apply(name)),
-                  stored.get(name));
+          definitions().drift(tunnelDefinition(account, ours), stored.get(name));
       if (drift.isEmpty()) {
         continue;
       }
@@ -277,13 +275,23 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     // a
     // later removal tolerates; the other order would leave a definition nobody owns.
     table.setClouddriverDefinition(name, true);
-    definitions().save(definitions().tunnelDefinition(account, kubeconfigs.apply(name)));
+    definitions().save(tunnelDefinition(account, stored));
     log.info(
         "Account '{}' is a Clouddriver Kubernetes account now (served by agent '{}', through the"
             + " tunnel)",
         name,
         account.cachingAgentId());
     registry.markRecovered(name);
+  }
+
+  /**
+   * The definition SpinAgent writes for {@code account}: with the dynamic definition of {@code
+   * stored}, when the account has one, for its metrics and custom resources.
+   */
+  private Map<String, Object> tunnelDefinition(
+      AgentAccount account, Optional<StoredAccount> stored) {
+    DynamicAccountSpec dynamic = stored.map(StoredAccount::definition).orElse(null);
+    return definitions().tunnelDefinition(account, dynamic, kubeconfigs.apply(account.name()));
   }
 
   private void remove(AgentAccount account) {

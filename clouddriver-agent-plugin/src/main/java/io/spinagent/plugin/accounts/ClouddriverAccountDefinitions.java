@@ -56,9 +56,16 @@ public final class ClouddriverAccountDefinitions {
   /**
    * The definition Clouddriver gets for an agent account: never polled ({@code cacheThreads: 0}),
    * reached through the plugin's tunnel with {@code kubeconfigContents}, permissions, namespaces
-   * and kinds as the agent reported them.
+   * and kinds as the agent reported them, and {@code metrics} and {@code customResources} as the
+   * account's dynamic definition says or, for an account of the agent's own configuration, as the
+   * agent reported them. {@code metrics} that nobody set is left out, so Clouddriver applies its
+   * default.
+   *
+   * @param dynamic the account's definition when it was created through the API or migrated; null
+   *     for an account of an agent's configuration
    */
-  public Map<String, Object> tunnelDefinition(AgentAccount account, String kubeconfig) {
+  public Map<String, Object> tunnelDefinition(
+      AgentAccount account, DynamicAccountSpec dynamic, String kubeconfig) {
     Map<String, Object> definition = new LinkedHashMap<>();
     definition.put("type", TYPE);
     definition.put("name", account.name());
@@ -84,6 +91,26 @@ public final class ClouddriverAccountDefinitions {
       if (!permissions.isEmpty()) {
         definition.put("permissions", permissions);
       }
+    }
+    Boolean metrics;
+    List<CustomResource> customResources;
+    if (dynamic != null) {
+      metrics = dynamic.metrics();
+      customResources = dynamic.customResources();
+    } else if (reported != null) {
+      metrics = reported.hasMetrics() ? reported.getMetrics() : null;
+      customResources = reported.getCustomResourcesList().stream().map(CustomResource::of).toList();
+    } else {
+      metrics = null;
+      customResources = List.of();
+    }
+    if (metrics != null) {
+      definition.put("metrics", metrics);
+    }
+    if (!customResources.isEmpty()) {
+      definition.put(
+          "customResources",
+          customResources.stream().map(CustomResource::definitionFields).toList());
     }
     return definition;
   }
@@ -148,7 +175,8 @@ public final class ClouddriverAccountDefinitions {
    * The dynamic account that puts Clouddriver's Kubernetes account {@code name} under the agent (or
    * zone of agents) named: its kubeconfig, read from the file on Clouddriver's machine when the
    * definition names one, goes to the agent, with the definition's namespaces, kinds and
-   * permissions.
+   * permissions; its {@code metrics} and {@code customResources} stay the account's, in the tunnel
+   * definition that replaces it.
    */
   DynamicAccountSpec migrationSpec(String name, String agentId, String zoneId) {
     Map<String, Object> definition =
@@ -191,7 +219,9 @@ public final class ClouddriverAccountDefinitions {
         strings(definition.get("kinds")),
         strings(definition.get("omitKinds")),
         permissions(definition.get("permissions")),
-        Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null);
+        Boolean.TRUE.equals(definition.get("onlySpinnakerManaged")) ? true : null,
+        definition.get("metrics") instanceof Boolean metrics ? metrics : null,
+        customResources(definition.get("customResources")));
   }
 
   /** Clouddriver's stored Kubernetes definitions as JSON fields, by name, read at once. */
@@ -261,6 +291,12 @@ public final class ClouddriverAccountDefinitions {
       return AccountPermissions.NONE;
     }
     return new AccountPermissions(strings(map.get("READ")), strings(map.get("WRITE")));
+  }
+
+  private static List<CustomResource> customResources(Object value) {
+    return value instanceof List<?> list
+        ? list.stream().map(CustomResource::ofDefinition).toList()
+        : List.of();
   }
 
   private static String string(Object value) {

@@ -15,8 +15,8 @@ final class DynamicAccountChecks {
 
   /**
    * Refuses ({@code 400}, naming the field) a definition no agent could serve: a bad name, not
-   * exactly one agent or zone, not exactly one way to reach the cluster, or a kubeconfig that
-   * cannot work.
+   * exactly one agent or zone, not exactly one way to reach the cluster, a kubeconfig that cannot
+   * work, or custom resources Clouddriver would misread or could not load.
    */
   static void validate(DynamicAccountSpec spec) {
     if (spec.name() == null || spec.name().isBlank()) {
@@ -57,6 +57,11 @@ final class DynamicAccountChecks {
                 throw invalid(problem);
               });
     }
+    spec.customResourcesProblem()
+        .ifPresent(
+            problem -> {
+              throw invalid(problem);
+            });
   }
 
   /**

@@ -3,7 +3,13 @@ package io.spinagent.plugin.accounts;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.spinagent.protocol.v1.AccountDefinition;
 import io.spinagent.protocol.v1.Permissions;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * An account created through the REST API (or migrated from Clouddriver) that agents serve on the
@@ -11,6 +17,11 @@ import java.util.List;
  * kubeconfigContents}, {@code kubeconfigFile} (a path on the agent's machine) and {@code
  * serviceAccount} says how the agent reaches the cluster; {@code agentId} or {@code zoneId} says
  * which agents serve it.
+ *
+ * <p>{@code metrics} and {@code customResources} are not the agent's business: they go into the
+ * account's Clouddriver definition (null {@code metrics} leaves it to Clouddriver's default). The
+ * agent is sent the custom resources' kinds among {@code kinds}, when {@code kinds} limits what it
+ * watches.
  */
 @JsonInclude(JsonInclude.Include.NON_EMPTY)
 public record DynamicAccountSpec(
@@ -26,7 +37,9 @@ public record DynamicAccountSpec(
     List<String> kinds,
     List<String> omitKinds,
     AccountPermissions permissions,
-    Boolean onlySpinnakerManaged) {
+    Boolean onlySpinnakerManaged,
+    Boolean metrics,
+    List<CustomResource> customResources) {
 
   public DynamicAccountSpec {
     namespaces = namespaces == null ? List.of() : List.copyOf(namespaces);
@@ -34,6 +47,39 @@ public record DynamicAccountSpec(
     kinds = kinds == null ? List.of() : List.copyOf(kinds);
     omitKinds = omitKinds == null ? List.of() : List.copyOf(omitKinds);
     permissions = permissions == null ? AccountPermissions.NONE : permissions;
+    // Kept with null items, which customResourcesProblem names, rather than failing here.
+    customResources =
+        customResources == null
+            ? List.of()
+            : Collections.unmodifiableList(new ArrayList<>(customResources));
+  }
+
+  /**
+   * What is wrong with {@code customResources} by Clouddriver's rules, naming the item; empty when
+   * nothing is. Clouddriver cannot load an account that declares a kind twice.
+   */
+  public Optional<String> customResourcesProblem() {
+    Set<String> declared = new HashSet<>();
+    for (int i = 0; i < customResources.size(); i++) {
+      CustomResource resource = customResources.get(i);
+      String where = "customResources[" + i + "]";
+      if (resource == null) {
+        return Optional.of(where + ": a custom resource (an object) is required, not null");
+      }
+      Optional<String> problem = resource.problem(where + ".");
+      if (problem.isPresent()) {
+        return problem;
+      }
+      if (!declared.add(resource.kubernetesKind().toLowerCase(Locale.ROOT))) {
+        return Optional.of(
+            where
+                + ".kubernetesKind: "
+                + resource.kubernetesKind()
+                + " is declared more than once; Clouddriver cannot load an account that declares"
+                + " a kind twice");
+      }
+    }
+    return Optional.empty();
   }
 
   /** Whether {@code agent} (in {@code zone}) is one this account is meant for. */
@@ -76,7 +122,27 @@ public record DynamicAccountSpec(
         kinds,
         omitKinds,
         permissions,
-        onlySpinnakerManaged);
+        onlySpinnakerManaged,
+        metrics,
+        customResources);
+  }
+
+  /**
+   * {@code kinds} and, when it limits what is watched, the custom resources' kinds not among them
+   * (compared ignoring case, as the agent compares kinds).
+   */
+  List<String> watchedKinds() {
+    if (kinds.isEmpty()) {
+      return kinds;
+    }
+    List<String> watched = new ArrayList<>(kinds);
+    for (CustomResource resource : customResources) {
+      String kind = resource == null ? null : resource.kubernetesKind();
+      if (kind != null && watched.stream().noneMatch(k -> k.equalsIgnoreCase(kind))) {
+        watched.add(kind);
+      }
+    }
+    return watched;
   }
 
   public AccountDefinition toProto() {
@@ -86,7 +152,7 @@ public record DynamicAccountSpec(
             .setServiceAccount(Boolean.TRUE.equals(serviceAccount))
             .addAllNamespaces(namespaces)
             .addAllOmitNamespaces(omitNamespaces)
-            .addAllKinds(kinds)
+            .addAllKinds(watchedKinds())
             .addAllOmitKinds(omitKinds)
             .setPermissions(
                 Permissions.newBuilder()

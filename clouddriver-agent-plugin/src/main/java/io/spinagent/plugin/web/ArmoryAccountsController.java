@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -52,6 +53,13 @@ public class ArmoryAccountsController extends ApiErrors {
 
   /** The fields of an account in Armory's {@code PATCH /armory/accounts}. */
   private static final Set<String> PATCH_FIELDS = Set.of("name", "state", "zoneId");
+
+  /** Armory's name of custom resources in a dynamic account (its agent's account key). */
+  private static final String ARMORY_CUSTOM_RESOURCES = "customResourceDefinitions";
+
+  /** Armory's fields of a custom resource, and the Clouddriver fields Armory's form lacks. */
+  private static final Set<String> ARMORY_CUSTOM_RESOURCE_FIELDS =
+      new LinkedHashSet<>(List.of("kind", "scope", "spinnakerKind", "deployPriority", "versioned"));
 
   /** The fields of an account in Armory's {@code POST /armory/accounts} (migration). */
   private static final Set<String> MIGRATE_FIELDS =
@@ -329,8 +337,9 @@ public class ArmoryAccountsController extends ApiErrors {
 
   /**
    * An element as a definition of ours: Armory's list form of permissions ({@code [{"READ": [...]},
-   * {"WRITE": [...]}]}) and its upper-case keys become ours; anything else is read strictly, naming
-   * the element and field.
+   * {"WRITE": [...]}]}) and its upper-case keys become ours, Armory's {@code
+   * customResourceDefinitions} ({@code kind}, {@code scope}) join {@code customResources}; anything
+   * else is read strictly, naming the element and field.
    */
   private static JsonNode definition(JsonNode item, int index) {
     name(item, index);
@@ -339,8 +348,62 @@ public class ArmoryAccountsController extends ApiErrors {
     if (permissions != null && !permissions.isNull()) {
       definition.set("permissions", permissions(permissions, index));
     }
+    JsonNode armoryResources = definition.remove(ARMORY_CUSTOM_RESOURCES);
+    if (armoryResources != null && !armoryResources.isNull()) {
+      definition.set(
+          "customResources",
+          customResources(definition.get("customResources"), armoryResources, index));
+    }
     StrictJson.read(definition, DynamicAccountSpec.class, "[" + index + "].");
     return definition;
+  }
+
+  /**
+   * {@code customResources} with Armory's {@code customResourceDefinitions} after them, each
+   * written in Clouddriver's form: {@code kind} as {@code kubernetesKind}, {@code scope} ({@code
+   * Namespaced} or {@code Cluster}) as {@code namespaced}, and the Clouddriver fields Armory's form
+   * lacks as they are.
+   */
+  private static ArrayNode customResources(JsonNode ours, JsonNode armory, int index) {
+    String where = "[" + index + "]." + ARMORY_CUSTOM_RESOURCES;
+    if (!armory.isArray()) {
+      throw StrictJson.invalid(where + ": a list of custom resources ({\"kind\", \"scope\"})");
+    }
+    ArrayNode all = JsonNodeFactory.instance.arrayNode();
+    if (ours != null && !ours.isNull()) {
+      if (!ours.isArray()) {
+        throw StrictJson.invalid("[" + index + "].customResources: a list of custom resources");
+      }
+      all.addAll((ArrayNode) ours);
+    }
+    for (int i = 0; i < armory.size(); i++) {
+      JsonNode resource = armory.get(i);
+      String at = where + "[" + i + "]";
+      if (!resource.isObject()) {
+        throw StrictJson.invalid(at + ": a custom resource ({\"kind\", \"scope\"}) is required");
+      }
+      onlyFields(resource, ARMORY_CUSTOM_RESOURCE_FIELDS, at + ".");
+      if (!resource.path("kind").isTextual()) {
+        throw StrictJson.invalid(at + ".kind: required, the kind as Kind.group");
+      }
+      ObjectNode converted = JsonNodeFactory.instance.objectNode();
+      converted.set("kubernetesKind", resource.get("kind"));
+      for (String field : List.of("spinnakerKind", "deployPriority", "versioned")) {
+        if (resource.has(field)) {
+          converted.set(field, resource.get(field));
+        }
+      }
+      JsonNode scope = resource.get("scope");
+      if (scope != null && !scope.isNull()) {
+        String value = scope.asText().toLowerCase(Locale.ROOT);
+        if (!scope.isTextual() || !(value.equals("namespaced") || value.equals("cluster"))) {
+          throw StrictJson.invalid(at + ".scope: Namespaced or Cluster, not " + scope);
+        }
+        converted.put("namespaced", value.equals("namespaced"));
+      }
+      all.add(converted);
+    }
+    return all;
   }
 
   private static ObjectNode permissions(JsonNode given, int index) {
@@ -383,11 +446,14 @@ public class ArmoryAccountsController extends ApiErrors {
   }
 
   private static void onlyFields(JsonNode item, Set<String> known, int index) {
+    onlyFields(item, known, "[" + index + "].");
+  }
+
+  private static void onlyFields(JsonNode item, Set<String> known, String where) {
     for (Iterator<String> fields = item.fieldNames(); fields.hasNext(); ) {
       String field = fields.next();
       if (!known.contains(field)) {
-        throw StrictJson.invalid(
-            "[" + index + "]." + field + ": unknown field (known: " + known + ")");
+        throw StrictJson.invalid(where + field + ": unknown field (known: " + known + ")");
       }
     }
   }

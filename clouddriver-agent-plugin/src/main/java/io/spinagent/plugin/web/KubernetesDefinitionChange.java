@@ -23,9 +23,9 @@ import java.util.Set;
  *
  * <ul>
  *   <li>{@code context}, {@code namespaces}, {@code omitNamespaces}, {@code kinds}, {@code
- *       omitKinds}, {@code onlySpinnakerManaged} and {@code permissions} ({@code READ}/{@code
- *       WRITE}) become the account's; left out, they are empty, as Clouddriver's PUT replaces the
- *       whole definition.
+ *       omitKinds}, {@code onlySpinnakerManaged}, {@code metrics}, {@code customResources} and
+ *       {@code permissions} ({@code READ}/{@code WRITE}) become the account's; left out, they are
+ *       empty (or Clouddriver's defaults), as Clouddriver's PUT replaces the whole definition.
  *   <li>{@code kubeconfigContents} goes to the agent; {@code kubeconfigFile} is a path on
  *       Clouddriver's machine (Clouddriver's meaning), read here and sent as contents; {@code
  *       serviceAccount: true} is the agent's service account. With none of them, or with the tunnel
@@ -35,7 +35,7 @@ import java.util.Set;
  *   <li>{@code cacheThreads}, {@code cacheIntervalSeconds} and {@code checkPermissionsOnStartup}
  *       tune how Clouddriver polls an account, which it does not do for SpinAgent's (the agent
  *       streams it): accepted, without effect.
- *   <li>Any other field (Clouddriver's {@code kubectlExecutable}, {@code customResources}, {@code
+ *   <li>Any other field (Clouddriver's {@code kubectlExecutable}, {@code cachingPolicies}, {@code
  *       environment} …) is refused unless its value is empty or the one Clouddriver's stored
  *       definition already has: the definition Clouddriver keeps is the tunnel one SpinAgent
  *       writes, which cannot carry it.
@@ -46,7 +46,14 @@ final class KubernetesDefinitionChange {
   private static final Set<String> IDENTITY = Set.of("type", "name");
   private static final Set<String> CARRIED =
       Set.of(
-          "context", "namespaces", "omitNamespaces", "kinds", "omitKinds", "onlySpinnakerManaged");
+          "context",
+          "namespaces",
+          "omitNamespaces",
+          "kinds",
+          "omitKinds",
+          "onlySpinnakerManaged",
+          "metrics",
+          "customResources");
   private static final Set<String> CREDENTIALS =
       Set.of("kubeconfigContents", "kubeconfigFile", "serviceAccount");
   private static final Set<String> POLLING =
@@ -86,7 +93,8 @@ final class KubernetesDefinitionChange {
               + " tunnel one SpinAgent writes, and its agent has no such setting. Leave "
               + (refused.size() == 1 ? "it" : "them")
               + " out; SpinAgent accounts take context, namespaces, omitNamespaces, kinds,"
-              + " omitKinds, onlySpinnakerManaged, permissions and a kubeconfig");
+              + " omitKinds, onlySpinnakerManaged, metrics, customResources, permissions and a"
+              + " kubeconfig");
     }
 
     ObjectNode change = JsonNodeFactory.instance.objectNode();

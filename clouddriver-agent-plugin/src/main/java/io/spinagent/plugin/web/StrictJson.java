@@ -12,7 +12,6 @@ import io.spinagent.plugin.accounts.AccountRequestException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -106,8 +105,9 @@ final class StrictJson {
     try {
       return MAPPER.treeToValue(node, type);
     } catch (UnrecognizedPropertyException e) {
-      throw invalid(
-          where + e.getPropertyName() + ": unknown field (known: " + e.getKnownPropertyIds() + ")");
+      // Sorted: Jackson keeps the known fields in no particular order.
+      List<String> known = e.getKnownPropertyIds().stream().map(String::valueOf).sorted().toList();
+      throw invalid(where + fieldPath(e) + ": unknown field (known: " + known + ")");
     } catch (JsonProcessingException e) {
       String path =
           e instanceof JsonMappingException mapping && !mapping.getPath().isEmpty()
@@ -117,15 +117,17 @@ final class StrictJson {
     }
   }
 
+  /** The field's path as the API's messages write it: {@code customResources[0].kind}. */
   private static String fieldPath(JsonMappingException e) {
-    List<String> parts = new ArrayList<>();
+    StringBuilder path = new StringBuilder();
     for (var reference : e.getPath()) {
-      parts.add(
-          reference.getFieldName() != null
-              ? reference.getFieldName()
-              : "[" + reference.getIndex() + "]");
+      if (reference.getFieldName() != null) {
+        path.append(path.length() == 0 ? "" : ".").append(reference.getFieldName());
+      } else {
+        path.append('[').append(reference.getIndex()).append(']');
+      }
     }
-    return String.join(".", parts);
+    return path.toString();
   }
 
   static AccountRequestException invalid(String message) {

@@ -20,7 +20,6 @@ import io.spinagent.plugin.cache.format.CacheTypes
 import io.spinagent.plugin.cache.sql.CatsReader
 import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.grpc.session.SessionRegistry
-import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
@@ -76,15 +75,8 @@ class AccountLifecycleSpec extends Specification {
   }
 
   def setup() {
-    def sql = db.dataSource()
-    // Each feature starts from an empty database, as a new Clouddriver installation would.
-    jooq = DSL.using(sql, SQLDialect.MYSQL)
-    def ours = jooq.fetch("select table_name from information_schema.tables where table_schema = database()"
-        + " and (table_name like 'spinagent%' or table_name like 'accounts%'"
-        + " or (table_name like 'cats_v1_%' and table_name not like '%template%'))").collect { it.get(0, String) }
-    ours.each { jooq.execute("drop table $it") }
-    AccountsTable.create(sql, false)
-    repository = new SqlAccountDefinitionRepository(sql, false)
+    jooq = DSL.using(db.dataSource(), SQLDialect.MYSQL)
+    repository = AccountStorageFixture.emptyStorage(db.dataSource(), jooq)
     startPlugin()
   }
 

@@ -33,7 +33,7 @@ public class KubernetesAccountDefinition implements CredentialsDefinition {
   public String namingStrategy;
   public Boolean metrics;
   public Boolean checkPermissionsOnStartup;
-  public List<Map<String, Object>> customResources;
+  public List<CustomKubernetesResource> customResources;
   public List<Map<String, Object>> cachingPolicies;
   public List<String> kinds;
   public List<String> omitKinds;
