@@ -64,7 +64,7 @@ class DynamicAccountsSpec extends Specification {
   static DynamicAccountSpec account(Map fields = [:]) {
     def f = [name: 'prod', agentId: 'agent-1', kubeconfigContents: KUBECONFIG] + fields
     new DynamicAccountSpec(f.name, f.agentId, f.zoneId, f.kubeconfigContents, f.kubeconfigFile, f.serviceAccount,
-      f.context, f.namespaces, null, f.kinds, null, f.permissions, null)
+      f.context, f.namespaces, null, f.kinds, null, f.permissions, null, null, null)
   }
 
   static final Closure<Optional<String>> ELSEWHERE = { name -> Optional.of('replica-2') }
