@@ -64,6 +64,11 @@ public final class AccountRegistry {
   /** Names an operator switched off; they outlive the entries, which come and go with agents. */
   private final Set<String> inactive = new HashSet<>();
 
+  // Switches made here (off, on, deleted), numbered: a switch read from the shared record before
+  // one of them was made is older than this replica's memory, and is not followed.
+  private long localSwitches;
+  private final Map<String, Long> localSwitchOf = new HashMap<>();
+
   /**
    * Highest committed sequence per agent and account, for {@link
    * AccountDecision#getCommittedSequence()}.
@@ -136,10 +141,14 @@ public final class AccountRegistry {
    */
   public List<AccountDecision> claimAll(AccountMember member, List<AccountInfo> infos) {
     Map<String, String> bound = boundPrincipals(member, infos);
+    long switchesSeen;
+    synchronized (this) {
+      switchesSeen = localSwitches;
+    }
     Map<String, Boolean> switches = recordedSwitches(infos);
     return updateAndGet(
         notifications -> {
-          switches.forEach(this::followRecordedSwitch);
+          switches.forEach((name, off) -> followRecordedSwitch(name, off, switchesSeen));
           return infos.stream()
               .map(info -> claimLocked(member, info, bound.get(info.getName()), notifications))
               .toList();
@@ -161,11 +170,13 @@ public final class AccountRegistry {
 
   /**
    * Takes the recorded switch of an account this replica does not serve; one it serves was switched
-   * here (commands go to the replica holding the account's agents), so memory is right.
+   * here (commands go to the replica holding the account's agents), so memory is right. So is it
+   * for one switched here since the record was read ({@code switchesSeen}).
    */
-  private void followRecordedSwitch(String name, boolean switchedOff) {
+  private void followRecordedSwitch(String name, boolean switchedOff, long switchesSeen) {
     Entry entry = accounts.get(name);
-    if (entry != null && !entry.members.isEmpty()) {
+    if ((entry != null && !entry.members.isEmpty())
+        || localSwitchOf.getOrDefault(name, 0L) > switchesSeen) {
       return;
     }
     if (switchedOff) {
@@ -281,6 +292,7 @@ public final class AccountRegistry {
           if (!inactive.add(name)) {
             return;
           }
+          localSwitchOf.put(name, ++localSwitches);
           log.info("Account '{}' switched off (INACTIVE)", name);
           Entry entry = accounts.get(name);
           if (entry != null) {
@@ -299,6 +311,7 @@ public final class AccountRegistry {
           if (!inactive.remove(name)) {
             return;
           }
+          localSwitchOf.put(name, ++localSwitches);
           log.info("Account '{}' switched on", name);
           Entry entry = accounts.get(name);
           if (entry != null) {
@@ -342,7 +355,9 @@ public final class AccountRegistry {
     boolean known =
         updateAndGet(
             notifications -> {
-              inactive.remove(name);
+              if (inactive.remove(name)) {
+                localSwitchOf.put(name, ++localSwitches);
+              }
               return remove(name, reason, notifications);
             });
     principals.unbind(name);

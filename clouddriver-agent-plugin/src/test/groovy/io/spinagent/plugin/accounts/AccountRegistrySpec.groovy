@@ -263,6 +263,22 @@ class AccountRegistrySpec extends Specification {
     registry.find('prod').get().state() == AccountState.ACTIVATING
   }
 
+  def "an account switched off here while a claim read the shared record stays off: memory is newer than the read"() {
+    given: 'the shared record says prod is on, and an operator switches it off here just after the claim read it'
+    AccountRegistry racing
+    racing = new AccountRegistry(time.clock, GRACE, { names -> [] as Set }, AccountBindings.inMemory(),
+      BindingPolicy.DEFAULT, { names -> racing.deactivate('prod'); [prod: false] } as SwitchedOffRecord)
+
+    when:
+    def decision = racing.claim(first, claimOf('prod'))
+
+    then: 'the claim is refused as switched off, and the account stays INACTIVE'
+    !decision.accepted
+    decision.reason.contains("account 'prod' is INACTIVE")
+    racing.isInactive('prod')
+    racing.find('prod').get().state() == AccountState.INACTIVE
+  }
+
   def "a switched-off account that is deleted is not granted again to the member that claimed it"() {
     given:
     registry.deactivate('prod')
