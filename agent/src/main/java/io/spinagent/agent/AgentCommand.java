@@ -1,13 +1,13 @@
 package io.spinagent.agent;
 
 import io.spinagent.agent.config.AgentConfig;
-import io.spinagent.agent.config.ConfigLoadResult;
-import io.spinagent.agent.config.ConfigLoader;
-import io.spinagent.agent.config.ConfigProblem;
-import io.spinagent.agent.config.ConfigSummary;
-import io.spinagent.agent.config.EffectiveConfig;
-import io.spinagent.agent.config.Problems;
 import io.spinagent.agent.config.ProxyEnvironment;
+import io.spinagent.agent.config.binding.ConfigLoadResult;
+import io.spinagent.agent.config.binding.ConfigLoader;
+import io.spinagent.agent.config.binding.ConfigSummary;
+import io.spinagent.agent.config.binding.EffectiveConfig;
+import io.spinagent.agent.config.yaml.ConfigProblem;
+import io.spinagent.agent.config.yaml.Problems;
 import io.spinagent.agent.stream.ChannelSetupException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

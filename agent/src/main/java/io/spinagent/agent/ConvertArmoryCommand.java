@@ -1,8 +1,8 @@
 package io.spinagent.agent;
 
-import io.spinagent.agent.config.ArmoryRewrite;
-import io.spinagent.agent.config.ConfigLoader;
-import io.spinagent.agent.config.ConfigProblem;
+import io.spinagent.agent.armory.ArmoryRewrite;
+import io.spinagent.agent.config.binding.ConfigLoader;
+import io.spinagent.agent.config.yaml.ConfigProblem;
 import io.spinagent.agent.convert.AgentFileConverter;
 import io.spinagent.agent.convert.PluginBlockConverter;
 import java.io.IOException;

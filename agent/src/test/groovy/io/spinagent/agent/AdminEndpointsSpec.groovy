@@ -7,8 +7,8 @@ import io.micrometer.prometheus.PrometheusConfig
 import io.micrometer.prometheus.PrometheusMeterRegistry
 import io.spinagent.agent.admin.PrometheusEndpoint
 import io.spinagent.agent.cluster.ClusterOptions
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.protocol.v1.AccountDefinition
 import io.spinagent.testkit.kubernetes.KubernetesApiServer

@@ -1,6 +1,6 @@
 package io.spinagent.agent
 
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoader
 import java.nio.file.Files
 import java.nio.file.Path
 import spock.lang.Specification

@@ -5,8 +5,8 @@ import static io.spinagent.agent.Eventually.eventually
 import groovy.json.JsonSlurper
 import io.spinagent.agent.cluster.AccountState
 import io.spinagent.agent.cluster.ClusterOptions
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import spock.lang.Specification

@@ -1,8 +1,8 @@
 package io.spinagent.agent
 
 import io.spinagent.agent.cluster.ClusterOptions
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import spock.lang.Specification

@@ -3,8 +3,8 @@ package io.spinagent.agent
 import static io.spinagent.agent.Eventually.eventually
 
 import io.spinagent.agent.cluster.ClusterOptions
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.convert.AgentFileConverter
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer

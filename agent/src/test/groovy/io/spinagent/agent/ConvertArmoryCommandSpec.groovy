@@ -1,7 +1,7 @@
 package io.spinagent.agent
 
-import io.spinagent.agent.config.ArmoryFixtures
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.armory.ArmoryFixtures
+import io.spinagent.agent.config.binding.ConfigLoader
 import java.nio.file.Files
 import java.nio.file.Path
 import spock.lang.Specification

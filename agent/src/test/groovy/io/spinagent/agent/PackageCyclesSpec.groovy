@@ -22,7 +22,8 @@ class PackageCyclesSpec extends Specification {
 
   def "the check reads every package of the agent"() {
     expect:
-    agent.collect { it.packageName }.toSet().containsAll(['', '.admin', '.cluster', '.config', '.convert', '.stream', '.tunnel']
+    agent.collect { it.packageName }.toSet().containsAll(['', '.admin', '.armory', '.cluster', '.config',
+      '.config.binding', '.config.yaml', '.convert', '.stream', '.tunnel']
       .collect { 'io.spinagent.agent' + it })
   }
 

@@ -1,8 +1,8 @@
 package io.spinagent.deploy
 
 import io.spinagent.agent.config.AgentConfig
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 
 import java.nio.file.Files
 

@@ -3,8 +3,8 @@ package io.spinagent.deploy
 import groovy.json.JsonSlurper
 import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.cluster.ClusterOptions
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import spock.lang.Shared
 import spock.lang.Specification

@@ -1,7 +1,7 @@
 package io.spinagent.agent.cluster;
 
-import io.spinagent.agent.config.AccountDefinitionBinder;
-import io.spinagent.agent.config.AccountDefinitionException;
+import io.spinagent.agent.config.binding.AccountDefinitionBinder;
+import io.spinagent.agent.config.binding.AccountDefinitionException;
 import io.spinagent.protocol.v1.Command;
 import io.spinagent.protocol.v1.CommandResult;
 import org.slf4j.Logger;

@@ -2,7 +2,7 @@ package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.util.KubeConfig;
 import io.spinagent.agent.cluster.Kubeconfigs.InvalidKubeconfigException;
-import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.agent.config.yaml.BoundedFiles;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.StringReader;

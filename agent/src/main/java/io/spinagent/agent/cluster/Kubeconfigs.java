@@ -1,9 +1,9 @@
 package io.spinagent.agent.cluster;
 
 import io.kubernetes.client.util.KubeConfig;
-import io.spinagent.agent.config.BoundedFiles;
-import io.spinagent.agent.config.BoundedYaml;
 import io.spinagent.agent.config.KubernetesAccountConfig;
+import io.spinagent.agent.config.yaml.BoundedFiles;
+import io.spinagent.agent.config.yaml.BoundedYaml;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.file.Files;

@@ -27,7 +27,7 @@ public record GrpcTarget(String host, int port) {
    *
    * @throws IllegalArgumentException with a message for the operator
    */
-  static GrpcTarget parse(String text) {
+  public static GrpcTarget parse(String text) {
     String s = text.trim();
     if (s.contains("://")) {
       throw new IllegalArgumentException(

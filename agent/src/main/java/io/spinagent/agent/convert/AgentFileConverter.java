@@ -1,10 +1,10 @@
 package io.spinagent.agent.convert;
 
-import io.spinagent.agent.config.ArmoryReading;
-import io.spinagent.agent.config.ArmoryRewrite;
-import io.spinagent.agent.config.ConfigLoader;
-import io.spinagent.agent.config.ConfigProblem;
-import io.spinagent.agent.config.YamlOutput;
+import io.spinagent.agent.armory.ArmoryReading;
+import io.spinagent.agent.armory.ArmoryRewrite;
+import io.spinagent.agent.config.binding.ConfigLoader;
+import io.spinagent.agent.config.yaml.ConfigProblem;
+import io.spinagent.agent.config.yaml.YamlOutput;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,7 +1,7 @@
 package io.spinagent.agent.convert;
 
-import io.spinagent.agent.config.ArmoryKey;
-import io.spinagent.agent.config.ArmoryKey.Treatment;
+import io.spinagent.agent.armory.ArmoryKey;
+import io.spinagent.agent.armory.ArmoryKey.Treatment;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

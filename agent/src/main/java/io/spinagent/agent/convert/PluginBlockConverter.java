@@ -1,9 +1,9 @@
 package io.spinagent.agent.convert;
 
-import io.spinagent.agent.config.ArmoryKey.Treatment;
-import io.spinagent.agent.config.BoundedFiles;
-import io.spinagent.agent.config.BoundedYaml;
-import io.spinagent.agent.config.YamlOutput;
+import io.spinagent.agent.armory.ArmoryKey.Treatment;
+import io.spinagent.agent.config.yaml.BoundedFiles;
+import io.spinagent.agent.config.yaml.BoundedYaml;
+import io.spinagent.agent.config.yaml.YamlOutput;
 import java.io.StringReader;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.spinagent.agent.convert;
 
-import io.spinagent.agent.config.ArmoryRewrite;
+import io.spinagent.agent.armory.ArmoryRewrite;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -4,7 +4,7 @@ import io.grpc.CallCredentials;
 import io.grpc.Metadata;
 import io.grpc.Status;
 import io.spinagent.agent.config.AuthConfig;
-import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.agent.config.yaml.BoundedFiles;
 import io.spinagent.common.DaemonThreads;
 import java.nio.file.Path;
 import java.util.Optional;

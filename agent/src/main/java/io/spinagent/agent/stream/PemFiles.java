@@ -1,6 +1,6 @@
 package io.spinagent.agent.stream;
 
-import io.spinagent.agent.config.BoundedFiles;
+import io.spinagent.agent.config.yaml.BoundedFiles;
 import java.io.ByteArrayInputStream;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;

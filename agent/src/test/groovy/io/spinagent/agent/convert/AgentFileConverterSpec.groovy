@@ -1,9 +1,9 @@
 package io.spinagent.agent.convert
 
-import io.spinagent.agent.config.ArmoryFixtures
-import io.spinagent.agent.config.ArmoryRewrite
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
+import io.spinagent.agent.armory.ArmoryFixtures
+import io.spinagent.agent.armory.ArmoryRewrite
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import java.nio.file.Files
 import java.nio.file.Path
 import org.yaml.snakeyaml.Yaml

@@ -1,7 +1,7 @@
 package io.spinagent.agent.convert
 
-import io.spinagent.agent.config.ArmoryAgentKeys
-import io.spinagent.agent.config.ArmoryKey
+import io.spinagent.agent.armory.ArmoryAgentKeys
+import io.spinagent.agent.armory.ArmoryKey
 import java.nio.file.Files
 import java.nio.file.Path
 import spock.lang.Specification
@@ -29,7 +29,7 @@ class MigrationDocSpec extends Specification {
 
     where:
     table    | source                                          | expected
-    'agent'  | 'io.spinagent.agent.config.ArmoryAgentKeys'     | markdown(ArmoryAgentKeys.rows())
+    'agent'  | 'io.spinagent.agent.armory.ArmoryAgentKeys'     | markdown(ArmoryAgentKeys.rows())
     'plugin' | 'io.spinagent.agent.convert.ArmoryPluginKeys'   | markdown(ArmoryPluginKeys.rows()*.key())
   }
 

@@ -1,7 +1,7 @@
 package io.spinagent.agent.convert
 
-import io.spinagent.agent.config.ArmoryFixtures
-import io.spinagent.agent.config.ArmoryKey.Treatment
+import io.spinagent.agent.armory.ArmoryFixtures
+import io.spinagent.agent.armory.ArmoryKey.Treatment
 import io.spinagent.testkit.docs.ReferenceTables
 import java.nio.file.Files
 import java.nio.file.Path

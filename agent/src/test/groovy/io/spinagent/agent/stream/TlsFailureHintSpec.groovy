@@ -1,9 +1,9 @@
 package io.spinagent.agent.stream
 
 import io.grpc.Status
-import io.spinagent.agent.config.ConfigLoadResult
-import io.spinagent.agent.config.ConfigLoader
 import io.spinagent.agent.config.ProxyEnvironment
+import io.spinagent.agent.config.binding.ConfigLoadResult
+import io.spinagent.agent.config.binding.ConfigLoader
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.Executors

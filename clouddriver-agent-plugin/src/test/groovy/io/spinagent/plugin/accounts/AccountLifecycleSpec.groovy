@@ -7,7 +7,6 @@ import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.agent.config.AgentIdentityConfig
 import io.spinagent.agent.config.AuthConfig
-import io.spinagent.agent.config.ConfigLoader
 import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.config.KubernetesConfig
 import io.spinagent.agent.config.LoggingConfig
@@ -15,14 +14,15 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.cache.format.CacheTypes
 import io.spinagent.plugin.cache.sql.CatsReader
 import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.grpc.session.SessionRegistry
-import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
+import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer

@@ -5,7 +5,6 @@ import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.agent.config.AgentIdentityConfig
 import io.spinagent.agent.config.AuthConfig
-import io.spinagent.agent.config.ConfigLoader
 import io.spinagent.agent.config.CustomResourceConfig
 import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.config.KubernetesConfig
@@ -14,6 +13,7 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.cache.format.CacheKeys
 import io.spinagent.plugin.cache.sql.CatsReader

@@ -6,7 +6,6 @@ import io.spinagent.agent.config.AccountPermissions
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.agent.config.AgentIdentityConfig
 import io.spinagent.agent.config.AuthConfig
-import io.spinagent.agent.config.ConfigLoader
 import io.spinagent.agent.config.KubernetesAccountConfig
 import io.spinagent.agent.config.KubernetesConfig
 import io.spinagent.agent.config.LoggingConfig
@@ -14,6 +13,7 @@ import io.spinagent.agent.config.PrometheusConfig
 import io.spinagent.agent.config.ServerConfig
 import io.spinagent.agent.config.TasksConfig
 import io.spinagent.agent.config.TlsConfig
+import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.tunnel.OperationsProperties
