@@ -76,6 +76,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
   private final AccountStore store;
   private final Optional<ClouddriverAccountDefinitions> clouddriver;
   private final long maxBodyBytes;
+  private final Duration deleteRetries;
 
   /**
    * @throws IllegalArgumentException when on without exactly one of zone-id and agent-id:
@@ -87,6 +88,17 @@ public final class CredentialsInterceptor implements CredentialsHandler {
       AccountStore store,
       Optional<ClouddriverAccountDefinitions> clouddriver,
       long maxBodyBytes) {
+    this(settings, commands, store, clouddriver, maxBodyBytes, DELETE_RETRIES);
+  }
+
+  /** As the public constructor, removing a definition left behind for {@code deleteRetries}. */
+  CredentialsInterceptor(
+      SpinAgentProperties.CredentialsInterceptor settings,
+      AccountCommands commands,
+      AccountStore store,
+      Optional<ClouddriverAccountDefinitions> clouddriver,
+      long maxBodyBytes,
+      Duration deleteRetries) {
     this.enabled = settings.isEnabled();
     this.target =
         enabled
@@ -100,6 +112,7 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     this.store = store;
     this.clouddriver = clouddriver;
     this.maxBodyBytes = maxBodyBytes;
+    this.deleteRetries = deleteRetries;
     if (enabled && clouddriver.isEmpty()) {
       log.warn(
           "spinagent.accounts.credentials-interceptor is enabled but Clouddriver's account storage"
@@ -460,9 +473,9 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     return value != null && value.isTextual() ? value.asText() : null;
   }
 
-  /** Deletes Clouddriver's definition of {@code name}, trying again for {@link #DELETE_RETRIES}. */
+  /** Deletes Clouddriver's definition of {@code name}, trying again for {@code deleteRetries}. */
   private void deleteDefinition(String name) {
-    long deadline = System.nanoTime() + DELETE_RETRIES.toNanos();
+    long deadline = System.nanoTime() + deleteRetries.toNanos();
     for (int failures = 1; ; failures++) {
       try {
         clouddriver.get().delete(name);

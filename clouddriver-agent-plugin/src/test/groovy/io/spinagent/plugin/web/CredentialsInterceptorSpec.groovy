@@ -49,7 +49,8 @@ class CredentialsInterceptorSpec extends Specification {
     def settings = new SpinAgentProperties.CredentialsInterceptor()
     settings.enabled = enabled
     settings.zoneId = zoneId
-    new CredentialsInterceptor(settings, commands, store, definitions, MAX_BODY)
+    // A definition left behind is not removed again: nothing here waits on the real clock.
+    new CredentialsInterceptor(settings, commands, store, definitions, MAX_BODY, Duration.ZERO)
   }
 
   /** Sends a request through the interceptor; a map body is sent as JSON. */
