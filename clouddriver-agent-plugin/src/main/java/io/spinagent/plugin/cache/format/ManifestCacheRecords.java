@@ -246,12 +246,6 @@ public final class ManifestCacheRecords {
     return ns == null ? "" : ns;
   }
 
-  /** The infrastructure key of an object. */
-  public static String keyOf(String account, JsonNode object) {
-    return CacheKeys.infrastructure(
-        typeOf(object), account, namespaceOf(object), text(object.path("metadata").get("name")));
-  }
-
   /**
    * Keys of the owners named in metadata.ownerReferences: kind from the reference's kind and
    * apiVersion, namespace of the object itself (Clouddriver does not check that the owner exists).
