@@ -8,6 +8,7 @@ import io.grpc.InsecureChannelCredentials
 import io.grpc.Metadata
 import io.grpc.MethodDescriptor
 import io.grpc.Status
+import io.spinagent.plugin.accounts.AccountLifecycleListener
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore.ObjectKey
@@ -261,6 +262,35 @@ class AgentSessionSpec extends Specification {
     agent.awaitAck('prod', 1) == 1
     fixture.store.objects('prod').size() == 1
     !agent.hasEnded()
+  }
+
+  def "an account switched on just as its claim is refused is granted after the welcome, never before it"() {
+    given: 'the account is switched off, and an operator switches it on as the claim refuses it'
+    fixture.start()
+    fixture.accounts.deactivate('prod')
+    boolean switchedOn = false
+    fixture.accounts.addListener({ account, previous ->
+      if (account.name() == 'prod' && account.state() == AccountState.INACTIVE && !switchedOn) {
+        switchedOn = true
+        fixture.accounts.activate('prod')
+      }
+    } as AccountLifecycleListener)
+
+    when:
+    def agent = fixture.agent()
+    def refused = agent.hello('agent-1', [account('prod')]).next(WELCOME).welcome.getAccounts(0)
+    def granted = agent.next(DECISIONS).decisions.getAccounts(0)
+    agent.upsert('prod', 1, 'web')
+
+    then: 'the welcome answers the claim as it was decided, and the grant follows it'
+    switchedOn
+    !refused.accepted
+    granted.accepted
+    granted.role == Role.ROLE_CACHING
+
+    and: 'the agent streams the account, as the registry expects'
+    agent.awaitAck('prod', 1) == 1
+    fixture.accounts.find('prod').get().cachingAgentId() == 'agent-1'
   }
 
   def "an account deleted while switched off is not granted again to the agent that claimed it"() {

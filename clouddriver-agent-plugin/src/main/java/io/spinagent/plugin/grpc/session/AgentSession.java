@@ -83,6 +83,8 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
   @GuardedBy("this")
   private boolean closed;
 
+  private final DecisionOrder decisionOrder = new DecisionOrder(this::sendChanged);
+
   AgentSession(
       AgentPeer peer, ServerCallStreamObserver<PluginMessage> call, SessionContext context) {
     this.peer = peer.describe();
@@ -184,6 +186,10 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
 
   @Override
   public void decisionChanged(AccountDecision decision) {
+    decisionOrder.changed(decision);
+  }
+
+  private void sendChanged(AccountDecision decision) {
     claims.redecided(decision);
     sendDecisions(claims.resumable(List.of(decision), protocolVersion));
   }
@@ -284,6 +290,19 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     zoneId = hello.getZoneId();
     connectedAt = context.clock().instant();
     register();
+    decisionOrder.claim(() -> welcome(hello, greeting));
+    try {
+      context.welcomeListener().welcomed(this);
+    } catch (RuntimeException e) {
+      log.error(
+          "Telling {} that agent '{}' connected failed",
+          context.welcomeListener().getClass().getSimpleName(),
+          agentId,
+          e);
+    }
+  }
+
+  private void welcome(Hello hello, Handshake.Greeting greeting) {
     List<AccountDecision> decisions = claims.claim(hello.getAccountsList());
     PluginMessage welcome =
         Handshake.welcome(
@@ -301,15 +320,6 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
         protocolVersion,
         greeting.accountNames());
     send(welcome);
-    try {
-      context.welcomeListener().welcomed(this);
-    } catch (RuntimeException e) {
-      log.error(
-          "Telling {} that agent '{}' connected failed",
-          context.welcomeListener().getClass().getSimpleName(),
-          agentId,
-          e);
-    }
   }
 
   /**
@@ -355,10 +365,13 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
     for (AccountInfo account : changed.getAddedList()) {
       FrameValidation.validate(account);
     }
-    List<AccountDecision> decisions = claims.claim(changed.getAddedList());
-    if (!decisions.isEmpty()) {
-      sendDecisions(claims.resumable(decisions, protocolVersion));
-    }
+    decisionOrder.claim(
+        () -> {
+          List<AccountDecision> decisions = claims.claim(changed.getAddedList());
+          if (!decisions.isEmpty()) {
+            sendDecisions(claims.resumable(decisions, protocolVersion));
+          }
+        });
   }
 
   private void changes(ChangeBatch batch) {
@@ -456,16 +469,18 @@ public final class AgentSession implements StreamObserver<InboundFrame>, Account
    * is claimed again, and the agent hears the new decision as it would after a claim.
    */
   void claimAgain(String account) {
-    claims
-        .claimAgain(account)
-        .ifPresent(
-            decision -> {
-              log.info(
-                  "Agent '{}': account '{}' is free again; its claim is granted",
-                  agentId(),
-                  account);
-              sendDecisions(claims.resumable(List.of(decision), protocolVersion));
-            });
+    decisionOrder.claim(
+        () ->
+            claims
+                .claimAgain(account)
+                .ifPresent(
+                    decision -> {
+                      log.info(
+                          "Agent '{}': account '{}' is free again; its claim is granted",
+                          agentId(),
+                          account);
+                      sendDecisions(claims.resumable(List.of(decision), protocolVersion));
+                    }));
   }
 
   private void sendDecisions(List<AccountDecision> decisions) {
