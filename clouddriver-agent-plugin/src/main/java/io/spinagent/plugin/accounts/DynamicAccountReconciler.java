@@ -155,23 +155,18 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
    * agent moved here while the delete ran there, too late for the delete to be sent here and too
    * early for the claim here to see it) is deleted here and withdrawn from its agents. One orphaned
    * here whose row is gone (deleted there after its agent left, or a create there whose push
-   * failed) is deleted here, not kept ORPHANED until the grace period ends. Run after every orphan
-   * sweep.
+   * failed), as is an account restored at start-up whose row is gone, is deleted here, not kept
+   * ORPHANED until the grace period ends. Run after every orphan sweep.
    */
   @Override
   public void swept() {
-    // Only what agents claimed as dynamic: their rows are written before any agent hears of them,
-    // so no row means deleted. Agents' own accounts have rows written later, and none to go by.
-    List<AgentAccount> dynamic =
-        registry.all().stream()
-            .filter(account -> account.reported() != null && account.reported().getDynamic())
-            .filter(account -> account.servedHere() || account.state() == AccountState.ORPHANED)
-            .toList();
-    if (dynamic.isEmpty()) {
+    List<AgentAccount> settled =
+        registry.all().stream().filter(DynamicAccountReconciler::settledByItsRow).toList();
+    if (settled.isEmpty()) {
       return;
     }
-    Map<String, StoredAccount> rows = store.find(dynamic.stream().map(AgentAccount::name).toList());
-    for (AgentAccount account : dynamic) {
+    Map<String, StoredAccount> rows = store.find(settled.stream().map(AgentAccount::name).toList());
+    for (AgentAccount account : settled) {
       StoredAccount row = rows.get(account.name());
       if (account.servedHere()) {
         if (row != null && row.definition() != null && row.state() == AccountState.REMOVED) {
@@ -181,6 +176,20 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
         deleteOrphan(account);
       }
     }
+  }
+
+  /**
+   * Whether the account's row tells that it was deleted elsewhere: a dynamic account's row is
+   * written before any agent hears of it, and an account restored at start-up (never claimed since,
+   * so nothing reported) came from its row, so for both no row means deleted. The row of an account
+   * an agent's configuration brought here is written after the claim, so it tells nothing yet.
+   */
+  private static boolean settledByItsRow(AgentAccount account) {
+    if (account.servedHere()) {
+      return account.reported() != null && account.reported().getDynamic();
+    }
+    return account.state() == AccountState.ORPHANED
+        && (account.reported() == null || account.reported().getDynamic());
   }
 
   private void deleteServed(AgentAccount account, StoredAccount row) {
@@ -202,8 +211,8 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
     String reason = "account '" + account.name() + "' no longer exists";
     if (registry.deletedElsewhere(account.name(), account.stateSince(), reason)) {
       log.info(
-          "Account '{}' was orphaned here and has no stored account any more (deleted through"
-              + " another Clouddriver replica); forgotten here",
+          "Account '{}' was orphaned here and has no stored account any more (deleted or removed"
+              + " through another Clouddriver replica); forgotten here",
           account.name());
     }
   }

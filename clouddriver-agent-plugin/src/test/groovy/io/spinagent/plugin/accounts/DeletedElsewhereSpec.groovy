@@ -14,6 +14,7 @@ import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
 
 import java.time.Clock
+import java.time.Instant
 
 import static io.spinagent.plugin.grpc.RawAgent.account
 import static io.spinagent.protocol.v1.PluginMessage.BodyCase.COMMAND
@@ -109,6 +110,22 @@ class DeletedElsewhereSpec extends Specification {
     reconciler.swept()
 
     then: 'dyn is forgotten here; kept, whose row is still there, waits for its agent'
+    fixture.accounts.find('dyn').isEmpty()
+    fixture.accounts.find('kept').get().state() == AccountState.ORPHANED
+  }
+
+  def "an account restored at start-up whose row another replica deleted is forgotten; one whose row is there waits"() {
+    given: 'this replica restarted and restored both accounts from their rows, ORPHANED until their agents return'
+    fixture.accounts.restore([] as Set, ['dyn', 'kept'].collect { name ->
+      new AgentAccount(name, new ClusterIdentity('https://10.0.0.1:6443', 'ab' * 32, 'v1.29.4'), AccountState.ORPHANED,
+        Instant.now(), null, [], null, null)
+    }, [:])
+
+    when: "another replica deletes dyn's row, and the sweep runs here"
+    table.delete('dyn')
+    reconciler.swept()
+
+    then:
     fixture.accounts.find('dyn').isEmpty()
     fixture.accounts.find('kept').get().state() == AccountState.ORPHANED
   }
