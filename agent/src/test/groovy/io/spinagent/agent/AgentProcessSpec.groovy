@@ -2,10 +2,6 @@ package io.spinagent.agent
 
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Requires
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -13,6 +9,9 @@ import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
 import java.util.concurrent.TimeUnit
+import spock.lang.Requires
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * The agent as operators run it: its main class, in a JVM of its own, stopped by SIGTERM.

@@ -9,9 +9,6 @@ import io.spinagent.agent.config.binding.ConfigLoadResult
 import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -19,6 +16,8 @@ import java.nio.file.Files
 import java.nio.file.Path
 import java.nio.file.StandardCopyOption
 import java.time.Duration
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * The whole agent runtime: admin endpoint, account lifecycle and configuration reload, streaming to

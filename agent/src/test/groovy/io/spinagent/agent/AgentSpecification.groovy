@@ -5,15 +5,14 @@ import io.spinagent.agent.config.binding.ConfigLoadResult
 import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.agent.stream.ChannelServer
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * Base for specs of the whole agent ({@link AgentRuntime}) streaming testkit's Kubernetes API

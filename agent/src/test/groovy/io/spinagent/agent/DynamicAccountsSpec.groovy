@@ -13,9 +13,6 @@ import io.spinagent.protocol.v1.Command
 import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.Permissions
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -23,6 +20,8 @@ import java.nio.file.Files
 import java.nio.file.Path
 import java.nio.file.StandardCopyOption
 import java.time.Duration
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * Dynamic accounts: Clouddriver adds, updates and removes accounts with commands over the real

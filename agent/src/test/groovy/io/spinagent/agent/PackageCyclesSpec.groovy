@@ -1,12 +1,12 @@
 package io.spinagent.agent
 
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices
+
 import com.tngtech.archunit.core.domain.JavaClasses
 import com.tngtech.archunit.core.importer.ClassFileImporter
 import com.tngtech.archunit.core.importer.ImportOption
 import spock.lang.Shared
 import spock.lang.Specification
-
-import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices
 
 /**
  * The agent's packages depend one way (docs/architecture.md lists the order): a package cycle

@@ -1,5 +1,7 @@
 package io.spinagent.agent
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses
+
 import com.tngtech.archunit.core.domain.JavaClasses
 import com.tngtech.archunit.core.importer.ClassFileImporter
 import com.tngtech.archunit.core.importer.ImportOption
@@ -7,8 +9,6 @@ import com.tngtech.archunit.lang.ArchRule
 import io.spinagent.agent.config.LayerViolationFixture
 import spock.lang.Shared
 import spock.lang.Specification
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses
 
 /**
  * The agent's packages use only the packages docs/architecture.md says they use: config (the

@@ -1,5 +1,7 @@
 package io.spinagent.plugin
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses
+
 import com.tngtech.archunit.core.domain.JavaClasses
 import com.tngtech.archunit.core.importer.ClassFileImporter
 import com.tngtech.archunit.core.importer.ImportOption
@@ -7,8 +9,6 @@ import com.tngtech.archunit.lang.ArchRule
 import io.spinagent.plugin.fixture.ServletTouchingClass
 import spock.lang.Shared
 import spock.lang.Specification
-
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses
 
 /**
  * The product (everything under io.spinagent.plugin) runs unchanged on every Spinnaker line, so it

@@ -1,8 +1,7 @@
 package io.spinagent.common
 
-import spock.lang.Specification
-
 import java.time.Duration
+import spock.lang.Specification
 
 class BackoffSpec extends Specification {
 

@@ -1,12 +1,11 @@
 package io.spinagent.compatibility
 
-import spock.lang.Shared
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.zip.ZipInputStream
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * The released bundle on each Spinnaker line's own libraries (the class path its platform pom

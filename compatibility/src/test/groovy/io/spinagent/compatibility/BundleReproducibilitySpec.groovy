@@ -1,8 +1,5 @@
 package io.spinagent.compatibility
 
-import spock.lang.Shared
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Instant
@@ -11,6 +8,8 @@ import java.time.ZoneId
 import java.time.ZoneOffset
 import java.util.zip.ZipEntry
 import java.util.zip.ZipInputStream
+import spock.lang.Shared
+import spock.lang.Specification
 
 /**
  * The bundle is reproducible: the same sources give the same bytes, so its sha512sum in

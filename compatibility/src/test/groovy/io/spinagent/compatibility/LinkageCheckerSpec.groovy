@@ -1,11 +1,10 @@
 package io.spinagent.compatibility
 
-import spock.lang.Specification
-import spock.lang.TempDir
-
-import javax.tools.ToolProvider
 import java.nio.file.Files
 import java.nio.file.Path
+import javax.tools.ToolProvider
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * The checker finds what the JVM would fail to link: a class compiled against one version of a

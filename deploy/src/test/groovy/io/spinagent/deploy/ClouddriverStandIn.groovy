@@ -3,9 +3,9 @@ package io.spinagent.deploy
 import io.grpc.Server
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
 import io.grpc.stub.StreamObserver
-import io.spinagent.protocol.v1.Ack
 import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountDecisions
+import io.spinagent.protocol.v1.Ack
 import io.spinagent.protocol.v1.AgentChannelGrpc
 import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.Heartbeat
@@ -13,7 +13,6 @@ import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.ProtocolVersion
 import io.spinagent.protocol.v1.Role
 import io.spinagent.protocol.v1.Welcome
-
 import java.util.concurrent.TimeUnit
 
 /**

@@ -1,9 +1,8 @@
 package io.spinagent.deploy
 
+import java.nio.file.Files
 import spock.lang.Shared
 import spock.lang.Specification
-
-import java.nio.file.Files
 
 /**
  * The container image recipe (deploy/image/Dockerfile) agrees with the agent build and with the

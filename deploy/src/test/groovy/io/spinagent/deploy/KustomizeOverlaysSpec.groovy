@@ -1,10 +1,9 @@
 package io.spinagent.deploy
 
 import io.spinagent.deploy.observability.MonitoringObjects
+import java.nio.file.Files
 import spock.lang.Shared
 import spock.lang.Specification
-
-import java.nio.file.Files
 
 /**
  * The Kustomize overlays, rendered with the real {@code kubectl kustomize} an operator runs: each

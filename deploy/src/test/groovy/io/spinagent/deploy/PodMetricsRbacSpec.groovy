@@ -3,11 +3,10 @@ package io.spinagent.deploy
 import groovy.json.JsonOutput
 import io.spinagent.testkit.kubernetes.AccessControl
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Shared
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
+import spock.lang.Shared
+import spock.lang.Specification
 
 /**
  * Every RBAC variant of deploy/ lets the agent read what kubectl top reads, so that Clouddriver's

@@ -6,10 +6,6 @@ import io.spinagent.agent.cluster.ClusterOptions
 import io.spinagent.agent.config.binding.ConfigLoadResult
 import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Shared
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -17,6 +13,9 @@ import java.nio.file.Files
 import java.nio.file.Path
 import java.nio.file.StandardCopyOption
 import java.time.Duration
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * The infrastructure overlay run by the real agent, with its ConfigMap and Secrets laid out on disk

@@ -2,11 +2,10 @@ package io.spinagent.deploy
 
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Shared
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
+import spock.lang.Shared
+import spock.lang.Specification
 
 /**
  * What holds for every way deploy/ installs the agent (each Kustomize overlay, the Helm chart with

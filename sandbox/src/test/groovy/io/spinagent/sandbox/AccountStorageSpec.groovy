@@ -4,15 +4,14 @@ import groovy.json.JsonOutput
 import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Path
+import java.util.concurrent.TimeUnit
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Path
-import java.util.concurrent.TimeUnit
 
 /**
  * SpinAgent's accounts as Clouddriver lists them (GET /credentials), with Clouddriver's account

@@ -6,15 +6,14 @@ import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Path
+import java.util.concurrent.TimeUnit
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.Stepwise
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Path
-import java.util.concurrent.TimeUnit
 
 /**
  * Armory Scale Agent's dynamic accounts API, called as Armory's documentation calls it (paths,

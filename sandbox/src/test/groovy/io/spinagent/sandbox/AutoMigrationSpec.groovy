@@ -5,14 +5,13 @@ import io.spinagent.testkit.db.AccountsTable
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedPostgreSql
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Path
+import java.util.concurrent.TimeUnit
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Path
-import java.util.concurrent.TimeUnit
 
 /**
  * Migration by name pattern (Armory's kubesvc.dynamicAccounts.namePatterns and

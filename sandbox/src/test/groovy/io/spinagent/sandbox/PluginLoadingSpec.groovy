@@ -8,10 +8,6 @@ import io.grpc.health.v1.HealthGrpc
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder
 import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.sandbox.host.PluginBundle
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -21,6 +17,9 @@ import java.util.concurrent.TimeUnit
 import java.util.zip.ZipEntry
 import java.util.zip.ZipInputStream
 import java.util.zip.ZipOutputStream
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * Loads the released plugin bundle into a Clouddriver of the line under test through kork's own

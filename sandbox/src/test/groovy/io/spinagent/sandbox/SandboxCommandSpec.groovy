@@ -3,11 +3,10 @@ package io.spinagent.sandbox
 import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.sandbox.host.PluginBundle
 import io.spinagent.testkit.files.TemporaryDirectory
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
 
 /**
  * The README's command, the way a new user meets it: the sandbox's main class in its own JVM,

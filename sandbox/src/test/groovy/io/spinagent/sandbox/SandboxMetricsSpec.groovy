@@ -13,19 +13,18 @@ import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.sandbox.agent.SandboxAgent
 import io.spinagent.sandbox.host.ClouddriverProcess
 import io.spinagent.sandbox.host.PluginBundle
-import spock.lang.AutoCleanup
-import spock.lang.Shared
-import spock.lang.Specification
-import spock.lang.Stepwise
-import spock.lang.TempDir
-import spock.util.concurrent.PollingConditions
-
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
+import spock.lang.AutoCleanup
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.Stepwise
+import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
 
 /**
  * A running sandbox on the line under test serves every series the Grafana dashboards query

@@ -6,15 +6,14 @@ import io.spinagent.sandbox.cluster.DemoNodes
 import io.spinagent.sandbox.host.PluginBundle
 import io.spinagent.sandbox.view.CacheTables
 import io.spinagent.sandbox.view.CacheView
+import java.nio.charset.StandardCharsets
+import java.nio.file.Files
+import java.nio.file.Path
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.Stepwise
 import spock.util.concurrent.PollingConditions
-
-import java.nio.charset.StandardCharsets
-import java.nio.file.Files
-import java.nio.file.Path
 
 /**
  * The whole data path through a running sandbox on the line under test, both ways, with real

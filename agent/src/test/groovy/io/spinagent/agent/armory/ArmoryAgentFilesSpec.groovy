@@ -1,5 +1,7 @@
 package io.spinagent.agent.armory
 
+import static io.spinagent.agent.armory.ArmoryFixtures.path
+
 import io.spinagent.agent.armory.ArmoryKey.Treatment
 import io.spinagent.agent.config.AccountPermissions
 import io.spinagent.agent.config.CustomResourceConfig
@@ -13,8 +15,6 @@ import java.time.Duration
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.armory.ArmoryFixtures.path
 
 /**
  * Issue 18: the agent reads Armory Scale Agent's armory-agent.yml as it is. Every key of Armory's

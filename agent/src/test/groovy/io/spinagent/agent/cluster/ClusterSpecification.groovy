@@ -14,12 +14,11 @@ import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
 import java.util.concurrent.CopyOnWriteArrayList
+import spock.lang.Specification
 
 /**
  * Base for specs that run the agent's cluster side against testkit's Kubernetes API server: servers,

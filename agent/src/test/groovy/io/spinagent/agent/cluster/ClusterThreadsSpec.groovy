@@ -1,8 +1,7 @@
 package io.spinagent.agent.cluster
 
-import spock.lang.Specification
-
 import java.util.concurrent.Callable
+import spock.lang.Specification
 
 /** Which threads run the watches: virtual threads on Java 21 and later, platform threads on 17. */
 class ClusterThreadsSpec extends Specification {

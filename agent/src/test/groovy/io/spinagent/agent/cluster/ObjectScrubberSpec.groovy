@@ -2,9 +2,8 @@ package io.spinagent.agent.cluster
 
 import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
-import spock.lang.Specification
-
 import java.nio.charset.StandardCharsets
+import spock.lang.Specification
 
 class ObjectScrubberSpec extends Specification {
 

@@ -1,14 +1,13 @@
 package io.spinagent.agent.cluster
 
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Shared
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.nio.charset.StandardCharsets
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * Secret values never reach the agent's heap: a JVM running the cluster side syncs a Secret holding a

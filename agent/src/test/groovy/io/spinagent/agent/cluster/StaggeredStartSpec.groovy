@@ -2,11 +2,10 @@ package io.spinagent.agent.cluster
 
 import io.spinagent.agent.config.KubernetesConfig
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.Specification
-
 import java.time.Duration
 import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
 
 /**
  * kubernetes.cacheGroupSize / cacheGroupDelayMs: accounts start in groups of that size, that long

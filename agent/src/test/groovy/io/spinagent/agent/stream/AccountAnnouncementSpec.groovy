@@ -12,9 +12,8 @@ import io.spinagent.agent.config.TlsConfig
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.ClusterIdentity
 import io.spinagent.protocol.v1.Role
-import spock.lang.Specification
-
 import java.time.Duration
+import spock.lang.Specification
 
 /** Accounts reach Clouddriver whenever they start, also between Hello and Welcome. */
 class AccountAnnouncementSpec extends Specification {

@@ -15,11 +15,10 @@ import io.spinagent.protocol.v1.ClusterIdentity
 import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ProtocolVersion
 import io.spinagent.protocol.v1.Role
-import spock.lang.Specification
-import spock.lang.Timeout
-
 import java.time.Duration
 import java.util.concurrent.CopyOnWriteArrayList
+import spock.lang.Specification
+import spock.lang.Timeout
 
 /**
  * The real stream client against {@link ChannelServer} (the plugin's end of the protocol) on gRPC's

@@ -2,16 +2,16 @@ package io.spinagent.agent.stream
 
 import io.grpc.Server
 import io.grpc.ServerBuilder
-import io.grpc.inprocess.InProcessServerBuilder
 import io.grpc.Status
+import io.grpc.inprocess.InProcessServerBuilder
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
 import io.grpc.stub.StreamObserver
-import io.spinagent.protocol.v1.Ack
 import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountDecisions
 import io.spinagent.protocol.v1.AccountDefinition
 import io.spinagent.protocol.v1.AccountHealth
 import io.spinagent.protocol.v1.AccountInfo
+import io.spinagent.protocol.v1.Ack
 import io.spinagent.protocol.v1.AddAccount
 import io.spinagent.protocol.v1.AgentChannelGrpc
 import io.spinagent.protocol.v1.AgentMessage
@@ -20,10 +20,10 @@ import io.spinagent.protocol.v1.Command
 import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.Heartbeat
 import io.spinagent.protocol.v1.Hello
-import io.spinagent.protocol.v1.PluginMessage
-import io.spinagent.protocol.v1.ProtocolVersion
 import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ObjectChange
+import io.spinagent.protocol.v1.PluginMessage
+import io.spinagent.protocol.v1.ProtocolVersion
 import io.spinagent.protocol.v1.RefusedChange
 import io.spinagent.protocol.v1.RemoveAccount
 import io.spinagent.protocol.v1.ResumePoint
@@ -31,13 +31,12 @@ import io.spinagent.protocol.v1.ResyncMarker
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.ResyncRequest
 import io.spinagent.protocol.v1.Role
-import io.spinagent.protocol.v1.WatchProgress
 import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelRequestHead
 import io.spinagent.protocol.v1.UpdateAccount
+import io.spinagent.protocol.v1.WatchProgress
 import io.spinagent.protocol.v1.Welcome
-
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList

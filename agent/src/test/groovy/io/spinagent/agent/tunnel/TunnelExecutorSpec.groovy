@@ -13,12 +13,11 @@ import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelRequestHead
 import io.spinagent.protocol.v1.TunnelWindow
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.util.concurrent.ConcurrentHashMap
+import java.util.concurrent.CopyOnWriteArrayList
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.util.concurrent.ConcurrentHashMap
-import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * The agent's side of the tunnel against testkit's API server: the allow-list, the per-account

@@ -1,8 +1,6 @@
 package io.spinagent.plugin.accounts
 
 import com.fasterxml.jackson.databind.ObjectMapper
-import io.spinagent.plugin.channel.Kubectl
-
 import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AgentConfig
 import io.spinagent.agent.config.AgentIdentityConfig
@@ -18,6 +16,7 @@ import io.spinagent.agent.config.binding.ConfigLoader
 import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.cache.format.CacheTypes
 import io.spinagent.plugin.cache.sql.CatsReader
+import io.spinagent.plugin.channel.Kubectl
 import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.grpc.session.SessionRegistry
 import io.spinagent.testkit.clouddriver.KubernetesAccountDefinition
@@ -26,6 +25,9 @@ import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Files
+import java.nio.file.Path
+import java.time.Duration
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -34,10 +36,6 @@ import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Files
-import java.nio.file.Path
-import java.time.Duration
 
 /**
  * An agent's accounts as Clouddriver sees them: real agents over the real channel, the plugin as

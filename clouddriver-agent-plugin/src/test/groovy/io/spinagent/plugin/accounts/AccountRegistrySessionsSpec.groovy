@@ -1,20 +1,19 @@
 package io.spinagent.plugin.accounts
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.grpc.InsecureChannelCredentials
 import io.spinagent.plugin.cache.sql.SqlWriterFixture.MutableClock
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.grpc.RawAgent
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.Role
+import java.time.Duration
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /**
  * The account registry with real sessions as its members, on gRPC's in-process transport: what

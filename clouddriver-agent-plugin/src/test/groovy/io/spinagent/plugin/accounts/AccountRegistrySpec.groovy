@@ -1,16 +1,15 @@
 package io.spinagent.plugin.accounts
 
+import static io.spinagent.plugin.accounts.RecordingMember.DEPLOYMENT
+import static io.spinagent.plugin.accounts.RecordingMember.claimOf
+
 import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.Role
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Duration
 import java.util.concurrent.TimeUnit
-
-import static io.spinagent.plugin.accounts.RecordingMember.DEPLOYMENT
-import static io.spinagent.plugin.accounts.RecordingMember.claimOf
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * The account registry alone: its members are recording connections, its listener records every

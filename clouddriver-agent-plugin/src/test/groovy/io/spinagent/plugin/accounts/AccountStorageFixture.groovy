@@ -2,9 +2,8 @@ package io.spinagent.plugin.accounts
 
 import io.spinagent.testkit.clouddriver.SqlAccountDefinitionRepository
 import io.spinagent.testkit.db.AccountsTable
-import org.jooq.DSLContext
-
 import javax.sql.DataSource
+import org.jooq.DSLContext
 
 /**
  * Clouddriver's account storage on a MariaDB shared by a spec's features, emptied before each

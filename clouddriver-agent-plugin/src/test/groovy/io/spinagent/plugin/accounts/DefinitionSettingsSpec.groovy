@@ -27,6 +27,9 @@ import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Files
+import java.nio.file.Path
+import java.time.Duration
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -35,10 +38,6 @@ import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Files
-import java.nio.file.Path
-import java.time.Duration
 
 /**
  * Issue 36: an account's {@code metrics} and {@code customResources} reach the definition the

@@ -1,10 +1,17 @@
 package io.spinagent.plugin.accounts
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.COMMAND
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.grpc.ChannelFixture
-import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.plugin.store.SpinAgentSchema
+import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.testkit.db.EmbeddedPostgreSql
+import java.time.Clock
+import java.time.Instant
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -12,14 +19,6 @@ import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Clock
-import java.time.Instant
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.COMMAND
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /**
  * A dynamic account deleted through another replica while its agent was moving here: the delete

@@ -1,12 +1,5 @@
 package io.spinagent.plugin.accounts
 
-import io.spinagent.plugin.time.FakeClock
-import io.spinagent.protocol.v1.AccountInfo
-import spock.lang.Specification
-import spock.lang.Tag
-
-import java.time.Duration
-
 import static io.spinagent.plugin.accounts.AccountRequestException.Problem.CONFLICT
 import static io.spinagent.plugin.accounts.AccountRequestException.Problem.INVALID
 import static io.spinagent.plugin.accounts.AccountRequestException.Problem.NOT_FOUND
@@ -15,6 +8,12 @@ import static io.spinagent.plugin.accounts.AccountRequestException.Problem.TOO_M
 import static io.spinagent.plugin.accounts.AccountRequestException.Problem.UNAVAILABLE
 import static io.spinagent.plugin.accounts.RecordingAgentLink.accepting
 import static io.spinagent.plugin.accounts.RecordingAgentLink.refusing
+
+import io.spinagent.plugin.time.FakeClock
+import io.spinagent.protocol.v1.AccountInfo
+import java.time.Duration
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * Dynamic accounts ({@link DynamicAccounts} and its {@link DynamicAccountReconciler}) through their

@@ -1,11 +1,10 @@
 package io.spinagent.plugin.accounts
 
+import java.nio.file.Files
+import java.nio.file.Path
 import spock.lang.Specification
 import spock.lang.Tag
 import spock.lang.TempDir
-
-import java.nio.file.Files
-import java.nio.file.Path
 
 /** A kubeconfigFile on Clouddriver's machine is read only when it is a regular file of sane size. */
 @Tag('one-class')

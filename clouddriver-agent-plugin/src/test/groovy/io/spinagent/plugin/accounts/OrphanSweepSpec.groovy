@@ -1,15 +1,14 @@
 package io.spinagent.plugin.accounts
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.spinagent.plugin.cache.sql.SqlWriterFixture.MutableClock
 import io.spinagent.plugin.grpc.ChannelFixture
+import java.time.Duration
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /** The sweep of orphaned accounts, stepped by the spec: no thread runs it here. */
 class OrphanSweepSpec extends Specification {

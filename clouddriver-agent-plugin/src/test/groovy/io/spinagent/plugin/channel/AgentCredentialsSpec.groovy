@@ -7,12 +7,11 @@ import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.tls.TestPki
+import java.nio.file.Path
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.lang.TempDir
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Path
 
 /**
  * The real agent's own TLS, client certificate and token settings against the real plugin with

@@ -26,17 +26,16 @@ import io.spinagent.plugin.tunnel.history.OperationQuery
 import io.spinagent.plugin.tunnel.history.OperationRecorder
 import io.spinagent.testkit.kubernetes.AccessControl
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
+import java.nio.file.Files
+import java.nio.file.Path
+import java.time.Duration
+import java.util.concurrent.TimeUnit
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.lang.TempDir
 import spock.lang.Unroll
 import spock.util.concurrent.PollingConditions
-
-import java.nio.file.Files
-import java.nio.file.Path
-import java.time.Duration
-import java.util.concurrent.TimeUnit
 
 /**
  * Clouddriver's way of operating a cluster, end to end: the real kubectl with a kubeconfig pointing

@@ -3,12 +3,11 @@ package io.spinagent.plugin.channel
 import io.spinagent.protocol.v1.AccountDefinition
 import io.spinagent.protocol.v1.AddAccount
 import io.spinagent.protocol.v1.Command
+import java.util.concurrent.ExecutionException
+import java.util.concurrent.TimeUnit
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.util.concurrent.ExecutionException
-import java.util.concurrent.TimeUnit
 
 /**
  * A command larger than an agent accepts in one frame (16 MiB) would end the agent's session, and

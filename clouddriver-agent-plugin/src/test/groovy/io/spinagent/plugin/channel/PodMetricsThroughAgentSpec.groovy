@@ -24,17 +24,16 @@ import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory
 import io.spinagent.plugin.tunnel.history.OperationRecorder
 import io.spinagent.testkit.kubernetes.AccessControl
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.lang.TempDir
-import spock.util.concurrent.PollingConditions
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Clock
 import java.time.Duration
 import java.time.Instant
 import java.time.ZoneOffset
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
 
 /**
  * What Clouddriver's manifest view does for an account whose definition has {@code metrics: true}:

@@ -1,16 +1,15 @@
 package io.spinagent.plugin.config
 
 import io.spinagent.testkit.docs.ReferenceTables
+import java.beans.Introspector
+import java.nio.file.Files
+import java.nio.file.Path
+import java.util.Locale
 import org.springframework.boot.context.properties.ConfigurationProperties
 import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider
 import org.springframework.core.annotation.AnnotationUtils
 import org.springframework.core.type.filter.AnnotationTypeFilter
 import spock.lang.Specification
-
-import java.beans.Introspector
-import java.nio.file.Files
-import java.nio.file.Path
-import java.util.Locale
 
 /**
  * docs/configuration.md stays honest (issue #8): every key the plugin's typed

@@ -1,5 +1,9 @@
 package io.spinagent.plugin.grpc
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.google.protobuf.ByteString
 import io.grpc.CallOptions
 import io.grpc.ClientCall
@@ -13,25 +17,20 @@ import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore.ObjectKey
 import io.spinagent.plugin.cache.SinkBatch
-import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.AgentChannelGrpc
+import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.Role
-import org.springframework.util.unit.DataSize
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.TimeUnit
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import org.springframework.util.unit.DataSize
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 class AgentSessionSpec extends Specification {
 

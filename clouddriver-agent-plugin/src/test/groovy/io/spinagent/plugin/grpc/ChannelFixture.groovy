@@ -7,16 +7,15 @@ import io.grpc.inprocess.InProcessServerBuilder
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountRegistry
-import io.spinagent.plugin.accounts.BindingPolicy
-import io.spinagent.plugin.accounts.SwitchedOffRecord
-import io.spinagent.plugin.accounts.OrphanSweep
 import io.spinagent.plugin.accounts.AgentWelcomeListener
+import io.spinagent.plugin.accounts.BindingPolicy
+import io.spinagent.plugin.accounts.OrphanSweep
+import io.spinagent.plugin.accounts.SwitchedOffRecord
 import io.spinagent.plugin.cache.ChangeSink
 import io.spinagent.plugin.cache.InMemoryObjectStore
 import io.spinagent.plugin.cache.ResumePoints
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.grpc.session.SessionRegistry
-
 import java.time.Clock
 
 /**

@@ -1,29 +1,28 @@
 package io.spinagent.plugin.grpc
 
-import io.grpc.ChannelCredentials
-import io.grpc.InsecureChannelCredentials
-import io.grpc.Status
-import io.grpc.TlsChannelCredentials
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import ch.qos.logback.classic.Level
 import ch.qos.logback.classic.Logger
 import ch.qos.logback.classic.spi.ILoggingEvent
 import ch.qos.logback.core.read.ListAppender
+import io.grpc.ChannelCredentials
+import io.grpc.InsecureChannelCredentials
+import io.grpc.Status
+import io.grpc.TlsChannelCredentials
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.protocol.v1.Role
-import org.slf4j.LoggerFactory
 import io.spinagent.testkit.tls.TestPki
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.lang.TempDir
-import spock.lang.Unroll
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.nio.file.attribute.FileTime
 import java.time.Instant
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import org.slf4j.LoggerFactory
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.lang.TempDir
+import spock.lang.Unroll
 
 class ChannelSecuritySpec extends Specification {
 

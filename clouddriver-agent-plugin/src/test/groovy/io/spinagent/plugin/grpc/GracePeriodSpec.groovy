@@ -1,15 +1,14 @@
 package io.spinagent.plugin.grpc
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.protocol.v1.ResyncPhase
+import java.time.Duration
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 class GracePeriodSpec extends Specification {
 

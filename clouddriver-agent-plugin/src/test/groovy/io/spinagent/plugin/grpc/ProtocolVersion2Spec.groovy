@@ -1,5 +1,14 @@
 package io.spinagent.plugin.grpc
 
+import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.plugin.grpc.RawAgent.change
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.ACK
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.HEARTBEAT
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.RESYNC_REQUEST
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.grpc.Status
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.cache.ChangeSink
@@ -19,23 +28,13 @@ import io.spinagent.protocol.v1.ResyncMarker
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.Role
 import io.spinagent.protocol.v1.WatchProgress
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.TimeUnit
-
-import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.plugin.grpc.RawAgent.change
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.ACK
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.DECISIONS
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.HEARTBEAT
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.RESYNC_REQUEST
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 /** The plugin's side of protocol version 2, frame by frame. */
 class ProtocolVersion2Spec extends Specification {

@@ -1,14 +1,14 @@
 package io.spinagent.plugin.grpc
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.spinagent.plugin.cache.InMemoryObjectStore.ObjectKey
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.ObjectChange
 import spock.lang.AutoCleanup
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /**
  * The session pipeline alone, fast: real sessions and account pipelines on gRPC's in-process

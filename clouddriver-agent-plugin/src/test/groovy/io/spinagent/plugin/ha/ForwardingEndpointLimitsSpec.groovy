@@ -4,6 +4,11 @@ import com.sun.net.httpserver.HttpExchange
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.http.RawHttp
 import io.spinagent.testkit.tls.TestPki
+import java.nio.charset.StandardCharsets
+import java.nio.file.Path
+import java.time.Duration
+import java.util.concurrent.CopyOnWriteArrayList
+import javax.net.ssl.SSLSocket
 import org.springframework.util.unit.DataSize
 import spock.lang.AutoCleanup
 import spock.lang.Shared
@@ -11,12 +16,6 @@ import spock.lang.Specification
 import spock.lang.TempDir
 import spock.lang.Unroll
 import spock.util.concurrent.PollingConditions
-
-import javax.net.ssl.SSLSocket
-import java.nio.charset.StandardCharsets
-import java.nio.file.Path
-import java.time.Duration
-import java.util.concurrent.CopyOnWriteArrayList
 
 /**
  * What the forwarding endpoint between replicas does with peers that are too slow or too large:

@@ -1,7 +1,5 @@
 package io.spinagent.plugin.ha
 
-import io.spinagent.plugin.channel.Kubectl
-
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.agent.AgentRuntime
 import io.spinagent.agent.config.AccountPermissions
@@ -20,6 +18,7 @@ import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.accounts.AccountRequestException
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.DynamicAccounts
+import io.spinagent.plugin.channel.Kubectl
 import io.spinagent.plugin.channel.RealAgentFixture
 import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.tunnel.TrustingHttpClient
@@ -28,15 +27,6 @@ import io.spinagent.testkit.db.EmbeddedMariaDb
 import io.spinagent.testkit.kubernetes.KubernetesApiServer
 import io.spinagent.testkit.net.TcpProxy
 import io.spinagent.testkit.tls.TestPki
-import org.jooq.DSLContext
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
-import spock.lang.AutoCleanup
-import spock.lang.Shared
-import spock.lang.Specification
-import spock.lang.TempDir
-import spock.util.concurrent.PollingConditions
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -45,6 +35,14 @@ import java.nio.file.Path
 import java.time.Duration
 import java.time.Instant
 import java.util.concurrent.TimeUnit
+import org.jooq.DSLContext
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
+import spock.lang.AutoCleanup
+import spock.lang.Shared
+import spock.lang.Specification
+import spock.lang.TempDir
+import spock.util.concurrent.PollingConditions
 
 /**
  * Two Clouddriver replicas (the plugin's whole Spring context, twice) sharing one MariaDB, a real

@@ -7,6 +7,9 @@ import io.spinagent.plugin.accounts.ClusterIdentity
 import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.testkit.db.EmbeddedPostgreSql
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -14,10 +17,6 @@ import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Clock
-import java.time.Duration
-import java.time.Instant
 
 /**
  * One replica's ownership records against a real database, driven by the account changes its

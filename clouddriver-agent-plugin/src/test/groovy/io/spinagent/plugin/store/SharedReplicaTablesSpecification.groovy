@@ -1,12 +1,12 @@
 package io.spinagent.plugin.store
 
-import io.spinagent.plugin.accounts.AccountState
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.accounts.AccountSource
-import io.spinagent.plugin.accounts.DynamicAccountSpec
+import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.AccountTable
 import io.spinagent.plugin.accounts.AgentAccount
 import io.spinagent.plugin.accounts.ClusterIdentity
+import io.spinagent.plugin.accounts.DynamicAccountSpec
 import io.spinagent.plugin.ha.AccountOwner
 import io.spinagent.plugin.ha.AccountOwnerTable
 import io.spinagent.plugin.ha.ConnectedAgentTable
@@ -16,12 +16,6 @@ import io.spinagent.plugin.tunnel.SqlTunnelTokens
 import io.spinagent.plugin.tunnel.TunnelAuthority
 import io.spinagent.plugin.tunnel.TunnelTokens
 import io.spinagent.testkit.db.EmbeddedDatabase
-import org.jooq.DSLContext
-import org.jooq.SQLDialect
-import org.jooq.impl.DSL
-import spock.lang.Shared
-import spock.lang.Specification
-
 import java.nio.file.Path
 import java.time.Clock
 import java.time.Instant
@@ -29,6 +23,11 @@ import java.util.concurrent.Callable
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
+import org.jooq.DSLContext
+import org.jooq.SQLDialect
+import org.jooq.impl.DSL
+import spock.lang.Shared
+import spock.lang.Specification
 
 /**
  * The tables Clouddriver replicas share, against a real database (subclasses choose the engine):

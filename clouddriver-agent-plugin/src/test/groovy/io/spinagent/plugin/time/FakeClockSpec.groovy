@@ -1,10 +1,9 @@
 package io.spinagent.plugin.time
 
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Instant
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
+import spock.lang.Tag
 
 @Tag('one-class')
 class FakeClockSpec extends Specification {

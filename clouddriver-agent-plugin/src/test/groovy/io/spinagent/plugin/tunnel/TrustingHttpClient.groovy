@@ -1,10 +1,10 @@
 package io.spinagent.plugin.tunnel
 
-import javax.net.ssl.SSLContext
-import javax.net.ssl.TrustManagerFactory
 import java.net.http.HttpClient
 import java.security.KeyStore
 import java.security.cert.CertificateFactory
+import javax.net.ssl.SSLContext
+import javax.net.ssl.TrustManagerFactory
 
 /** An HTTP client that trusts only the given CA, as a kubeconfig's certificate-authority-data does. */
 class TrustingHttpClient {

@@ -1,5 +1,9 @@
 package io.spinagent.plugin.tunnel
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.grpc.ChannelFixture
@@ -9,19 +13,14 @@ import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelResponseHead
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-
-import javax.net.ssl.SSLSocket
 import java.net.http.HttpClient
-import java.nio.file.Files
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
+import java.nio.file.Files
 import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import javax.net.ssl.SSLSocket
+import spock.lang.AutoCleanup
+import spock.lang.Specification
 
 /**
  * What the tunnel does with clients that are too slow or too large before their request is even

@@ -1,5 +1,9 @@
 package io.spinagent.plugin.tunnel
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.grpc.RawAgent
@@ -11,18 +15,13 @@ import io.spinagent.protocol.v1.Header
 import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelResponseHead
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 /** Every request the tunnel serves, relayed or refused, reaches the operation history of its replica. */
 class TunnelOperationsSpec extends Specification {

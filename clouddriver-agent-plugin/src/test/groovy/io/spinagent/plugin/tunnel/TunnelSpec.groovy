@@ -1,7 +1,11 @@
 package io.spinagent.plugin.tunnel
 
-import com.google.protobuf.ByteString
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.fasterxml.jackson.databind.ObjectMapper
+import com.google.protobuf.ByteString
 import io.spinagent.plugin.accounts.AccountMember
 import io.spinagent.plugin.grpc.ChannelFixture
 import io.spinagent.plugin.grpc.RawAgent
@@ -13,19 +17,14 @@ import io.spinagent.protocol.v1.TunnelEnd
 import io.spinagent.protocol.v1.TunnelFrame
 import io.spinagent.protocol.v1.TunnelResponseHead
 import io.spinagent.protocol.v1.TunnelWindow
-import org.springframework.util.unit.DataSize
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.time.Duration
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.TUNNEL
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import org.springframework.util.unit.DataSize
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 /**
  * The tunnel between Clouddriver's HTTP clients and an agent, with a hand-driven agent on the

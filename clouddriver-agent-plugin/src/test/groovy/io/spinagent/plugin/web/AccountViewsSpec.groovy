@@ -1,5 +1,8 @@
 package io.spinagent.plugin.web
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.AccountTable
 import io.spinagent.plugin.accounts.AgentAccount
@@ -9,6 +12,8 @@ import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.Role
 import io.spinagent.testkit.db.EmbeddedPostgreSql
+import java.time.Clock
+import java.time.Instant
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -16,12 +21,6 @@ import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.time.Clock
-import java.time.Instant
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /**
  * The account listing's pages: the shared table's rows on a real PostgreSQL, overlaid with the

@@ -1,5 +1,7 @@
 package io.spinagent.plugin.web
 
+import static io.spinagent.plugin.accounts.DynamicAccountsSpec.KUBECONFIG
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.accounts.AccountPermissions
 import io.spinagent.plugin.accounts.AccountRegistry
@@ -17,14 +19,11 @@ import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.ha.ReplicaGroup
 import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.time.FakeClock
+import java.time.Duration
 import org.springframework.http.ResponseEntity
 import org.springframework.util.unit.DataSize
 import spock.lang.Specification
 import spock.lang.Tag
-
-import java.time.Duration
-
-import static io.spinagent.plugin.accounts.DynamicAccountsSpec.KUBECONFIG
 
 /**
  * Armory's dynamic accounts API called as a plain object: request bodies are streams, answers the

@@ -1,5 +1,7 @@
 package io.spinagent.plugin.web
 
+import static io.spinagent.plugin.accounts.DynamicAccountsSpec.KUBECONFIG
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import io.spinagent.plugin.accounts.AccountRegistry
 import io.spinagent.plugin.accounts.AccountSource
@@ -14,12 +16,9 @@ import io.spinagent.plugin.accounts.StreamsElsewhere
 import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.ha.ReplicaGroup
 import io.spinagent.plugin.time.FakeClock
+import java.time.Duration
 import spock.lang.Specification
 import spock.lang.Tag
-
-import java.time.Duration
-
-import static io.spinagent.plugin.accounts.DynamicAccountsSpec.KUBECONFIG
 
 /**
  * Armory's {@code /credentials} interceptor called as a plain object: each request is a {@link

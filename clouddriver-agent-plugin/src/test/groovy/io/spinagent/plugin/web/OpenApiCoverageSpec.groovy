@@ -2,6 +2,9 @@ package io.spinagent.plugin.web
 
 import com.tngtech.archunit.core.importer.ClassFileImporter
 import com.tngtech.archunit.core.importer.ImportOption
+import java.lang.reflect.Method
+import java.nio.file.Files
+import java.nio.file.Paths
 import org.springframework.web.bind.annotation.DeleteMapping
 import org.springframework.web.bind.annotation.GetMapping
 import org.springframework.web.bind.annotation.PatchMapping
@@ -11,10 +14,6 @@ import org.springframework.web.bind.annotation.RequestMapping
 import org.springframework.web.bind.annotation.RestController
 import org.yaml.snakeyaml.Yaml
 import spock.lang.Specification
-
-import java.lang.reflect.Method
-import java.nio.file.Files
-import java.nio.file.Paths
 
 /**
  * docs/openapi.yaml describes exactly the endpoints the plugin's controllers serve: a new endpoint

@@ -1,14 +1,13 @@
 package io.spinagent.plugin.web
 
+import io.spinagent.plugin.accounts.AccountRequestException
 import io.spinagent.plugin.tunnel.history.InMemoryOperationHistory
 import io.spinagent.plugin.tunnel.history.OperationRecord
-import io.spinagent.plugin.accounts.AccountRequestException
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Clock
 import java.time.Instant
 import java.time.ZoneOffset
+import spock.lang.Specification
+import spock.lang.Tag
 
 /** {@code GET /spinagent/operations} over the in-memory history (Clouddriver without a database). */
 @Tag('one-class')

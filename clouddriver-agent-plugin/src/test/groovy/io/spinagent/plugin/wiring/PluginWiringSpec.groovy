@@ -1,5 +1,8 @@
 package io.spinagent.plugin.wiring
 
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.PluginReplica
 import io.spinagent.plugin.accounts.AccountMember
@@ -24,6 +27,7 @@ import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.testkit.db.CatsTemplateTables
 import io.spinagent.testkit.db.EmbeddedDatabase
 import io.spinagent.testkit.db.EmbeddedMariaDb
+import java.util.concurrent.TimeUnit
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
@@ -31,11 +35,6 @@ import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.util.concurrent.TimeUnit
-
-import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
 
 /**
  * The plugin as its Spring wiring builds it under a Clouddriver with and without kork-sql's

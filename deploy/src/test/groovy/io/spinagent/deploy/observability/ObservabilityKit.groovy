@@ -1,16 +1,15 @@
 package io.spinagent.deploy.observability
 
+import static io.spinagent.deploy.observability.MetricsReference.AGENT
+import static io.spinagent.deploy.observability.MetricsReference.PLUGIN
+
 import groovy.json.JsonSlurper
 import io.spinagent.deploy.Renderings
+import java.nio.file.Files
+import java.nio.file.Path
 import org.yaml.snakeyaml.LoaderOptions
 import org.yaml.snakeyaml.Yaml
 import org.yaml.snakeyaml.constructor.SafeConstructor
-
-import java.nio.file.Files
-import java.nio.file.Path
-
-import static io.spinagent.deploy.observability.MetricsReference.AGENT
-import static io.spinagent.deploy.observability.MetricsReference.PLUGIN
 
 /**
  * The operations kit in deploy/observability: the Grafana dashboards and the Prometheus rules file,

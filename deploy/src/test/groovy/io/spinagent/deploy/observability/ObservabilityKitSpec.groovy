@@ -1,14 +1,13 @@
 package io.spinagent.deploy.observability
 
-import io.spinagent.deploy.Renderings
-import spock.lang.Shared
-import spock.lang.Specification
-
-import java.nio.file.Files
-import java.nio.file.Path
-
 import static io.spinagent.deploy.observability.MetricsReference.AGENT
 import static io.spinagent.deploy.observability.MetricsReference.PLUGIN
+
+import io.spinagent.deploy.Renderings
+import java.nio.file.Files
+import java.nio.file.Path
+import spock.lang.Shared
+import spock.lang.Specification
 
 /**
  * The operations kit in deploy/observability, checked against docs/metrics.md: every expression of

@@ -1,14 +1,13 @@
 package io.spinagent.deploy.promql
 
+import java.util.regex.Pattern
+import java.util.regex.PatternSyntaxException
 import org.antlr.v4.runtime.BaseErrorListener
 import org.antlr.v4.runtime.CharStreams
 import org.antlr.v4.runtime.CommonTokenStream
 import org.antlr.v4.runtime.ParserRuleContext
 import org.antlr.v4.runtime.RecognitionException
 import org.antlr.v4.runtime.Recognizer
-
-import java.util.regex.Pattern
-import java.util.regex.PatternSyntaxException
 
 /**
  * A PromQL expression, parsed with the grammar PromQL.g4 and then checked as Prometheus' parser

@@ -1,9 +1,8 @@
 package io.spinagent.testkit.db
 
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.util.function.Supplier
+import spock.lang.Specification
 
 /**
  * The embedded databases keep their data across a restart and leave nothing behind when closed:

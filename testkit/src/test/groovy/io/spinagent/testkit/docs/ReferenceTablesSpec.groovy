@@ -1,10 +1,9 @@
 package io.spinagent.testkit.docs
 
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.nio.file.Files
 import java.nio.file.Path
+import spock.lang.Specification
+import spock.lang.TempDir
 
 class ReferenceTablesSpec extends Specification {
 

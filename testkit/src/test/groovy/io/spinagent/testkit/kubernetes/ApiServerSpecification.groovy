@@ -4,14 +4,13 @@ import groovy.json.JsonOutput
 import groovy.json.JsonSlurper
 import io.kubernetes.client.openapi.ApiClient
 import io.kubernetes.client.util.Config
+import java.nio.file.Files
+import java.util.concurrent.TimeUnit
 import okhttp3.MediaType
 import okhttp3.Request
 import okhttp3.RequestBody
 import spock.lang.Shared
 import spock.lang.Specification
-
-import java.nio.file.Files
-import java.util.concurrent.TimeUnit
 
 /**
  * Base for specs that talk to a {@link KubernetesApiServer} with the official Java client. One server

@@ -9,14 +9,13 @@ import io.kubernetes.client.util.Config
 import io.kubernetes.client.util.generic.GenericKubernetesApi
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesApi
 import io.kubernetes.client.util.generic.dynamic.DynamicKubernetesObject
+import java.nio.file.Files
+import java.nio.file.Path
+import java.util.concurrent.TimeUnit
 import okhttp3.Request
 import spock.lang.AutoCleanup
 import spock.lang.Shared
 import spock.lang.Specification
-
-import java.nio.file.Files
-import java.nio.file.Path
-import java.util.concurrent.TimeUnit
 
 /**
  * Many clusters behind one listener, each under its own path: each sees only its own objects, with

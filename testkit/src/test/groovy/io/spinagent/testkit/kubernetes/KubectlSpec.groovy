@@ -1,11 +1,10 @@
 package io.spinagent.testkit.kubernetes
 
 import groovy.json.JsonSlurper
-import spock.lang.Shared
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
+import spock.lang.Shared
 
 /**
  * The real kubectl against the test server: what Clouddriver's stock Kubernetes provider does through

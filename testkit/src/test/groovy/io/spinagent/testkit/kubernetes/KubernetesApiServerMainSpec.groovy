@@ -2,11 +2,10 @@ package io.spinagent.testkit.kubernetes
 
 import io.kubernetes.client.openapi.apis.CoreV1Api
 import io.kubernetes.client.util.Config
-import spock.lang.Specification
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
 
 /** The standalone server, as the sandbox runs it: a separate JVM, a URL and a kubeconfig on stdout. */
 class KubernetesApiServerMainSpec extends Specification {

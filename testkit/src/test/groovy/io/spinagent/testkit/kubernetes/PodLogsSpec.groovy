@@ -1,12 +1,11 @@
 package io.spinagent.testkit.kubernetes
 
 import io.kubernetes.client.openapi.ApiClient
-import okhttp3.Request
-import spock.lang.Shared
-
 import java.nio.charset.StandardCharsets
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.TimeUnit
+import okhttp3.Request
+import spock.lang.Shared
 
 /** The {@code pods/log} subresource: lines a test gives a container, plain, tailed and followed. */
 class PodLogsSpec extends ApiServerSpecification {

@@ -1,11 +1,10 @@
 package io.spinagent.testkit.kubernetes
 
 import groovy.json.JsonOutput
-import spock.lang.Shared
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Instant
+import spock.lang.Shared
 
 /**
  * The resource metrics API as metrics-server serves it, computed from the stored Pods and Nodes:

@@ -4,13 +4,12 @@ import io.kubernetes.client.openapi.ApiException
 import io.kubernetes.client.openapi.apis.CoreV1Api
 import io.kubernetes.client.openapi.models.V1ConfigMap
 import io.kubernetes.client.openapi.models.V1ObjectMeta
-
-import javax.net.ssl.SSLHandshakeException
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
 import java.nio.file.Files
 import java.time.Duration
+import javax.net.ssl.SSLHandshakeException
 
 class ServerLifecycleSpec extends ApiServerSpecification {
 

@@ -1,12 +1,11 @@
 package io.spinagent.testkit.kubernetes
 
 import groovy.json.JsonOutput
-import spock.lang.Shared
-
 import java.nio.file.Files
 import java.nio.file.Path
 import java.time.Duration
 import java.time.Instant
+import spock.lang.Shared
 
 /**
  * kubectl 1.32 prints the test server's objects as it prints a real cluster's: the server-side

@@ -1,9 +1,6 @@
 package io.spinagent.testkit.kubernetes
 
 import groovy.transform.CompileStatic
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-
 import java.net.http.HttpClient
 import java.net.http.HttpRequest
 import java.net.http.HttpResponse
@@ -13,6 +10,8 @@ import java.time.Duration
 import java.util.concurrent.ConcurrentLinkedQueue
 import java.util.concurrent.Flow
 import java.util.concurrent.TimeUnit
+import spock.lang.AutoCleanup
+import spock.lang.Specification
 
 /**
  * Watches are written by the listener's watch pump, not by a thread each: many open watches cost a

@@ -7,11 +7,10 @@ import io.kubernetes.client.openapi.models.V1ConfigMap
 import io.kubernetes.client.openapi.models.V1Namespace
 import io.kubernetes.client.openapi.models.V1ObjectMeta
 import io.kubernetes.client.util.Watch
-import spock.lang.Shared
-
 import java.time.Duration
 import java.util.concurrent.LinkedBlockingQueue
 import java.util.concurrent.TimeUnit
+import spock.lang.Shared
 
 class WatchSpec extends ApiServerSpecification {
 

@@ -1,12 +1,12 @@
 package io.spinagent.agent.config.binding
 
+import static io.spinagent.agent.config.binding.ConfigFiles.load
+
 import io.spinagent.agent.config.KubernetesConfig
 import java.nio.file.Path
 import java.time.Duration
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.config.binding.ConfigFiles.load
 
 /** kubernetes.cacheGroupSize and kubernetes.cacheGroupDelayMs, in Armory Scale Agent's form. */
 class CacheGroupsConfigSpec extends Specification {

@@ -1,5 +1,8 @@
 package io.spinagent.agent.config.binding
 
+import static io.spinagent.agent.config.binding.ConfigFiles.load
+import static io.spinagent.agent.config.binding.ConfigFiles.write
+
 import io.spinagent.agent.config.AccountPermissions
 import io.spinagent.agent.config.AgentIdentityConfig
 import io.spinagent.agent.config.AuthConfig
@@ -18,9 +21,6 @@ import java.nio.file.Path
 import java.time.Duration
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.config.binding.ConfigFiles.load
-import static io.spinagent.agent.config.binding.ConfigFiles.write
 
 class ConfigLoaderSpec extends Specification {
 

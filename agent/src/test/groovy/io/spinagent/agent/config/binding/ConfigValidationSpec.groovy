@@ -1,10 +1,10 @@
 package io.spinagent.agent.config.binding
 
+import static io.spinagent.agent.config.binding.ConfigFiles.load
+
 import java.nio.file.Path
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.config.binding.ConfigFiles.load
 
 /** Each rule of the configuration, broken once: exactly one problem, under the right key path. */
 class ConfigValidationSpec extends Specification {

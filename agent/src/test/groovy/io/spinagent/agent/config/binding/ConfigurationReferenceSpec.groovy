@@ -2,11 +2,10 @@ package io.spinagent.agent.config.binding
 
 import groovy.json.JsonOutput
 import io.spinagent.testkit.docs.ReferenceTables
-import spock.lang.Specification
-import spock.lang.TempDir
-
 import java.nio.file.Files
 import java.nio.file.Path
+import spock.lang.Specification
+import spock.lang.TempDir
 
 /**
  * docs/agent-configuration.md stays honest (issue #8): every key the agent's configuration binder

@@ -1,11 +1,11 @@
 package io.spinagent.agent.config.binding
 
+import static io.spinagent.agent.config.binding.ConfigFiles.load
+
 import io.spinagent.agent.config.yaml.ConfigProblem
 import java.nio.file.Path
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.config.binding.ConfigFiles.load
 
 /**
  * Identifiers (agent.id, agent.zoneId, account names, kinds) are measured before anything else is

@@ -1,10 +1,10 @@
 package io.spinagent.agent.config.binding
 
+import static io.spinagent.agent.config.binding.ConfigFiles.load
+
 import java.nio.file.Path
 import spock.lang.Specification
 import spock.lang.TempDir
-
-import static io.spinagent.agent.config.binding.ConfigFiles.load
 
 /** A key the agent does not know is an error at its own line, never silently ignored. */
 class UnknownKeySpec extends Specification {

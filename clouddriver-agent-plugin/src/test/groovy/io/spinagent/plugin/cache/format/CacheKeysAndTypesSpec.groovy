@@ -1,11 +1,10 @@
 package io.spinagent.plugin.cache.format
 
 import com.google.common.hash.Hashing
+import java.nio.charset.StandardCharsets
 import spock.lang.Specification
 import spock.lang.Tag
 import spock.lang.Unroll
-
-import java.nio.charset.StandardCharsets
 
 @Tag('one-class')
 class CacheKeysAndTypesSpec extends Specification {

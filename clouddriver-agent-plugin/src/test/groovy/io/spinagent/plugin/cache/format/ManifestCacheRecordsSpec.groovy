@@ -1,11 +1,11 @@
 package io.spinagent.plugin.cache.format
 
+import static io.spinagent.plugin.cache.format.Manifests.*
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.fasterxml.jackson.databind.util.RawValue
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.cache.format.Manifests.*
 
 /**
  * Expected values come from reading clouddriver v5.90.0:

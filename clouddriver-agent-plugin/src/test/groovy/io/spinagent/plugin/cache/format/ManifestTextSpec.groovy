@@ -1,10 +1,10 @@
 package io.spinagent.plugin.cache.format
 
+import static io.spinagent.plugin.cache.format.Manifests.MAPPER
+
 import java.nio.charset.StandardCharsets
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.cache.format.Manifests.MAPPER
 
 @Tag('one-class')
 class ManifestTextSpec extends Specification {

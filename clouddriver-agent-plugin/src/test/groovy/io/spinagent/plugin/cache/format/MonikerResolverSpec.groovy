@@ -1,10 +1,10 @@
 package io.spinagent.plugin.cache.format
 
+import static io.spinagent.plugin.cache.format.Manifests.json
+
 import spock.lang.Specification
 import spock.lang.Tag
 import spock.lang.Unroll
-
-import static io.spinagent.plugin.cache.format.Manifests.json
 
 @Tag('one-class')
 class MonikerResolverSpec extends Specification {

@@ -1,12 +1,12 @@
 package io.spinagent.plugin.cache.sql
 
-import io.spinagent.plugin.cache.format.CacheKeys
-import io.spinagent.plugin.cache.format.CacheTypes
-import io.spinagent.plugin.config.SpinAgentProperties
-
 import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
 import static io.spinagent.plugin.cache.format.Manifests.NS
 import static io.spinagent.plugin.cache.format.Manifests.infra
+
+import io.spinagent.plugin.cache.format.CacheKeys
+import io.spinagent.plugin.cache.format.CacheTypes
+import io.spinagent.plugin.config.SpinAgentProperties
 
 /**
  * Issue 36: the rows of custom resources whose account declares them with a Spinnaker kind

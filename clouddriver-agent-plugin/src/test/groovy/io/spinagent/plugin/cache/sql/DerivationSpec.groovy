@@ -1,5 +1,7 @@
 package io.spinagent.plugin.cache.sql
 
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+
 import com.fasterxml.jackson.databind.ObjectMapper
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.cache.SinkEntry
@@ -11,8 +13,6 @@ import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.ResyncMarker
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
 
 /** What each change yields on its own: records and body, skipped, or refused with a reason. */
 @Tag('one-class')

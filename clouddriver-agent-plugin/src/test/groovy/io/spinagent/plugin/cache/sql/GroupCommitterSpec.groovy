@@ -8,16 +8,15 @@ import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.RefusedChange
-import org.jooq.exception.DataAccessException
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.sql.SQLException
 import java.sql.SQLNonTransientConnectionException
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionException
 import java.util.concurrent.TimeUnit
+import org.jooq.exception.DataAccessException
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * Group commit's queue, grouping and isolation, with transactions that record the groups they are

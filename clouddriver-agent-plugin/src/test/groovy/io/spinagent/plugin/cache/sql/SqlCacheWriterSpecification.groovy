@@ -1,10 +1,14 @@
 package io.spinagent.plugin.cache.sql
 
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+import static io.spinagent.plugin.cache.format.Manifests.infra
+
 import com.google.protobuf.ByteString
 import io.micrometer.prometheus.PrometheusConfig
 import io.micrometer.prometheus.PrometheusMeterRegistry
+import io.spinagent.plugin.accounts.AccountState
+import io.spinagent.plugin.accounts.AgentAccount
 import io.spinagent.plugin.cache.SinkBatch
-import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.cache.format.AccountSnapshot
 import io.spinagent.plugin.cache.format.CacheKeys
@@ -13,24 +17,20 @@ import io.spinagent.plugin.cache.format.CacheTypes
 import io.spinagent.plugin.cache.format.FormatOptions
 import io.spinagent.plugin.cache.format.ManifestCacheRecords
 import io.spinagent.plugin.cache.format.Manifests
+import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.ObjectChange
 import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
 import org.jooq.DSLContext
-import org.jooq.SQLDialect
 import org.jooq.ExecuteContext
+import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import org.jooq.impl.DefaultConfiguration
 import org.jooq.impl.DefaultExecuteListener
 import org.jooq.impl.DefaultExecuteListenerProvider
-import io.spinagent.plugin.accounts.AccountState
-import io.spinagent.plugin.accounts.AgentAccount
 import spock.util.concurrent.PollingConditions
-
-import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
-import static io.spinagent.plugin.cache.format.Manifests.infra
 
 /**
  * The SQL cache writer against a real database; subclasses choose the engine (started once per

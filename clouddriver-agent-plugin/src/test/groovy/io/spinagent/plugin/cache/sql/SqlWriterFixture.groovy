@@ -1,14 +1,16 @@
 package io.spinagent.plugin.cache.sql
 
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+
 import com.google.protobuf.ByteString
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.cache.CommitOutcome
 import io.spinagent.plugin.cache.SinkBatch
-import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.cache.SinkEntry
 import io.spinagent.plugin.cache.format.FormatOptions
 import io.spinagent.plugin.cache.format.Manifests
+import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.Kind
@@ -26,8 +28,6 @@ import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import spock.lang.Shared
 import spock.lang.Specification
-
-import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
 
 /**
  * A real database for the SQL writer's specifications (subclasses choose the engine, started once

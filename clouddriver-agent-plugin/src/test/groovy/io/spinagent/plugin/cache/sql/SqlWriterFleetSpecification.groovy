@@ -1,5 +1,9 @@
 package io.spinagent.plugin.cache.sql
 
+import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
+import static io.spinagent.plugin.cache.format.Manifests.NS
+import static io.spinagent.plugin.cache.format.Manifests.infra
+
 import com.google.protobuf.ByteString
 import io.spinagent.plugin.accounts.AccountState
 import io.spinagent.plugin.accounts.AgentAccount
@@ -19,10 +23,6 @@ import java.util.concurrent.ExecutionException
 import java.util.concurrent.TimeUnit
 import org.jooq.impl.DSL
 import spock.util.concurrent.PollingConditions
-
-import static io.spinagent.plugin.cache.format.Manifests.ACCOUNT
-import static io.spinagent.plugin.cache.format.Manifests.NS
-import static io.spinagent.plugin.cache.format.Manifests.infra
 
 /**
  * What the writer does for a fleet, against a real database: batches of many accounts in one

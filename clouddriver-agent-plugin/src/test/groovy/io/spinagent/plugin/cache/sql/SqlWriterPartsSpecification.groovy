@@ -1,5 +1,8 @@
 package io.spinagent.plugin.cache.sql
 
+import static io.spinagent.plugin.cache.sql.RowTally.Operation.DELETE
+import static io.spinagent.plugin.cache.sql.RowTally.Operation.WRITE
+
 import io.spinagent.plugin.cache.format.CacheKeys
 import io.spinagent.plugin.cache.format.CacheTypes
 import java.lang.reflect.InvocationTargetException
@@ -10,9 +13,6 @@ import javax.sql.DataSource
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
-
-import static io.spinagent.plugin.cache.sql.RowTally.Operation.DELETE
-import static io.spinagent.plugin.cache.sql.RowTally.Operation.WRITE
 
 /**
  * The writer's table parts alone, each in a transaction of its own against a real database: rows of

@@ -1,5 +1,8 @@
 package io.spinagent.plugin.grpc.session
 
+import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
+import static io.spinagent.plugin.grpc.RawAgent.account
+
 import io.grpc.Status
 import io.spinagent.plugin.accounts.AccountBindings
 import io.spinagent.plugin.accounts.AccountMember
@@ -16,15 +19,11 @@ import io.spinagent.protocol.v1.Command
 import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.ResumePoint
 import io.spinagent.protocol.v1.Role
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Clock
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
-
-import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
-import static io.spinagent.plugin.grpc.RawAgent.account
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * The accounts one session serves, decided by a real account registry; the session is stood in for

@@ -9,12 +9,11 @@ import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.ChangeType
 import io.spinagent.protocol.v1.Kind
 import io.spinagent.protocol.v1.ObjectChange
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Duration
 import java.util.concurrent.Executor
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * A session's intake under inbound flow control, alone: real account pipelines committing to a sink

@@ -8,14 +8,13 @@ import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.time.FakeClock
 import io.spinagent.protocol.v1.ObjectChange
 import io.spinagent.protocol.v1.RefusedChange
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Duration
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CompletionStage
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
+import spock.lang.Specification
+import spock.lang.Tag
 
 /**
  * One account's commits: in stream order, one at a time, a busy account's frames joined into few

@@ -4,10 +4,9 @@ import io.spinagent.protocol.v1.Command
 import io.spinagent.protocol.v1.CommandResult
 import io.spinagent.protocol.v1.Disconnect
 import io.spinagent.protocol.v1.PluginMessage
+import java.util.concurrent.ExecutionException
 import spock.lang.Specification
 import spock.lang.Tag
-
-import java.util.concurrent.ExecutionException
 
 /** Command round-trips with one agent, with the frames the session would send recorded. */
 @Tag('one-class')

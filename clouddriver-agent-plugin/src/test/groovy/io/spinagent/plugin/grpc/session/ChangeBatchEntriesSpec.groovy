@@ -1,5 +1,7 @@
 package io.spinagent.plugin.grpc.session
 
+import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
+
 import com.google.protobuf.ByteString
 import io.grpc.Status
 import io.spinagent.plugin.cache.SinkEntry
@@ -11,8 +13,6 @@ import io.spinagent.protocol.v1.ResyncPhase
 import io.spinagent.protocol.v1.WatchProgress
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
 
 /** An agent's change batch as the sink's entries: checked, and in sequence order. */
 @Tag('one-class')

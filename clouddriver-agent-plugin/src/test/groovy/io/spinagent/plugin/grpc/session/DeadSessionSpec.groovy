@@ -1,17 +1,16 @@
 package io.spinagent.plugin.grpc.session
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+
 import io.spinagent.plugin.accounts.AgentWelcomeListener
 import io.spinagent.plugin.grpc.ChannelFixture
-import spock.lang.AutoCleanup
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
-
-import static io.spinagent.plugin.grpc.RawAgent.account
-import static io.spinagent.protocol.v1.PluginMessage.BodyCase.WELCOME
+import spock.lang.AutoCleanup
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 /**
  * A session whose agent's connection is gone, in the window before the session has handled the

@@ -1,10 +1,9 @@
 package io.spinagent.plugin.grpc.session
 
 import io.spinagent.protocol.v1.AccountDecision
+import java.util.function.Consumer
 import spock.lang.Specification
 import spock.lang.Tag
-
-import java.util.function.Consumer
 
 /** What an agent hears about its accounts, in the order it was decided; no threads. */
 @Tag('one-class')

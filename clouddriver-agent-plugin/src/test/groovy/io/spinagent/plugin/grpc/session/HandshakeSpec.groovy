@@ -1,13 +1,13 @@
 package io.spinagent.plugin.grpc.session
 
+import static io.spinagent.plugin.grpc.RawAgent.account
+
 import io.grpc.Status
 import io.spinagent.protocol.v1.AccountDecision
 import io.spinagent.protocol.v1.AccountInfo
 import io.spinagent.protocol.v1.Hello
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.grpc.RawAgent.account
 
 /** What a Hello must say before a session acts on it, and the Welcome that answers it. */
 @Tag('one-class')

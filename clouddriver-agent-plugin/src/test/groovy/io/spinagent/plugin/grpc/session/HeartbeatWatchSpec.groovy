@@ -2,11 +2,10 @@ package io.spinagent.plugin.grpc.session
 
 import io.grpc.Status
 import io.spinagent.plugin.time.FakeClock
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Duration
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
+import spock.lang.Tag
 
 /** Whether an agent is alive, on a clock the spec moves, and its checks on that clock's scheduler. */
 @Tag('one-class')

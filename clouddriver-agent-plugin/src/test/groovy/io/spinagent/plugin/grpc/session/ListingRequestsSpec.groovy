@@ -1,11 +1,11 @@
 package io.spinagent.plugin.grpc.session
 
+import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
+
 import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.Role
 import spock.lang.Specification
 import spock.lang.Tag
-
-import static io.spinagent.plugin.grpc.RawAgent.DEPLOYMENT
 
 /** How an agent is asked for a new listing, by the protocol version it speaks. */
 @Tag('one-class')

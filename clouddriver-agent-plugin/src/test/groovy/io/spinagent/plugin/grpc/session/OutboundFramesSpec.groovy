@@ -14,12 +14,11 @@ import io.spinagent.protocol.v1.AgentMessage
 import io.spinagent.protocol.v1.Heartbeat
 import io.spinagent.protocol.v1.PluginMessage
 import io.spinagent.protocol.v1.RefusedChange
-import spock.lang.Specification
-import spock.util.concurrent.PollingConditions
-
 import java.util.concurrent.CompletableFuture
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.TimeUnit
+import spock.lang.Specification
+import spock.util.concurrent.PollingConditions
 
 /**
  * What the plugin sends an agent, under outbound flow control (as in grpc-java's

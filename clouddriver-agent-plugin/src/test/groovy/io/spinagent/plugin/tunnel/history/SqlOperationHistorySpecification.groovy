@@ -3,18 +3,17 @@ package io.spinagent.plugin.tunnel.history
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.store.SpinAgentSchema
 import io.spinagent.testkit.db.EmbeddedDatabase
+import java.sql.Connection
+import java.time.Clock
+import java.time.Duration
+import java.time.Instant
+import java.time.ZoneOffset
 import org.jooq.DSLContext
 import org.jooq.SQLDialect
 import org.jooq.impl.DSL
 import spock.lang.Shared
 import spock.lang.Specification
 import spock.util.concurrent.PollingConditions
-
-import java.sql.Connection
-import java.time.Clock
-import java.time.Duration
-import java.time.Instant
-import java.time.ZoneOffset
 
 /**
  * The operation history in a real database; subclasses choose the engine. Writes are asynchronous,

@@ -3,11 +3,10 @@ package io.spinagent.plugin.tunnel.history
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.spinagent.plugin.tunnel.TunnelOperation
 import io.spinagent.plugin.tunnel.TunnelOperationListener
-import spock.lang.Specification
-import spock.lang.Tag
-
 import java.time.Duration
 import java.time.Instant
+import spock.lang.Specification
+import spock.lang.Tag
 
 @Tag('one-class')
 class TunnelMetricsSpec extends Specification {
