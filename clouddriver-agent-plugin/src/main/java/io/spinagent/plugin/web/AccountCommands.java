@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.locks.Lock;
+import org.jooq.exception.DataAccessException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -163,9 +164,32 @@ public final class AccountCommands implements SmartLifecycle {
         case DELETE -> delete(command);
         case MIGRATE -> migrate(command);
       };
+    } catch (DataAccessException e) {
+      // The shared table failed mid-command (a database restart or failover): the caller can try
+      // again, and the agents and the registry settle to the command that succeeds.
+      log.warn(
+          "Account '{}': {} failed: spinagent_accounts cannot be read or written ({})",
+          command.name(),
+          command.kind(),
+          e.getMessage());
+      throw new AccountRequestException(
+          AccountRequestException.Problem.UNAVAILABLE,
+          "account '"
+              + command.name()
+              + "': the SpinAgent database cannot be reached ("
+              + rootCause(e)
+              + "); try again");
     } finally {
       lock.unlock();
     }
+  }
+
+  private static String rootCause(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 
   private Outcome create(AccountCommand command) {

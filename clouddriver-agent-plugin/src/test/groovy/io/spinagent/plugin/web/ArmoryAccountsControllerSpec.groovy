@@ -20,6 +20,7 @@ import io.spinagent.plugin.ha.ReplicaGroup
 import io.spinagent.plugin.identity.ReplicaIdentity
 import io.spinagent.plugin.time.FakeClock
 import java.time.Duration
+import org.jooq.exception.DataAccessException
 import org.springframework.http.ResponseEntity
 import org.springframework.util.unit.DataSize
 import spock.lang.Specification
@@ -94,6 +95,21 @@ class ArmoryAccountsControllerSpec extends Specification {
     agent.commands() == ['add team-a', 'add team-b']
     store.find('team-a').get().permissions() == new AccountPermissions(['dev'], ['ops'])
     store.find('team-b').get().definition().namespaces() == ['web']
+  }
+
+  def "an account the database fails on answers 503, naming the database and its error; nothing reaches the agent"() {
+    given: 'the shared table goes away mid-restart'
+    store.failure = new DataAccessException('SQL [select * from spinagent_accounts where name = ?]',
+      new IllegalStateException('FATAL: terminating connection due to administrator command'))
+
+    when:
+    def response = controller.create(body([definition('team-a')]))
+
+    then:
+    answer(response) == [status: 503, accounts: [[name: 'team-a', status: 503,
+      error: "account 'team-a': the SpinAgent database cannot be reached (FATAL: terminating connection due to" +
+        " administrator command); try again"]]]
+    agent.commands().isEmpty()
   }
 
   def "a single account object is taken as an array of one"() {
