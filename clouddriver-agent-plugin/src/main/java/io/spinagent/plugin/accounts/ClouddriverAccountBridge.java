@@ -5,6 +5,7 @@ import io.spinagent.common.Backoff;
 import io.spinagent.plugin.config.SpinAgentProperties;
 import io.spinagent.plugin.config.StartupPhases;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -55,6 +56,9 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
 
   /** The latest snapshot per account not yet applied; older ones are skipped. */
   private final Map<String, AgentAccount> latest = new ConcurrentHashMap<>();
+
+  /** When the state last applied per account began: an older snapshot heard late is skipped. */
+  private final Map<String, Instant> appliedSince = new ConcurrentHashMap<>();
 
   private final Map<String, Integer> attempts = new ConcurrentHashMap<>();
 
@@ -149,7 +153,12 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
         || account.state() == AccountState.FAILED) {
       return; // the definition stays as it is until the account is ACTIVE or gone
     }
-    latest.put(account.name(), account);
+    // Listeners hear each change on the thread that made it, so two changes made on two threads can
+    // arrive out of order (ACTIVE after the INACTIVE that followed it): the later state wins.
+    latest.merge(
+        account.name(),
+        account,
+        (held, heard) -> heard.stateSince().isBefore(held.stateSince()) ? held : heard);
     worker.execute(() -> applyLogged(account.name()));
   }
 
@@ -230,12 +239,18 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     if (account == null) {
       return;
     }
+    Instant applied = appliedSince.get(name);
+    if (applied != null && account.stateSince().isBefore(applied)) {
+      latest.remove(name, account); // heard after a later state was applied
+      return;
+    }
     try {
       if (account.state() == AccountState.ACTIVE) {
         write(account);
       } else {
         remove(account);
       }
+      appliedSince.put(name, account.stateSince());
       latest.remove(name, account);
       attempts.remove(name);
     } catch (RuntimeException e) {

@@ -124,6 +124,31 @@ class AccountLifecycleSpec extends Specification {
     }
   }
 
+  def "a state heard after a later one was applied is skipped: the definition follows the later state"() {
+    given: 'prod is ACTIVE with its definition'
+    startAgent('agent-1', clusterA, 'prod', 'dev')
+    eventually.eventually {
+      assert ['prod', 'dev'].every { registry.find(it).get().state() == AccountState.ACTIVE && definition(it) != null }
+    }
+    def active = registry.find('prod').get()
+    def bridge = plugin.bean(ClouddriverAccountBridge)
+
+    when: 'prod is switched off, and its definition removed'
+    registry.deactivate('prod')
+    eventually.eventually { assert definition('prod') == null }
+
+    and: 'the ACTIVE state it left is heard again, late (as from another thread), then a change of dev is'
+    bridge.onStateChange(active, AccountState.ACTIVATING)
+    registry.deactivate('dev')
+
+    then: "dev's change, applied after the late one on the bridge's one thread, shows the late one was handled"
+    eventually.eventually { assert definition('dev') == null }
+
+    and: 'prod stays without a definition'
+    definition('prod') == null
+    !table.find('prod').get().clouddriverDefinition
+  }
+
   def "a name another cluster holds is refused, and a Clouddriver account SpinAgent did not write is left alone"() {
     given: 'an account Clouddriver manages itself'
     repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'theirs', cacheThreads: 2))
