@@ -1,5 +1,6 @@
 package io.spinagent.plugin.accounts;
 
+import com.google.common.base.Throwables;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.common.Backoff;
 import io.spinagent.plugin.config.SpinAgentProperties;
@@ -333,10 +334,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
   }
 
   private static String rootMessage(Throwable error) {
-    Throwable cause = error;
-    while (cause.getCause() != null && cause.getCause() != cause) {
-      cause = cause.getCause();
-    }
-    return cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
+    Throwable root = Throwables.getRootCause(error);
+    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 }

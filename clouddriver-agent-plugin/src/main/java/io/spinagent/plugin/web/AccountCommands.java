@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.base.Throwables;
 import com.google.common.util.concurrent.Striped;
 import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.plugin.accounts.AccountRegistry;
@@ -185,10 +186,7 @@ public final class AccountCommands implements SmartLifecycle {
   }
 
   private static String rootCause(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
+    Throwable root = Throwables.getRootCause(e);
     return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 
