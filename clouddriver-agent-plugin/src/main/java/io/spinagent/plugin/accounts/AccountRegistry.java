@@ -306,33 +306,67 @@ public final class AccountRegistry {
 
   /** Switches an account on again; a member that still serves it starts streaming it. */
   public void activate(String name) {
+    update(notifications -> activateLocked(name, notifications));
+  }
+
+  /**
+   * Switches on the accounts this replica holds switched off, with agents waiting as members, that
+   * the shared record says are on: an operator switched them on through another replica (the one
+   * their agent had just left), which had no member to tell. One switched here since the record was
+   * read is left as it is. Called after every orphan sweep.
+   */
+  public void followSwitchesOn() {
+    List<String> held;
+    long switchesSeen;
+    synchronized (this) {
+      held =
+          accounts.values().stream()
+              .filter(e -> e.state == AccountState.INACTIVE && !e.members.isEmpty())
+              .map(e -> e.name)
+              .toList();
+      switchesSeen = localSwitches;
+    }
+    if (held.isEmpty()) {
+      return;
+    }
+    Map<String, Boolean> recorded = switchedOffRecord.switchedOff(held);
     update(
         notifications -> {
-          if (!inactive.remove(name)) {
-            return;
-          }
-          localSwitchOf.put(name, ++localSwitches);
-          log.info("Account '{}' switched on", name);
-          Entry entry = accounts.get(name);
-          if (entry != null) {
-            if (entry.members.isEmpty()) {
-              transition(entry, AccountState.ORPHANED, notifications);
-            } else {
-              promoteOldest(entry, notifications);
-              for (AccountMember standby : entry.members.keySet()) {
-                if (standby != entry.caching) {
-                  AccountDecision decision =
-                      AccountDecision.newBuilder()
-                          .setAccount(name)
-                          .setAccepted(true)
-                          .setRole(Role.ROLE_STANDBY)
-                          .build();
-                  notifications.add(() -> standby.decisionChanged(decision));
-                }
-              }
+          for (String name : held) {
+            if (Boolean.FALSE.equals(recorded.get(name))
+                && localSwitchOf.getOrDefault(name, 0L) <= switchesSeen) {
+              log.info("Account '{}' was switched on through another Clouddriver replica", name);
+              activateLocked(name, notifications);
             }
           }
         });
+  }
+
+  private void activateLocked(String name, List<Runnable> notifications) {
+    if (!inactive.remove(name)) {
+      return;
+    }
+    localSwitchOf.put(name, ++localSwitches);
+    log.info("Account '{}' switched on", name);
+    Entry entry = accounts.get(name);
+    if (entry != null) {
+      if (entry.members.isEmpty()) {
+        transition(entry, AccountState.ORPHANED, notifications);
+      } else {
+        promoteOldest(entry, notifications);
+        for (AccountMember standby : entry.members.keySet()) {
+          if (standby != entry.caching) {
+            AccountDecision decision =
+                AccountDecision.newBuilder()
+                    .setAccount(name)
+                    .setAccepted(true)
+                    .setRole(Role.ROLE_STANDBY)
+                    .build();
+            notifications.add(() -> standby.decisionChanged(decision));
+          }
+        }
+      }
+    }
   }
 
   public synchronized boolean isInactive(String name) {

@@ -58,6 +58,7 @@ public final class OrphanSweep implements SmartLifecycle {
       if (!removed.isEmpty()) {
         listener.removed(removed);
       }
+      registry.followSwitchesOn();
       listener.swept();
     } catch (RuntimeException e) {
       log.error("Sweeping orphaned accounts failed; will retry", e);

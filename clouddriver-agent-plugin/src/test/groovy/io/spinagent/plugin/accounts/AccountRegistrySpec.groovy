@@ -278,6 +278,24 @@ class AccountRegistrySpec extends Specification {
     racing.find('prod').get().state() == AccountState.INACTIVE
   }
 
+  def "an account switched on through another replica is switched on here, where its agent waits refused"() {
+    given: 'prod is switched off here, its agent a refused member; the shared record then says on'
+    Map<String, Boolean> record = [prod: true]
+    def following = new AccountRegistry(time.clock, GRACE, { names -> [] as Set }, AccountBindings.inMemory(),
+      BindingPolicy.DEFAULT, { names -> record.subMap(names) } as SwitchedOffRecord)
+    following.deactivate('prod')
+    assert !following.claim(first, claimOf('prod')).accepted
+    record.prod = false
+
+    when:
+    following.followSwitchesOn()
+
+    then: 'its agent is told to stream it'
+    first.heard() == ['prod: caching']
+    following.isCaching(first, 'prod')
+    !following.isInactive('prod')
+  }
+
   def "a switched-off account that is deleted is not granted again to the member that claimed it"() {
     given:
     registry.deactivate('prod')
