@@ -134,12 +134,12 @@ class AccountLifecycleSpec extends Specification {
     def bridge = plugin.bean(ClouddriverAccountBridge)
 
     when: 'prod is switched off, and its definition removed'
-    registry.deactivate('prod')
+    dynamic.setActive('prod', false)
     eventually.eventually { assert definition('prod') == null }
 
     and: 'the ACTIVE state it left is heard again, late (as from another thread), then a change of dev is'
     bridge.onStateChange(active, AccountState.ACTIVATING)
-    registry.deactivate('dev')
+    dynamic.setActive('dev', false)
 
     then: "dev's change, applied after the late one on the bridge's one thread, shows the late one was handled"
     eventually.eventually { assert definition('dev') == null }
