@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -32,7 +33,9 @@ import org.springframework.context.SmartLifecycle;
  * the ACTIVE accounts streamed to this replica with what it wrote: one changed or deleted outside
  * SpinAgent (through {@code /credentials} with the interceptor off, or in Clouddriver's {@code
  * accounts} table) is written again, logged and counted, instead of being reported as fine while
- * every deploy to the account fails.
+ * every deploy to the account fails. A definition of SpinAgent's written again for an account
+ * switched off everywhere (a {@code /credentials} save that read it before the switch, or a script)
+ * is removed again.
  *
  * <p>Off when Clouddriver has no account storage or {@code
  * spinagent.accounts.clouddriver-definitions} is false; it says so, and what to configure, when the
@@ -192,18 +195,31 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
 
   /**
    * Writes again the definitions of this replica's ACTIVE accounts that were changed or deleted
-   * outside SpinAgent. Runs on the worker, so it never races a write the registry asked for; an
+   * outside SpinAgent, and removes SpinAgent's definitions of its INACTIVE accounts written again
+   * after the switch. Runs on the worker, so it never races a write the registry asked for; an
    * account with such a write pending is left to it.
    */
   void checkDefinitions() {
+    List<AgentAccount> known = registry.all();
     List<AgentAccount> served =
-        registry.all().stream()
+        known.stream()
             .filter(a -> a.state() == AccountState.ACTIVE && a.cachingAgentId() != null)
             .toList();
-    if (served.isEmpty()) {
+    List<String> off =
+        known.stream()
+            .filter(a -> a.state() == AccountState.INACTIVE)
+            .map(AgentAccount::name)
+            .toList();
+    if (served.isEmpty() && off.isEmpty()) {
       return;
     }
     Map<String, Map<String, Object>> stored = definitions().storedKubernetesDefinitions();
+    writeAgainChanged(served, stored);
+    removeWrittenWhileOff(off, stored);
+  }
+
+  private void writeAgainChanged(
+      List<AgentAccount> served, Map<String, Map<String, Object>> stored) {
     for (AgentAccount account : served) {
       String name = account.name();
       Optional<StoredAccount> ours = table.find(name);
@@ -224,15 +240,52 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           name,
           account.cachingAgentId(),
           drift.get());
-      meters
-          .counter(
-              "spinagent.accounts.definitions.repaired",
-              "change",
-              drift.get().startsWith("it was deleted") ? "deleted" : "changed")
-          .increment();
+      repaired(drift.get().startsWith("it was deleted") ? "deleted" : "changed");
       latest.put(name, account);
       apply(name);
     }
+  }
+
+  /**
+   * An account switched off has no definition. One is back when a save that read it before the
+   * switch lands after it (a {@code PUT /credentials} checked by Clouddriver with the definition it
+   * read) or another writer restores it. It is removed when it is SpinAgent's: the tunnel one, or
+   * one SpinAgent owns (written by it, or migrated). The shared record is read first: an account
+   * switched on through another replica since is that replica's to write.
+   */
+  private void removeWrittenWhileOff(List<String> off, Map<String, Map<String, Object>> stored) {
+    List<String> present =
+        off.stream().filter(name -> stored.containsKey(name) && !latest.containsKey(name)).toList();
+    if (present.isEmpty()) {
+      return;
+    }
+    Map<String, Boolean> switchedOff = table.switchedOff(present);
+    for (String name : present) {
+      if (!Boolean.TRUE.equals(switchedOff.get(name))) {
+        continue;
+      }
+      Optional<StoredAccount> row = table.find(name);
+      boolean tunnel =
+          Objects.equals(kubeconfigs.apply(name), stored.get(name).get("kubeconfigContents"));
+      if (!tunnel && !ownsDefinition(row)) {
+        continue; // another writer's account of that name: never SpinAgent's to delete
+      }
+      log.warn(
+          "Account '{}' is INACTIVE, but Clouddriver has its definition again (saved after the"
+              + " account was switched off, through /credentials or in Clouddriver's accounts"
+              + " table); removing it. Switch the account on with PUT /spinagent/accounts/{}",
+          name,
+          name);
+      repaired("written-while-inactive");
+      definitions().delete(name);
+      if (row.map(StoredAccount::clouddriverDefinition).orElse(false)) {
+        table.setClouddriverDefinition(name, false);
+      }
+    }
+  }
+
+  private void repaired(String change) {
+    meters.counter("spinagent.accounts.definitions.repaired", "change", change).increment();
   }
 
   private void apply(String name) {
@@ -271,11 +324,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     String name = account.name();
     Optional<StoredAccount> stored = table.find(name);
     // A migrated account's original definition is SpinAgent's to replace once the agent serves it.
-    boolean ours =
-        stored
-            .map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
-            .orElse(false);
-    if (!ours && definitions().find(name).isPresent()) {
+    if (!ownsDefinition(stored) && definitions().find(name).isPresent()) {
       String reason =
           "Clouddriver already has an account named '"
               + name
@@ -314,18 +363,22 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     String name = account.name();
     // A migrated account is SpinAgent's, even before its agent served it and its original
     // definition was replaced: switched off or gone, Clouddriver must not reach the cluster itself.
-    boolean ours =
-        table
-            .find(name)
-            .map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
-            .orElse(false);
-    if (!ours) {
+    if (!ownsDefinition(table.find(name))) {
       return;
     }
     definitions().delete(name);
     table.setClouddriverDefinition(name, false);
     log.info(
         "Account '{}' ({}): its Clouddriver account definition is removed", name, account.state());
+  }
+
+  /**
+   * Whether the account's Clouddriver definition is SpinAgent's: written by it, or, for a migrated
+   * account, the original one, SpinAgent's from the migration on.
+   */
+  private static boolean ownsDefinition(Optional<StoredAccount> row) {
+    return row.map(s -> s.clouddriverDefinition() || s.source() == AccountSource.MIGRATED)
+        .orElse(false);
   }
 
   /** Present whenever the bridge is on: every change it applies goes through here. */

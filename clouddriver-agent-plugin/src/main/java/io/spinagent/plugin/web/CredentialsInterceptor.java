@@ -312,6 +312,8 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     // A writer of the definition between this read and Clouddriver's save (the bridge, after an
     // agent's report) is overwritten with what it replaced; it writes again at the next report.
+    // One the bridge removed meanwhile (the account switched off) is back until the bridge's next
+    // definition check removes it again.
     CredentialsExchange.ClouddriverAnswer clouddrivers =
         exchange.handleByClouddriver(JSON.writeValueAsBytes(stored.get()));
     if (!isSuccess(clouddrivers.status())) {

@@ -230,6 +230,39 @@ class AccountLifecycleSpec extends Specification {
     }
   }
 
+  def "a definition of SpinAgent's saved again after its account was switched off is removed by the next check; another writer's is left alone"() {
+    given: 'prod, dev and the migrated legacy served by agent-1, then switched off and out of Clouddriver'
+    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'original'))
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: 'legacy', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
+        AccountSource.MIGRATED)
+    startAgent('agent-1', clusterA, 'prod', 'dev', 'legacy')
+    eventually.eventually { assert ['prod', 'dev', 'legacy'].every { definition(it)?.cacheThreads == 0 } }
+    def tunnel = definition('prod')
+    ['prod', 'dev', 'legacy'].each { dynamic.setActive(it, false) }
+    eventually.eventually { assert ['prod', 'dev', 'legacy'].every { definition(it) == null } }
+    def bridge = plugin.bean(ClouddriverAccountBridge)
+
+    when: "prod's tunnel definition and legacy's original are saved again (as by a PUT /credentials that read them before the switch), dev gets another writer's"
+    repository.create(tunnel)
+    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'original'))
+    repository.create(new KubernetesAccountDefinition(name: 'dev', kubeconfigContents: 'theirs'))
+    bridge.checkDefinitions()
+
+    then: "SpinAgent's are removed, counted; the other writer's stays"
+    definition('prod') == null
+    definition('legacy') == null
+    plugin.counted('spinagent.accounts.definitions.repaired', 'change', 'written-while-inactive') == 2
+    definition('dev').kubeconfigContents == 'theirs'
+    ['prod', 'dev', 'legacy'].every { registry.find(it).get().state() == AccountState.INACTIVE }
+
+    when: 'prod is switched on again'
+    dynamic.setActive('prod', true)
+
+    then: 'its definition is written as usual'
+    eventually.eventually { assert definition('prod')?.cacheThreads == 0 }
+  }
+
   def "a deleted dynamic account cannot be switched on or off: 404 says it was deleted"() {
     given:
     table.insertDynamic(new ObjectMapper().convertValue(
