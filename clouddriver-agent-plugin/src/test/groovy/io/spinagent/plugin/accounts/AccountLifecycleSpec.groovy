@@ -214,10 +214,7 @@ class AccountLifecycleSpec extends Specification {
 
   def "a migrated account switched off before its agent serves it loses its original definition"() {
     given: "Clouddriver's own account, migrated to agent-1, then switched off before the agent came"
-    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'theirs'))
-    table.insertDynamic(new ObjectMapper().convertValue(
-        [name: 'legacy', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
-        AccountSource.MIGRATED)
+    migratedToAgent1('legacy', 'theirs')
     dynamic.setActive('legacy', false)
 
     when: 'the agent claims it'
@@ -232,10 +229,7 @@ class AccountLifecycleSpec extends Specification {
 
   def "a definition of SpinAgent's saved again after its account was switched off is removed by the next check; another writer's is left alone"() {
     given: 'prod, dev and the migrated legacy served by agent-1, then switched off and out of Clouddriver'
-    repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'original'))
-    table.insertDynamic(new ObjectMapper().convertValue(
-        [name: 'legacy', agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
-        AccountSource.MIGRATED)
+    migratedToAgent1('legacy', 'original')
     startAgent('agent-1', clusterA, 'prod', 'dev', 'legacy')
     eventually.eventually { assert ['prod', 'dev', 'legacy'].every { definition(it)?.cacheThreads == 0 } }
     def tunnel = definition('prod')
@@ -508,6 +502,14 @@ class AccountLifecycleSpec extends Specification {
     def agent = AgentRuntime.start(file, config, new ConfigLoader({ id }))
     agents << agent
     agent
+  }
+
+  /** Clouddriver's own account {@code name}, with its kubeconfig, migrated to agent-1. */
+  private void migratedToAgent1(String name, String kubeconfigContents) {
+    repository.create(new KubernetesAccountDefinition(name: name, kubeconfigContents: kubeconfigContents))
+    table.insertDynamic(new ObjectMapper().convertValue(
+        [name: name, agentId: 'agent-1', kubeconfigContents: 'apiVersion: v1'], DynamicAccountSpec),
+        AccountSource.MIGRATED)
   }
 
   private KubernetesAccountDefinition definition(String name) {
