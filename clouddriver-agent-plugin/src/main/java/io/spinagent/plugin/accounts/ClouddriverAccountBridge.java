@@ -313,10 +313,24 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
       String error = "cannot update Clouddriver's account definition: " + rootMessage(e);
       log.warn(
           "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
-      table.recordFailure(name, error);
-      registry.recordError(name, error);
+      // The retry first: the database that failed the write may fail the record of it too, and
+      // the pending state, kept in latest, is then retried rather than left for good.
       ScheduledFuture<?> unused =
           worker.schedule(() -> applyLogged(name), delay.toMillis(), TimeUnit.MILLISECONDS);
+      registry.recordError(name, error);
+      recordFailure(name, error);
+    }
+  }
+
+  private void recordFailure(String name, String error) {
+    try {
+      table.recordFailure(name, error);
+    } catch (RuntimeException e) {
+      log.warn(
+          "Account '{}': cannot record in spinagent_accounts that {} ({}); the retry goes on",
+          name,
+          error,
+          rootMessage(e));
     }
   }
 

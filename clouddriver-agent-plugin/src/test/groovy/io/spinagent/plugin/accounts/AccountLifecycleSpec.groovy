@@ -149,6 +149,32 @@ class AccountLifecycleSpec extends Specification {
     !table.find('prod').get().clouddriverDefinition
   }
 
+  def "a definition write the database fails is retried when recording the failure fails too"() {
+    given: 'prod is ACTIVE, and another writer has deleted its definition'
+    startAgent('agent-1', clusterA, 'prod')
+    eventually.eventually { assert definition('prod') != null }
+    repository.delete('prod')
+    def bridge = plugin.bean(ClouddriverAccountBridge)
+
+    when: 'the bridge is to write it while the database is down (so spinagent_accounts cannot take the failure either)'
+    db.stop()
+    bridge.onStateChange(registry.find('prod').get(), AccountState.ACTIVATING)
+
+    then: "the account's last error says so meanwhile"
+    eventually.eventually {
+      assert registry.find('prod').get().lastError()?.startsWith("cannot update Clouddriver's account definition")
+    }
+
+    when:
+    db.start()
+
+    then: 'a retry writes it once the database is back'
+    eventually.eventually { assert definition('prod')?.cacheThreads == 0 }
+
+    cleanup:
+    db.start()
+  }
+
   def "a name another cluster holds is refused, and a Clouddriver account SpinAgent did not write is left alone"() {
     given: 'an account Clouddriver manages itself'
     repository.create(new KubernetesAccountDefinition(name: 'legacy', kubeconfigContents: 'theirs', cacheThreads: 2))
