@@ -156,7 +156,8 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
    * early for the claim here to see it) is deleted here and withdrawn from its agents. One orphaned
    * here whose row is gone (deleted there after its agent left, or a create there whose push
    * failed), as is an account restored at start-up whose row is gone, is deleted here, not kept
-   * ORPHANED until the grace period ends. Run after every orphan sweep.
+   * ORPHANED until the grace period ends; so is one switched off here after its agent left (the
+   * switch ran here as the delete ran there). Run after every orphan sweep.
    */
   @Override
   public void swept() {
@@ -188,7 +189,7 @@ public final class DynamicAccountReconciler implements AgentWelcomeListener, Orp
     if (account.servedHere()) {
       return account.reported() != null && account.reported().getDynamic();
     }
-    return account.state() == AccountState.ORPHANED
+    return (account.state() == AccountState.ORPHANED || account.state() == AccountState.INACTIVE)
         && (account.reported() == null || account.reported().getDynamic());
   }
 

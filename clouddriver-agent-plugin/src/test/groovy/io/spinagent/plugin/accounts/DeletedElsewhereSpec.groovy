@@ -113,6 +113,29 @@ class DeletedElsewhereSpec extends Specification {
     fixture.accounts.find('kept').get().state() == AccountState.ORPHANED
   }
 
+  def "a dynamic account switched off here after its agent left, whose row another replica deleted, is forgotten"() {
+    given: 'the agent served both accounts here, then left; both were switched off here'
+    def agent = fixture.agent()
+    agent.hello('agent-1', [dynamic(account('dyn')), dynamic(account('kept', 'https://10.0.0.2:6443'))]).next(WELCOME)
+    agent.complete()
+    eventually.eventually {
+      assert ['dyn', 'kept'].every { fixture.accounts.find(it).get().state() == AccountState.ORPHANED }
+    }
+    ['dyn', 'kept'].each {
+      table.setInactive(it, true)
+      fixture.accounts.deactivate(it)
+    }
+
+    when: "another replica deletes dyn's row (the delete it ran as the switch ran here), and the sweep runs here"
+    table.delete('dyn')
+    reconciler.swept()
+
+    then: 'dyn is forgotten here, switch and all; kept stays switched off'
+    fixture.accounts.find('dyn').isEmpty()
+    !fixture.accounts.isInactive('dyn')
+    fixture.accounts.find('kept').get().state() == AccountState.INACTIVE
+  }
+
   def "an account restored at start-up whose row another replica deleted is forgotten; one whose row is there waits"() {
     given: 'this replica restarted and restored both accounts from their rows, ORPHANED until their agents return'
     fixture.accounts.restore([] as Set, ['dyn', 'kept'].collect { name ->
