@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.common.base.Throwables;
 import io.spinagent.common.Backoff;
 import io.spinagent.host.CredentialsExchange;
 import io.spinagent.host.CredentialsHandler;
@@ -22,6 +23,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jooq.exception.DataAccessException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.http.HttpStatus;
@@ -130,13 +132,25 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     }
     String method = exchange.method();
     String tail = path.substring(PATH.length());
-    if ("DELETE".equals(method) && tail.matches("/[^/]+")) {
-      delete(tail.substring(1), exchange);
-    } else if (("POST".equals(method) && tail.isEmpty())
-        || ("PUT".equals(method) && (tail.isEmpty() || tail.matches("/[^/]+")))) {
-      write(method, tail, exchange);
-    } else {
-      exchange.passThrough(null);
+    try {
+      if ("DELETE".equals(method) && tail.matches("/[^/]+")) {
+        delete(tail.substring(1), exchange);
+      } else if (("POST".equals(method) && tail.isEmpty())
+          || ("PUT".equals(method) && (tail.isEmpty() || tail.matches("/[^/]+")))) {
+        write(method, tail, exchange);
+      } else {
+        exchange.passThrough(null);
+      }
+    } catch (DataAccessException e) {
+      // spinagent_accounts failed (a database restart or failover) outside an account command,
+      // which answers 503 itself: nothing was answered yet, and the caller can try again.
+      String cause = Throwables.getRootCause(e).getMessage();
+      log.warn(
+          "{} {}: spinagent_accounts cannot be reached, answered 503 ({})", method, path, cause);
+      answer(
+          exchange,
+          HttpStatus.SERVICE_UNAVAILABLE,
+          "the SpinAgent database cannot be reached (" + cause + "); try again");
     }
   }
 

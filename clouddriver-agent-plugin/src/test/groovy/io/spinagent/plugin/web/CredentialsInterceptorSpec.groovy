@@ -17,6 +17,7 @@ import io.spinagent.plugin.config.SpinAgentProperties
 import io.spinagent.plugin.ha.ReplicaGroup
 import io.spinagent.plugin.time.FakeClock
 import java.time.Duration
+import org.jooq.exception.DataAccessException
 import spock.lang.Specification
 import spock.lang.Tag
 
@@ -72,6 +73,26 @@ class CredentialsInterceptorSpec extends Specification {
     send('POST', '/credentials', kubernetes('team-a'))
     storage.putKubernetes(name: 'team-a', kubeconfigContents: TUNNEL, cacheThreads: 0)
     store.setClouddriverDefinition('team-a', true)
+  }
+
+  def "#method of an account while the SpinAgent database cannot be reached answers 503 naming its error; Clouddriver is not reached"() {
+    given: 'the shared table goes away mid-restart'
+    store.failure = new DataAccessException('SQL [select * from spinagent_accounts where name = ?]',
+      new IllegalStateException('FATAL: terminating connection due to administrator command'))
+
+    when:
+    def call = send(method, path, body)
+
+    then:
+    call.status == 503
+    call.answeredBy == 'spinagent'
+    call.body.message == 'the SpinAgent database cannot be reached (FATAL: terminating connection due to administrator command); try again'
+    call.reachedClouddriver.isEmpty()
+
+    where:
+    method   | path                  | body
+    'PUT'    | '/credentials'        | kubernetes('team-a')
+    'DELETE' | '/credentials/team-a' | null
   }
 
   def "a kubernetes account POSTed is stored by Clouddriver first, then migrated to the zone's agent, and Clouddriver's answer is the caller's"() {
