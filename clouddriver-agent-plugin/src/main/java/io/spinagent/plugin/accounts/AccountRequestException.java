@@ -37,6 +37,20 @@ public final class AccountRequestException extends RuntimeException {
     return problem;
   }
 
+  /**
+   * SpinAgent's database failed the request (a restart or failover): the caller may send it again.
+   *
+   * @param subject what the message is about, e.g. {@code "account 'x': "}; empty for none
+   */
+  public static AccountRequestException databaseUnreachable(String subject, Throwable error) {
+    return new AccountRequestException(
+        Problem.UNAVAILABLE,
+        subject
+            + "the SpinAgent database cannot be reached ("
+            + RootCause.messageOf(error)
+            + "); try again");
+  }
+
   static AccountRequestException invalid(String message) {
     return new AccountRequestException(Problem.INVALID, message);
   }

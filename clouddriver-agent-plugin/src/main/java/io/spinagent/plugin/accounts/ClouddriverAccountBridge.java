@@ -1,6 +1,5 @@
 package io.spinagent.plugin.accounts;
 
-import com.google.common.base.Throwables;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.spinagent.common.Backoff;
 import io.spinagent.plugin.config.SpinAgentProperties;
@@ -188,7 +187,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     } catch (RuntimeException e) {
       log.warn(
           "Checking Clouddriver's account definitions failed ({}); the next check tries again",
-          rootMessage(e),
+          RootCause.messageOf(e),
           e);
     }
   }
@@ -259,15 +258,15 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     if (present.isEmpty()) {
       return;
     }
-    Map<String, Boolean> switchedOff = table.switchedOff(present);
+    Map<String, StoredAccount> rows = table.find(present);
     for (String name : present) {
-      if (!Boolean.TRUE.equals(switchedOff.get(name))) {
+      StoredAccount row = rows.get(name);
+      if (row == null || !row.inactive()) {
         continue;
       }
-      Optional<StoredAccount> row = table.find(name);
       boolean tunnel =
           Objects.equals(kubeconfigs.apply(name), stored.get(name).get("kubeconfigContents"));
-      if (!tunnel && !ownsDefinition(row)) {
+      if (!tunnel && !ownsDefinition(Optional.of(row))) {
         continue; // another writer's account of that name: never SpinAgent's to delete
       }
       log.warn(
@@ -278,7 +277,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           name);
       repaired("written-while-inactive");
       definitions().delete(name);
-      if (row.map(StoredAccount::clouddriverDefinition).orElse(false)) {
+      if (row.clouddriverDefinition()) {
         table.setClouddriverDefinition(name, false);
       }
     }
@@ -310,7 +309,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
     } catch (RuntimeException e) {
       int attempt = attempts.merge(name, 1, Integer::sum);
       Duration delay = retries.delay(attempt);
-      String error = "cannot update Clouddriver's account definition: " + rootMessage(e);
+      String error = "cannot update Clouddriver's account definition: " + RootCause.messageOf(e);
       log.warn(
           "Account '{}' ({}): {}; retry {} in {}", name, account.state(), error, attempt, delay, e);
       // The retry first: the database that failed the write may fail the record of it too, and
@@ -330,7 +329,7 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
           "Account '{}': cannot record in spinagent_accounts that {} ({}); the retry goes on",
           name,
           error,
-          rootMessage(e));
+          RootCause.messageOf(e));
     }
   }
 
@@ -398,10 +397,5 @@ public final class ClouddriverAccountBridge implements AccountLifecycleListener,
   /** Present whenever the bridge is on: every change it applies goes through here. */
   private ClouddriverAccountDefinitions definitions() {
     return storage.orElseThrow();
-  }
-
-  private static String rootMessage(Throwable error) {
-    Throwable root = Throwables.getRootCause(error);
-    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.base.Throwables;
 import com.google.common.util.concurrent.Striped;
 import com.sun.net.httpserver.HttpExchange;
 import io.spinagent.plugin.accounts.AccountRegistry;
@@ -173,21 +172,10 @@ public final class AccountCommands implements SmartLifecycle {
           command.name(),
           command.kind(),
           e.getMessage());
-      throw new AccountRequestException(
-          AccountRequestException.Problem.UNAVAILABLE,
-          "account '"
-              + command.name()
-              + "': the SpinAgent database cannot be reached ("
-              + rootCause(e)
-              + "); try again");
+      throw AccountRequestException.databaseUnreachable("account '" + command.name() + "': ", e);
     } finally {
       lock.unlock();
     }
-  }
-
-  private static String rootCause(Throwable e) {
-    Throwable root = Throwables.getRootCause(e);
-    return root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
   }
 
   private Outcome create(AccountCommand command) {

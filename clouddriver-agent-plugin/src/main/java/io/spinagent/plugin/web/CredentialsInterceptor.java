@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.google.common.base.Throwables;
 import io.spinagent.common.Backoff;
 import io.spinagent.host.CredentialsExchange;
 import io.spinagent.host.CredentialsHandler;
@@ -144,13 +143,9 @@ public final class CredentialsInterceptor implements CredentialsHandler {
     } catch (DataAccessException e) {
       // spinagent_accounts failed (a database restart or failover) outside an account command,
       // which answers 503 itself: nothing was answered yet, and the caller can try again.
-      String cause = Throwables.getRootCause(e).getMessage();
-      log.warn(
-          "{} {}: spinagent_accounts cannot be reached, answered 503 ({})", method, path, cause);
-      answer(
-          exchange,
-          HttpStatus.SERVICE_UNAVAILABLE,
-          "the SpinAgent database cannot be reached (" + cause + "); try again");
+      String message = AccountRequestException.databaseUnreachable("", e).getMessage();
+      log.warn("{} {}: answered 503: {}", method, path, message);
+      answer(exchange, HttpStatus.SERVICE_UNAVAILABLE, message);
     }
   }
 
